@@ -91,3 +91,228 @@ export class UpstreamError extends GatewayError {
 export class InternalServerError extends GatewayError {
   static override readonly code = 'INTERNAL_SERVER_ERROR';
 }
+
+/*
+ * Upstream-error mapping: the one place that turns a provider answer (or the lack of one) into a GatewayError.
+ * Messages are written for the app's developer and never quote anything that could be a credential; the
+ * provider's own body travels only on `originalError` (non-enumerable, so it reaches logs, never responses).
+ */
+
+/** A provider answer as the HTTP client saw it; `body` is the parsed JSON, or the raw text when it was not JSON. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+export interface UpstreamErrorContext {
+  /** The call, as named in metrics and logs, e.g. `payments.createRefund`. */
+  route: string;
+  /** The call went to the token endpoint: its 400s are the gateway's own mistakes, never the user's input. */
+  tokenEndpoint?: boolean;
+  /** What a 404 could not find, in words: `payment`, `refund`, `withdrawal`, `account`, `card`, `data task`. */
+  resource?: string;
+  /** Provider field names mapped to the GraphQL input paths they came from, so BAD_USER_INPUT can name the field. */
+  fields?: Readonly<Record<string, string>>;
+  /** Values that must never appear in a message (tokens, codes, the client secret) even if the provider echoes them. */
+  secrets?: readonly string[];
+  /** Why no response arrived (connection error, timeout); set only when `response` is undefined. */
+  cause?: unknown;
+  requestId?: string;
+}
+
+/** What the logs get: everything the provider said. Its message names the call and status, nothing the provider wrote. */
+export class ProviderResponseError extends Error {
+  override readonly name = 'ProviderResponseError';
+
+  constructor(
+    readonly route: string,
+    readonly status: number | undefined,
+    readonly body: unknown,
+    readonly traceId: string | undefined,
+    readonly requestId: string | undefined,
+    cause?: unknown,
+  ) {
+    super(
+      status === undefined ? `provider call ${route} got no response` : `provider call ${route} answered HTTP ${status}`,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
+const MAX_DETAIL_CHARS = 300;
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** The problem+json slug (`refund-limit-exceeded`) or the data/OAuth `error` code (`account_not_found`). */
+function upstreamErrorKind(body: unknown): string | undefined {
+  const record = asRecord(body);
+  if (!record) return undefined;
+  // `type` is `https://docs.truelayer.com/docs/error-types#<slug>`; the slug is what identifies the error.
+  if (typeof record.type === 'string') return record.type.slice(record.type.lastIndexOf('#') + 1);
+  return typeof record.error === 'string' ? record.error : undefined;
+}
+
+function headerOf(headers: UpstreamResponse['headers'], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === lower) return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+/** Retry-After as whole seconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function retryAfterSeconds(headers: UpstreamResponse['headers'], now: number = Date.now()): number | undefined {
+  const raw = headerOf(headers, 'retry-after')?.trim();
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/*
+ * Provider text can echo what it was sent. Besides the caller's known secrets, anything shaped like a token
+ * (a JWS/JWT, a `Bearer` value, a long opaque base64url run) is blanked; IBANs (≤ 34) and UUIDs (36, with hyphens
+ * breaking the run) stay readable.
+ */
+function redact(text: string, secrets: readonly string[] = []): string {
+  let safe = text;
+  for (const secret of secrets) if (secret.length >= 4) safe = safe.split(secret).join('[redacted]');
+  safe = safe
+    .replace(/\bBearer\s+\S+/gi, 'Bearer [redacted]')
+    .replace(/[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}/g, '[redacted]')
+    .replace(/[A-Za-z0-9_+/=-]{40,}/g, '[redacted]')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return safe.length > MAX_DETAIL_CHARS ? `${safe.slice(0, MAX_DETAIL_CHARS)}…` : safe;
+}
+
+/** `reference: must be at most 18 characters; amount_in_minor: must be positive`, with fields renamed to input paths. */
+function invalidInputDetail(body: unknown, context: UpstreamErrorContext): { detail?: string; field?: string } {
+  const record = asRecord(body) ?? {};
+  const fieldErrors = asRecord(record.errors);
+  if (fieldErrors && Object.keys(fieldErrors).length > 0) {
+    const names = Object.keys(fieldErrors);
+    const parts = names.map((name) => {
+      const messages = fieldErrors[name];
+      const text = Array.isArray(messages) ? messages.filter((m) => typeof m === 'string').join(', ') : String(messages);
+      return `${context.fields?.[name] ?? name}: ${text}`;
+    });
+    const first = names[0]!;
+    const mapped = context.fields?.[first];
+    const field = mapped ?? (/^[A-Za-z_][\w.]{0,63}$/.test(first) && redact(first, context.secrets) === first ? first : undefined);
+    return { detail: redact(parts.join('; '), context.secrets), field };
+  }
+  const text = [record.detail, record.error_description].find((value) => typeof value === 'string') as string | undefined;
+  return { detail: text === undefined ? undefined : redact(text, context.secrets) };
+}
+
+/** The body for logs stays verbatim except for the caller's known secrets, which logs must not hold either. */
+function withoutSecrets(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') {
+    return secrets.reduce((text, secret) => (secret.length >= 4 ? text.split(secret).join('[redacted]') : text), value);
+  }
+  if (Array.isArray(value)) return value.map((item) => withoutSecrets(item, secrets));
+  const record = asRecord(value);
+  if (!record) return value;
+  return Object.fromEntries(Object.entries(record).map(([key, item]) => [withoutSecrets(key, secrets), withoutSecrets(item, secrets)]));
+}
+
+function attachUpstream<E extends GatewayError>(error: E, response: UpstreamResponse | undefined, context: UpstreamErrorContext): E {
+  const traceId = asRecord(response?.body)?.trace_id;
+  const original = new ProviderResponseError(
+    context.route,
+    response?.status,
+    withoutSecrets(response?.body, context.secrets ?? []),
+    typeof traceId === 'string' ? traceId : undefined,
+    context.requestId,
+    context.cause,
+  );
+  // Not every subclass constructor forwards options; GraphQLError keeps originalError non-enumerable, as here.
+  Object.defineProperty(error, 'originalError', { value: original, enumerable: false, writable: true, configurable: true });
+  return error;
+}
+
+const CREDENTIALS_REJECTED =
+  'The provider did not accept the gateway’s credentials for this call. This is a gateway problem, not your input; try again later and report it if it persists.';
+
+function errorForStatus(response: UpstreamResponse, context: UpstreamErrorContext): GatewayError {
+  const { status, body } = response;
+  const kind = upstreamErrorKind(body);
+  const thing = context.resource ?? 'resource';
+
+  switch (kind) {
+    case 'payment-not-refundable':
+      return new PaymentNotRefundableError('The payment cannot be refunded: it is not authorized yet, or it has failed.');
+    case 'refund-limit-exceeded':
+      return new RefundExceedsPaymentError(
+        'The refund amount, added to the refunds already made, exceeds the payment amount. Refund a smaller amount.',
+      );
+    case 'idempotency-key-reuse':
+      return new IdempotencyConflictError(
+        'This idempotency key was already used for a different request. Repeat the original request exactly, or use a new key for a new request.',
+      );
+    case 'idempotency-key-concurrency-conflict':
+      return new IdempotencyConflictError(
+        'A request with the same idempotency key is still being processed. Wait for it to finish, then retry.',
+      );
+    case 'invalid_grant':
+      return new UnauthenticatedError('Your bank session has ended or the sign-in could not be completed. Sign in again.');
+    case 'invalid-signature':
+      return new UpstreamError('The provider rejected the gateway’s request signature. This is a gateway problem; report it if it persists.');
+    case 'task_not_ready':
+      return new UpstreamError('The data task has not finished yet. Wait for its notification, then fetch the results again.');
+    case 'account_not_found':
+      return new NotFoundError('No account with that id exists for this user.');
+    case 'card_not_found':
+      return new NotFoundError('No card with that id exists for this user.');
+    case 'task_not_found':
+      return new NotFoundError('No data task with that id exists for this user.');
+  }
+
+  if (status === 400 && (kind === 'invalid-parameters' || kind === 'invalid_request' || kind === 'invalid_date_range')) {
+    if (context.tokenEndpoint) {
+      return new UpstreamError('The provider refused the gateway’s token request. This is a gateway problem; report it if it persists.');
+    }
+    const { detail, field } = invalidInputDetail(body, context);
+    const what = kind === 'invalid_date_range' ? 'The date range is invalid' : 'The provider rejected the request';
+    return new BadUserInputError(`${what}${detail ? `: ${detail}` : ''}. Correct the input and try again.`, field);
+  }
+  if (status === 401) return new UpstreamError(CREDENTIALS_REJECTED);
+  if (status === 403) {
+    return new UpstreamError('The provider refused this operation for the gateway’s access rights. This is a gateway problem; report it if it persists.');
+  }
+  if (status === 404) return new NotFoundError(`No ${thing} with that id exists at the provider.`);
+  if (status === 429) {
+    const seconds = retryAfterSeconds(response.headers);
+    return new UpstreamRateLimitedError(
+      `The provider is limiting the gateway’s request rate. Retry ${seconds === undefined ? 'shortly' : `after ${seconds} s`}.`,
+      seconds,
+    );
+  }
+  if (status >= 500) return new UpstreamUnavailableError('The provider is temporarily unavailable. Try again shortly.');
+  return new UpstreamError(`The provider answered with an unexpected error (HTTP ${status}). Try again later; report it if it persists.`);
+}
+
+function errorForNoResponse(cause: unknown): GatewayError {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const nested = ((cause as { cause?: { code?: unknown } } | undefined)?.cause ?? {}).code;
+  const timedOut = TIMEOUT_CODES.has(String(code)) || TIMEOUT_CODES.has(String(nested));
+  return new UpstreamUnavailableError(
+    timedOut ? 'The provider did not answer in time. Try again shortly.' : 'The provider could not be reached. Try again shortly.',
+  );
+}
+
+/**
+ * Maps a provider answer to the error the client sees. `response` is undefined when none arrived (connection
+ * failure or timeout after the retries), with the reason in `context.cause`. The 401 case is reached only after
+ * the HTTP client refreshed the token and retried, so it means the gateway's own credentials are bad
+ * (UPSTREAM_ERROR); a user's provider session that is gone for good shows as `invalid_grant` on the refresh.
+ */
+export function upstreamErrorFrom(response: UpstreamResponse | undefined, context: UpstreamErrorContext): GatewayError {
+  const error = response === undefined ? errorForNoResponse(context.cause) : errorForStatus(response, context);
+  return attachUpstream(error, response, context);
+}
