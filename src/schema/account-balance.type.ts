@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { Field, ObjectType } from 'type-graphql';
+import { DateTimeScalar } from './scalars/date-time.scalar';
+import { DecimalScalar, type DecimalValue } from './scalars/decimal.scalar';
+
+@ObjectType()
+export class AccountBalance {
+  @Field(() => String)
+  currency!: string;
+
+  @Field(() => DecimalScalar)
+  available!: DecimalValue;
+
+  @Field(() => DecimalScalar)
+  current!: DecimalValue;
+
+  @Field(() => DecimalScalar, { nullable: true })
+  overdraft?: DecimalValue | null;
+
+  @Field(() => DateTimeScalar)
+  updatedAt!: string;
+}

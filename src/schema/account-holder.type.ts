@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { Field, Float, ObjectType } from 'type-graphql';
+
+@ObjectType()
+export class AccountHolder {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Boolean)
+  verified!: boolean;
+
+  @Field(() => Float)
+  matchScore!: number;
+}

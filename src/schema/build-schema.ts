@@ -1,0 +1,100 @@
+import 'reflect-metadata';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import {
+  buildSchema,
+  type AuthChecker,
+  type ContainerGetter,
+  type ContainerType,
+  type NonEmptyArray,
+  type PubSub,
+} from 'type-graphql';
+import { AccountBalance } from './account-balance.type';
+import { AccountHolder } from './account-holder.type';
+import { AccountNumber } from './account-number.type';
+import { AccountReport } from './account-report.type';
+import { Account } from './account.type';
+import { CardBalance } from './card-balance.type';
+import { Card } from './card.type';
+import { CreatePayoutInput } from './create-payout.input';
+import { DataTask } from './data-task.type';
+import { Money } from './money.type';
+import { PageInfo } from './page-info.type';
+import { Payment } from './payment.type';
+import { Payout } from './payout.type';
+import { Provider } from './provider.type';
+import { RefundPaymentInput } from './refund-payment.input';
+import { Refund } from './refund.type';
+import { DateTimeScalar } from './scalars/date-time.scalar';
+import { StartDataTaskInput } from './start-data-task.input';
+import { TransactionConnection } from './transaction-connection.type';
+import { TransactionEdge } from './transaction-edge.type';
+import { TransactionMeta } from './transaction-meta.type';
+import { Transaction } from './transaction.type';
+import { VerificationResult } from './verification-result.type';
+import { VerifiedBeneficiary } from './verified-beneficiary.type';
+import { Viewer } from './viewer.type';
+
+// Listed as orphaned types so every contract type is in the schema whichever resolvers exist: a build with only
+// some resolvers still emits the whole type layer, and a missing root field shows up as just that.
+const CONTRACT_CLASSES: Function[] = [
+  Viewer,
+  Provider,
+  AccountNumber,
+  Account,
+  AccountBalance,
+  Card,
+  CardBalance,
+  Money,
+  TransactionMeta,
+  Transaction,
+  PageInfo,
+  TransactionEdge,
+  TransactionConnection,
+  AccountHolder,
+  AccountReport,
+  VerificationResult,
+  VerifiedBeneficiary,
+  CreatePayoutInput,
+  Payout,
+  RefundPaymentInput,
+  Refund,
+  Payment,
+  StartDataTaskInput,
+  DataTask,
+];
+
+export interface GatewaySchemaOptions<TContext extends object = object> {
+  resolvers: NonEmptyArray<Function>;
+  /** Required as soon as a resolver declares a @Subscription. */
+  pubSub?: PubSub;
+  /** Required as soon as a resolver uses @Authorized. */
+  authChecker?: AuthChecker<TContext>;
+  container?: ContainerType | ContainerGetter<TContext>;
+}
+
+export async function buildGatewaySchema<TContext extends object = object>(
+  options: GatewaySchemaOptions<TContext>,
+): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: options.resolvers,
+    orphanedTypes: CONTRACT_CLASSES,
+    // A property typed as a JS Date would otherwise become type-graphql's own DateTimeISO scalar, a second
+    // date-time type next to the contract's.
+    scalarsMap: [{ type: Date, scalar: DateTimeScalar }],
+    // Inputs are checked by the scalars and by resolvers with errors that carry our codes; class-validator is not used.
+    validate: false,
+    // The committed schema.graphql is written by printGatewaySchema, so its format is ours and not type-graphql's.
+    emitSchemaFile: false,
+    ...(options.pubSub === undefined ? {} : { pubSub: options.pubSub }),
+    ...(options.authChecker === undefined ? {} : { authChecker: options.authChecker }),
+    ...(options.container === undefined ? {} : { container: options.container }),
+  });
+}
+
+/**
+ * The SDL of the schema with types, fields, arguments and enum values in alphabetical order, so the committed
+ * file changes only when the schema does, not when declarations or resolver lists are reordered.
+ */
+export function printGatewaySchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

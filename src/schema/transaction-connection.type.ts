@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { PageInfo } from './page-info.type';
+import { TransactionEdge } from './transaction-edge.type';
+import { Transaction } from './transaction.type';
+
+@ObjectType()
+export class TransactionConnection {
+  @Field(() => [TransactionEdge])
+  edges!: TransactionEdge[];
+
+  @Field(() => [Transaction])
+  nodes!: Transaction[];
+
+  @Field(() => PageInfo)
+  pageInfo!: PageInfo;
+
+  @Field(() => Int)
+  totalCount!: number;
+}

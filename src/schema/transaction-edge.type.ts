@@ -1,0 +1,12 @@
+import 'reflect-metadata';
+import { Field, ObjectType } from 'type-graphql';
+import { Transaction } from './transaction.type';
+
+@ObjectType()
+export class TransactionEdge {
+  @Field(() => String)
+  cursor!: string;
+
+  @Field(() => Transaction)
+  node!: Transaction;
+}

@@ -1,0 +1,15 @@
+import 'reflect-metadata';
+import { Field, ObjectType } from 'type-graphql';
+import { DateTimeScalar } from './scalars/date-time.scalar';
+
+@ObjectType()
+export class VerifiedBeneficiary {
+  @Field(() => String)
+  iban!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => DateTimeScalar)
+  verifiedAt!: string;
+}
