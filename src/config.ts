@@ -1,0 +1,309 @@
+import { createPrivateKey, randomBytes } from 'node:crypto';
+
+/**
+ * The only reader of process.env. Every variable is validated here, and a bad one stops start-up with a message
+ * that names it and says what it accepts; every default is chosen so that `npm start` works with no configuration.
+ */
+
+export type NodeEnv = 'development' | 'production' | 'test';
+
+export interface ProviderConfig {
+  authUrl: string;
+  verificationUrl: string;
+  payoutUrl: string;
+  /** The spec's {base_url}: the payments API, where refunds live. */
+  paymentsUrl: string;
+  dataUrl: string;
+  clientId: string;
+  clientSecret: string;
+  signingKey: { keyId: string; privateKeyPem: string };
+  /** Webhook signatures are trusted only with keys from these JWKS addresses. */
+  webhookJwksUrls: string[];
+}
+
+export interface SandboxConfig {
+  port: number;
+  latencyMs: number;
+  timeScale: number;
+}
+
+export interface HttpConfig {
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** Longest Retry-After the gateway will wait out before giving up with UPSTREAM_RATE_LIMITED. */
+  maxRetryAfterMs: number;
+  connectionsPerOrigin: number;
+}
+
+/** Per-operation limits, the same for HTTP and WebSocket (README: "Operation limits"). */
+export interface OperationLimitsConfig {
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  maxTokens: number;
+  maxCost: number;
+  /** Largest GraphQL request body over HTTP, and largest WebSocket message. */
+  maxBodyBytes: number;
+}
+
+/** A token bucket per principal (session, merchant key, or client IP when anonymous); `perSecond` 0 turns it off. */
+export interface RateLimitConfig {
+  perSecond: number;
+  burst: number;
+}
+
+export interface Config {
+  nodeEnv: NodeEnv;
+  port: number;
+  host: string;
+  /** How the provider and browsers reach this gateway; undefined means "the address it ends up listening on". */
+  publicUrl: string | undefined;
+  /** `sandbox` until the embedded sandbox is started and its addresses are known (see withSandbox). */
+  provider: ProviderConfig | 'sandbox';
+  sandbox: SandboxConfig;
+  storeUrl: string;
+  cacheUrl: string;
+  pubsubUrl: string;
+  merchantKeys: string[];
+  /** True when MERCHANT_KEYS was not set and a key was made up at start (so index.ts prints it). */
+  merchantKeysGenerated: boolean;
+  http: HttpConfig;
+  limits: OperationLimitsConfig;
+  rateLimit: RateLimitConfig;
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  shutdownTimeoutMs: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <this>`. */
+  metricsToken: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export type ResolvedConfig = Config & { provider: ProviderConfig };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  const read = new Reader(env, problems);
+
+  const nodeEnv = read.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const port = read.port('PORT', 4000);
+  const providerKind = read.oneOf('PROVIDER', ['sandbox', 'remote'] as const, 'sandbox');
+  const sandbox: SandboxConfig = {
+    port: read.port('SANDBOX_PORT', 4010),
+    latencyMs: read.integer('SANDBOX_LATENCY_MS', 0, { min: 0, max: 60_000 }),
+    timeScale: read.number('SANDBOX_TIME_SCALE', 1, { minExclusive: 0, max: 1_000_000 }),
+  };
+
+  let provider: ProviderConfig | 'sandbox' = 'sandbox';
+  if (providerKind === 'remote') {
+    provider = {
+      authUrl: read.url('AUTH_URL'),
+      verificationUrl: read.url('VERIFICATION_URL'),
+      payoutUrl: read.url('PAYOUT_URL'),
+      paymentsUrl: read.url('PAYMENTS_URL'),
+      dataUrl: read.url('DATA_URL'),
+      clientId: read.required('CLIENT_ID'),
+      clientSecret: read.required('CLIENT_SECRET'),
+      signingKey: { keyId: read.required('SIGNING_KEY_ID'), privateKeyPem: read.privateKeyPem('SIGNING_KEY_PEM') },
+      webhookJwksUrls: read.urlList('WEBHOOK_JWKS_URLS'),
+    };
+  } else {
+    for (const name of ['AUTH_URL', 'VERIFICATION_URL', 'PAYOUT_URL', 'PAYMENTS_URL', 'DATA_URL', 'CLIENT_ID', 'CLIENT_SECRET', 'SIGNING_KEY_PEM', 'WEBHOOK_JWKS_URLS']) {
+      if (env[name] !== undefined) problems.push(`${name} is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it`);
+    }
+  }
+
+  const merchantKeysRaw = env.MERCHANT_KEYS;
+  const merchantKeys = merchantKeysRaw === undefined ? [randomBytes(24).toString('base64url')] : read.merchantKeys('MERCHANT_KEYS');
+
+  const config: Config = {
+    nodeEnv,
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    publicUrl: env.PUBLIC_URL === undefined ? (port === 0 ? undefined : `http://localhost:${port}`) : read.url('PUBLIC_URL'),
+    provider,
+    sandbox,
+    storeUrl: read.storeUrl('STORE_URL', 'sqlite://./data/gateway.sqlite'),
+    cacheUrl: read.memoryOrRedis('CACHE_URL'),
+    pubsubUrl: read.memoryOrRedis('PUBSUB_URL'),
+    merchantKeys,
+    merchantKeysGenerated: merchantKeysRaw === undefined,
+    http: {
+      connectTimeoutMs: read.integer('HTTP_CONNECT_TIMEOUT_MS', 5_000, { min: 1 }),
+      headersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 15_000, { min: 1 }),
+      bodyTimeoutMs: read.integer('HTTP_BODY_TIMEOUT_MS', 15_000, { min: 1 }),
+      maxAttempts: read.integer('HTTP_MAX_ATTEMPTS', 3, { min: 1, max: 10 }),
+      backoffBaseMs: read.integer('HTTP_BACKOFF_BASE_MS', 100, { min: 0 }),
+      backoffCapMs: read.integer('HTTP_BACKOFF_CAP_MS', 2_000, { min: 0 }),
+      maxRetryAfterMs: read.integer('HTTP_MAX_RETRY_AFTER_MS', 5_000, { min: 0 }),
+      connectionsPerOrigin: read.integer('HTTP_CONNECTIONS_PER_ORIGIN', 64, { min: 1 }),
+    },
+    limits: {
+      maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1_000 }),
+      maxAliases: read.integer('GRAPHQL_MAX_ALIASES', 30, { min: 0, max: 10_000 }),
+      maxDirectives: read.integer('GRAPHQL_MAX_DIRECTIVES', 50, { min: 0, max: 10_000 }),
+      maxTokens: read.integer('GRAPHQL_MAX_TOKENS', 5_000, { min: 100, max: 1_000_000 }),
+      maxCost: read.integer('GRAPHQL_MAX_COST', 20_000, { min: 1, max: 100_000_000 }),
+      maxBodyBytes: read.integer('GRAPHQL_MAX_BODY_BYTES', 100 * 1024, { min: 1_024, max: 64 * 1024 * 1024 }),
+    },
+    rateLimit: {
+      perSecond: read.number('RATE_LIMIT_PER_SECOND', 20, { min: 0, max: 1_000_000 }),
+      burst: read.integer('RATE_LIMIT_BURST', 60, { min: 1, max: 1_000_000 }),
+    },
+    shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 600_000 }),
+    metricsToken: read.optionalSecret('METRICS_TOKEN'),
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, nodeEnv === 'test' ? 'silent' : 'info'),
+  };
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+/** The provider settings of the embedded sandbox, once it listens; index.ts and the tests use this. */
+export function withProvider(config: Readonly<Config>, provider: ProviderConfig): Readonly<ResolvedConfig> {
+  return Object.freeze({ ...config, provider });
+}
+
+class Reader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  required(name: string): string {
+    const value = this.env[name];
+    if (value === undefined || value.trim() === '') {
+      this.problems.push(`${name} is required with PROVIDER=remote`);
+      return '';
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.env[name];
+    if (value === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    this.problems.push(`${name} must be one of ${allowed.join(', ')}; got ${JSON.stringify(value)}`);
+    return fallback;
+  }
+
+  integer(name: string, fallback: number, bounds: { min?: number; max?: number } = {}): number {
+    const value = this.env[name];
+    if (value === undefined) return fallback;
+    const parsed = /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+    const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = bounds;
+    if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  number(name: string, fallback: number, bounds: { minExclusive: number; max: number } | { min: number; max: number }): number {
+    const value = this.env[name];
+    if (value === undefined) return fallback;
+    const parsed = value.trim() === '' ? Number.NaN : Number(value);
+    const tooLow = 'min' in bounds ? parsed < bounds.min : parsed <= bounds.minExclusive;
+    if (!Number.isFinite(parsed) || tooLow || parsed > bounds.max) {
+      const lower = 'min' in bounds ? `from ${bounds.min}` : `greater than ${bounds.minExclusive} and`;
+      this.problems.push(`${name} must be a number ${lower} ${'min' in bounds ? 'to' : 'at most'} ${bounds.max}; got ${JSON.stringify(value)}`);
+      return fallback;
+    }
+    return parsed;
+  }
+
+  /** Unset means "not used"; set, it is a credential, so a guessable one is refused. */
+  optionalSecret(name: string): string | undefined {
+    const value = this.env[name];
+    if (value === undefined) return undefined;
+    if (value.length < 16 || /\s/.test(value)) {
+      this.problems.push(`${name} must be at least 16 characters without spaces`);
+      return undefined;
+    }
+    return value;
+  }
+
+  port(name: string, fallback: number): number {
+    return this.integer(name, fallback, { min: 0, max: 65_535 });
+  }
+
+  url(name: string): string {
+    const value = this.required(name);
+    if (value === '') return value;
+    if (!isUrl(value, ['http:', 'https:'])) {
+      this.problems.push(`${name} must be an absolute http(s) URL; got ${JSON.stringify(value)}`);
+      return '';
+    }
+    return value.replace(/\/+$/, '');
+  }
+
+  urlList(name: string): string[] {
+    const value = this.required(name);
+    const urls = value.split(',').map((part) => part.trim()).filter(Boolean);
+    const bad = urls.filter((url) => !isUrl(url, ['http:', 'https:']));
+    if (value !== '' && (urls.length === 0 || bad.length > 0)) {
+      this.problems.push(`${name} must be a comma-separated list of absolute http(s) URLs; got ${JSON.stringify(value)}`);
+    }
+    return urls;
+  }
+
+  privateKeyPem(name: string): string {
+    // Environment files often hold a PEM on one line with literal \n.
+    const value = this.required(name).replace(/\\n/g, '\n');
+    if (value === '') return value;
+    try {
+      const key = createPrivateKey(value);
+      if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'secp521r1') {
+        this.problems.push(`${name} must be an EC P-521 private key (ES512 request signing)`);
+      }
+    } catch {
+      this.problems.push(`${name} must be a PEM-encoded private key ("-----BEGIN PRIVATE KEY-----...")`);
+    }
+    return value;
+  }
+
+  storeUrl(name: string, fallback: string): string {
+    const value = this.env[name] ?? fallback;
+    // sqlite://<path> is a file path (relative to the working directory, or absolute with sqlite:///), not a host.
+    const sqlite = /^sqlite:\/\/.+/.test(value);
+    if (!sqlite && !isUrl(value, ['redis:', 'rediss:', 'postgres:', 'postgresql:'])) {
+      this.problems.push(`${name} must be sqlite://<file> (or sqlite://:memory:), redis:// or postgres:// URL; got ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  memoryOrRedis(name: string): string {
+    const value = this.env[name] ?? 'memory';
+    if (value !== 'memory' && !isUrl(value, ['redis:', 'rediss:'])) {
+      this.problems.push(`${name} must be "memory" or a redis:// URL; got ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  merchantKeys(name: string): string[] {
+    const keys = (this.env[name] ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+    if (keys.length === 0 || keys.some((key) => key.length < 16 || /\s/.test(key))) {
+      this.problems.push(`${name} must be a comma-separated list of keys, each at least 16 characters without spaces`);
+    }
+    return keys;
+  }
+}
+
+function isUrl(value: string, protocols: string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,36 @@
+import DataLoader from 'dataloader';
+import type { CallOptions, BearerAuth } from './http.client';
+import type { DataClient, DataRequest, DataResults } from './data.client';
+import { requestKey, type CacheMode, type ResponseCache } from './response-cache';
+
+export interface DataUser {
+  userId: string;
+  bearer: BearerAuth;
+}
+
+/**
+ * One per GraphQL request and user, never shared: within an operation each distinct provider resource is fetched
+ * at most once, whatever the query asks for it (the same account twice, `account(id)` next to `accounts`).
+ * The provider has no batch endpoint, so a batch is just its calls made in parallel.
+ */
+export class DataLoaders {
+  private readonly loader: DataLoader<DataRequest, unknown[], string>;
+
+  constructor(data: DataClient, cache: ResponseCache, user: DataUser, mode: CacheMode, options: CallOptions = {}) {
+    this.loader = new DataLoader<DataRequest, unknown[], string>(
+      (requests) =>
+        Promise.all(
+          requests.map((request) =>
+            cache
+              .getOrLoad(user.userId, request, mode, () => data.fetch(user.bearer, request, options) as Promise<unknown[]>)
+              .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+          ),
+        ),
+      { cacheKeyFn: requestKey },
+    );
+  }
+
+  load<R extends DataRequest>(request: R): Promise<DataResults[R['resource']][]> {
+    return this.loader.load(request) as Promise<DataResults[R['resource']][]>;
+  }
+}

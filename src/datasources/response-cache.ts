@@ -1,0 +1,67 @@
+import type Keyv from 'keyv';
+import type { DataRequest, DataResource } from './data.client';
+
+/** Seconds each kind of data may be served from cache; balances move fastest, account lists slowest. */
+export const DEFAULT_CACHE_TTL_SECONDS: Record<DataResource, number> = {
+  accounts: 60,
+  cards: 60,
+  accountTransactions: 30,
+  cardTransactions: 30,
+  accountPendingTransactions: 10,
+  cardPendingTransactions: 10,
+  accountBalance: 10,
+  cardBalance: 10,
+};
+
+export type CacheMode = 'use' | 'bypass';
+
+export interface CacheEvents {
+  onHit?(resource: DataResource): void;
+  onMiss?(resource: DataResource): void;
+}
+
+/**
+ * Data-API answers shared across requests, keyed by the bank user and the exact call, never by anything a
+ * different user could produce. Within one process, concurrent misses for the same key share one provider call.
+ * `bypass` skips the read (the client asked for fresh data) but still stores the fresh answer.
+ */
+export class ResponseCache {
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly keyv: Keyv<unknown>,
+    private readonly ttlSeconds: Record<DataResource, number> = DEFAULT_CACHE_TTL_SECONDS,
+    private readonly events: CacheEvents = {},
+  ) {}
+
+  async getOrLoad<T>(userId: string, request: DataRequest, mode: CacheMode, load: () => Promise<T>): Promise<T> {
+    const key = `${userId}|${requestKey(request)}`;
+    if (mode === 'use') {
+      const cached = (await this.keyv.get(key)) as T | undefined;
+      if (cached !== undefined) {
+        this.events.onHit?.(request.resource);
+        return cached;
+      }
+      const pending = this.inFlight.get(key);
+      if (pending) return pending as Promise<T>;
+    }
+    this.events.onMiss?.(request.resource);
+    const loading = load().then(async (value) => {
+      await this.keyv.set(key, value, this.ttlSeconds[request.resource] * 1000);
+      return value;
+    });
+    const shared = loading.finally(() => {
+      if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
+    });
+    this.inFlight.set(key, shared);
+    return shared;
+  }
+}
+
+/** The identity of one data call: resource, id and date range. */
+export function requestKey(request: DataRequest): string {
+  const id = 'id' in request ? request.id : '';
+  const from = 'from' in request ? (request.from ?? '') : '';
+  const to = 'to' in request ? (request.to ?? '') : '';
+  return `${request.resource}|${id}|${from}|${to}`;
+}

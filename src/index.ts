@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig, withProvider, type ResolvedConfig } from './config';
+import { pointSandboxWebhooksAt, startEmbeddedSandbox } from './embedded-sandbox';
+import { createLogger } from './logger';
+import { createGateway } from './server';
+
+/** Start-up only: read the configuration, start the embedded sandbox when asked, start the gateway. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const closers: (() => Promise<void>)[] = [];
+  let resolved: ResolvedConfig;
+  let sandboxLogin: string | undefined;
+  if (config.provider === 'sandbox') {
+    const { sandbox, provider } = await startEmbeddedSandbox(config);
+    closers.push(() => sandbox.close());
+    resolved = withProvider(config, provider);
+    const user = sandbox.context.fixtures.users[0];
+    sandboxLogin = user ? `${user.username} / ${user.password}` : undefined;
+    logger.info({ sandbox: sandbox.url }, 'embedded sandbox provider started');
+  } else {
+    resolved = withProvider(config, config.provider);
+  }
+
+  const gateway = await createGateway(resolved, { logger });
+  closers.unshift(() => gateway.close());
+  const publicUrl = resolved.publicUrl ?? gateway.url;
+  if (config.provider === 'sandbox') await pointSandboxWebhooksAt(resolved.provider.authUrl, publicUrl);
+
+  const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket)`];
+  if (sandboxLogin) lines.push(`  sign in with the sandbox bank at ${publicUrl}/auth/login — login ${sandboxLogin}`);
+  if (config.merchantKeysGenerated) lines.push(`  merchant key for this run (set MERCHANT_KEYS to choose your own): ${config.merchantKeys[0]}`);
+  console.log(lines.join('\n'));
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    void (async () => {
+      for (const close of closers) await close();
+      process.exit(0);
+    })();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+void main().catch((error: unknown) => {
+  console.error('bankgraph failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

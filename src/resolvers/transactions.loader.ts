@@ -1,0 +1,28 @@
+import type { GatewayContext } from '../context';
+import { BadUserInputError } from '../errors';
+import { cursorTransactionId, pageSize, toTransactionConnection } from '../mappers/transaction-connection.mapper';
+import { toTransaction } from '../mappers/transaction.mapper';
+import type { TransactionConnection } from '../schema/transaction-connection.type';
+import type { Transaction } from '../schema/transaction.type';
+import type { TransactionsArgs } from '../schema/transactions.args';
+
+type Owner = 'account' | 'card';
+
+/** Shared by Account and Card: the provider serves both lists the same way under different paths. */
+export async function transactionConnection(context: GatewayContext, owner: Owner, id: string, args: TransactionsArgs): Promise<TransactionConnection> {
+  pageSize(args.first);
+  if (args.after !== null && args.after !== undefined) cursorTransactionId(args.after);
+  const from = args.from ?? undefined;
+  const to = args.to ?? undefined;
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new BadUserInputError(`from must not be after to; got from ${from} and to ${to}`, 'from');
+  }
+  const resource = owner === 'account' ? 'accountTransactions' : 'cardTransactions';
+  const list = await context.dataLoaders().load({ resource, id, from, to });
+  return toTransactionConnection(list, args.first, args.after);
+}
+
+export async function pendingTransactions(context: GatewayContext, owner: Owner, id: string): Promise<Transaction[]> {
+  const resource = owner === 'account' ? 'accountPendingTransactions' : 'cardPendingTransactions';
+  return (await context.dataLoaders().load({ resource, id })).map(toTransaction);
+}

@@ -1,0 +1,40 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Keyv from 'keyv';
+import KeyvPostgres from '@keyv/postgres';
+import KeyvRedis from '@keyv/redis';
+import KeyvSqlite from '@keyv/sqlite';
+
+/**
+ * One keyv per namespace: keyv adapters keep the namespace on the adapter itself, so two namespaces must not
+ * share one adapter. `url` is STORE_URL (sqlite://, redis://, postgres://) or CACHE_URL (memory, redis://).
+ */
+export function createKeyv<Value>(url: string, namespace: string): Keyv<Value> {
+  // Store failures must surface (a payout record that silently did not save is worse than an error).
+  const keyv = new Keyv<Value>({ store: adapterFor(url, namespace), namespace, useKeyPrefix: true, throwOnErrors: true });
+  // keyv also emits adapter errors as events; without a listener Node would treat them as uncaught.
+  keyv.on('error', () => undefined);
+  return keyv;
+}
+
+function adapterFor(url: string, namespace: string): Keyv['store'] {
+  if (url === 'memory') return new Map();
+  const protocol = /^[a-z]+:/.exec(url)?.[0];
+  switch (protocol) {
+    case 'sqlite:': {
+      const path = url.slice('sqlite://'.length);
+      if (path === ':memory:') return new KeyvSqlite({ uri: 'sqlite://:memory:', table: 'bankgraph' });
+      const file = resolve(path);
+      mkdirSync(dirname(file), { recursive: true });
+      return new KeyvSqlite({ uri: `sqlite://${file}`, table: 'bankgraph', busyTimeout: 5_000 });
+    }
+    case 'redis:':
+    case 'rediss:':
+      return new KeyvRedis(url, { namespace, throwOnConnectError: true, throwOnErrors: true });
+    case 'postgres:':
+    case 'postgresql:':
+      return new KeyvPostgres({ uri: url, table: 'bankgraph' });
+    default:
+      throw new Error(`unsupported store URL protocol ${protocol}`);
+  }
+}

@@ -1,0 +1,125 @@
+import 'reflect-metadata';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, withProvider, type ResolvedConfig } from '../../src/config';
+import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
+import { createGateway, type Gateway } from '../../src/server';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
+import { parseLoginForm } from './bank-form';
+
+export interface Stack {
+  sandbox: Sandbox;
+  gateway: Gateway;
+  config: ResolvedConfig;
+  merchantKey: string;
+  /** Signs in through the gateway's /auth/login and the sandbox bank's form; returns the session token. */
+  signIn(username?: string, password?: string): Promise<string>;
+  graphql<T = Record<string, unknown>, V = Record<string, unknown>>(
+    query: string | TypedDocumentNode<T, V>,
+    variables?: V,
+    token?: string,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResult<T>>;
+  /** Stops the gateway and starts a new one on the same configuration and store (the sandbox keeps running). */
+  restartGateway(): Promise<void>;
+  sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface GraphQLResult<T> {
+  status: number;
+  data?: T | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+}
+
+export const MERCHANT_KEY = 'test-merchant-key-0123456789';
+
+/** A sandbox and a gateway on port 0, wired as `npm start` wires them, with an in-memory store unless given one. */
+export async function startStack(
+  options: { sandbox?: Partial<SandboxOptions>; env?: Record<string, string> } = {},
+): Promise<Stack> {
+  // A real SQLite file, so a restarted gateway finds its sessions as it would in production.
+  const dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-test-'));
+  const base = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    SANDBOX_PORT: '0',
+    STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
+    MERCHANT_KEYS: MERCHANT_KEY,
+    HTTP_BACKOFF_BASE_MS: '5',
+    HTTP_BACKOFF_CAP_MS: '20',
+    ...options.env,
+  });
+  const { sandbox, provider } = await startEmbeddedSandbox(base, options.sandbox);
+  let gateway: Gateway;
+  try {
+    gateway = await createGateway(withProvider(base, provider));
+    await pointSandboxWebhooksAt(sandbox.url, gateway.url);
+  } catch (error) {
+    await sandbox.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const config = withProvider(base, provider);
+
+  return {
+    sandbox,
+    get gateway() {
+      return gateway;
+    },
+    config,
+    merchantKey: MERCHANT_KEY,
+    async signIn(username = 'john', password = 'doe') {
+      const start = await fetch(`${gateway.url}/auth/login?response=json`, { redirect: 'manual' });
+      const bankPage = start.headers.get('location');
+      if (start.status !== 302 || !bankPage) throw new Error(`expected /auth/login to redirect to the bank, got ${start.status}`);
+      const page = await fetch(bankPage);
+      const { action, fields } = parseLoginForm(await page.text(), bankPage);
+      const submitted = await fetch(action, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...fields, username, password }).toString(),
+      });
+      const callback = submitted.headers.get('location');
+      if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got ${submitted.status}`);
+      const session = await fetch(callback, { headers: { accept: 'application/json' } });
+      const body = (await session.json()) as { sessionToken?: string };
+      if (!session.ok || !body.sessionToken) throw new Error(`expected a session from /auth/callback, got ${session.status} ${JSON.stringify(body)}`);
+      return body.sessionToken;
+    },
+    async graphql(query, variables, token, headers = {}) {
+      const response = await fetch(`${gateway.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+        body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }),
+      });
+      return { status: response.status, ...((await response.json()) as object) };
+    },
+    async sandboxJson(method, path, body) {
+      const response = await fetch(`${sandbox.url}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
+      return (await response.json()) as never;
+    },
+    async restartGateway() {
+      await gateway.close();
+      gateway = await createGateway(config);
+      await pointSandboxWebhooksAt(sandbox.url, gateway.url);
+    },
+    async close() {
+      try {
+        await gateway.close();
+      } finally {
+        await sandbox.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}

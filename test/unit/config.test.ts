@@ -1,0 +1,81 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { ConfigError, loadConfig } from '../../src/config';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('loadConfig', () => {
+  it('works with no configuration at all: the embedded sandbox, SQLite, memory cache and pubsub, a generated merchant key', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 4000,
+      publicUrl: 'http://localhost:4000',
+      provider: 'sandbox',
+      sandbox: { port: 4010, latencyMs: 0, timeScale: 1 },
+      storeUrl: 'sqlite://./data/gateway.sqlite',
+      cacheUrl: 'memory',
+      pubsubUrl: 'memory',
+      merchantKeysGenerated: true,
+    });
+    expect(config.merchantKeys).toHaveLength(1);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('names every bad variable and says what it accepts', () => {
+    const problems = problemsOf({ PORT: 'eighty', SANDBOX_TIME_SCALE: '0', STORE_URL: 'mysql://db', CACHE_URL: 'memcached://x', MERCHANT_KEYS: 'short' });
+    expect(problems).toEqual([
+      'PORT must be an integer from 0 to 65535; got "eighty"',
+      'SANDBOX_TIME_SCALE must be a number greater than 0 and at most 1000000; got "0"',
+      'MERCHANT_KEYS must be a comma-separated list of keys, each at least 16 characters without spaces',
+      'STORE_URL must be sqlite://<file> (or sqlite://:memory:), redis:// or postgres:// URL; got "mysql://db"',
+      'CACHE_URL must be "memory" or a redis:// URL; got "memcached://x"',
+    ]);
+  });
+
+  it('needs every provider setting with PROVIDER=remote, and checks the signing key is P-521', () => {
+    const problems = problemsOf({ PROVIDER: 'remote', AUTH_URL: 'not a url', SIGNING_KEY_PEM: 'garbage' });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'AUTH_URL must be an absolute http(s) URL; got "not a url"',
+        'VERIFICATION_URL is required with PROVIDER=remote',
+        'CLIENT_SECRET is required with PROVIDER=remote',
+        'SIGNING_KEY_PEM must be a PEM-encoded private key ("-----BEGIN PRIVATE KEY-----...")',
+        'WEBHOOK_JWKS_URLS is required with PROVIDER=remote',
+      ]),
+    );
+    const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(problemsOf({ PROVIDER: 'remote', SIGNING_KEY_PEM: p256 })).toContain('SIGNING_KEY_PEM must be an EC P-521 private key (ES512 request signing)');
+  });
+
+  it('accepts a complete remote configuration, with a one-line PEM as env files hold it', () => {
+    const pem = generateKeyPairSync('ec', { namedCurve: 'P-521' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const config = loadConfig({
+      PROVIDER: 'remote',
+      AUTH_URL: 'https://auth.example.test/',
+      VERIFICATION_URL: 'https://verify.example.test',
+      PAYOUT_URL: 'https://payouts.example.test',
+      PAYMENTS_URL: 'https://payments.example.test',
+      DATA_URL: 'https://data.example.test',
+      CLIENT_ID: 'client',
+      CLIENT_SECRET: 'secret',
+      SIGNING_KEY_ID: 'kid-1',
+      SIGNING_KEY_PEM: pem.replace(/\n/g, '\\n'),
+      WEBHOOK_JWKS_URLS: 'https://keys.example.test/jwks, https://keys2.example.test/jwks',
+      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa,merchant-key-bbbbbbbbbbbb',
+    });
+    expect(config.provider).toMatchObject({ authUrl: 'https://auth.example.test', webhookJwksUrls: ['https://keys.example.test/jwks', 'https://keys2.example.test/jwks'] });
+    expect(config.merchantKeys).toEqual(['merchant-key-aaaaaaaaaaaa', 'merchant-key-bbbbbbbbbbbb']);
+    expect(config.merchantKeysGenerated).toBe(false);
+  });
+
+  it('refuses provider settings that the embedded sandbox would silently ignore', () => {
+    expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual(['CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it']);
+  });
+});
