@@ -1,0 +1,36 @@
+/**
+ * Small checks shared by the input validators. They only answer "what is wrong"; the validators turn the answer
+ * into a BAD_USER_INPUT that names the field.
+ */
+
+/** Any RFC 9562 UUID (versions 1 to 8, variant 10xx), in either case: what the provider accepts as an id or key. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/**
+ * Characters as a reader counts them (code points), not UTF-16 units: "é" or an emoji is one character, which is
+ * how a statement reference's limit is meant.
+ */
+export function characterCount(text: string): number {
+  return [...text].length;
+}
+
+/** C0/C1 control characters (tab and newline included) have no place in a name or a statement reference. */
+export function hasControlCharacters(text: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f]/.test(text);
+}
+
+export function isPositiveSafeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+/** A short, safe rendering of what the client sent, for error messages (long values are not echoed whole). */
+export function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return value.length > 60 ? `a ${characterCount(value)}-character string` : JSON.stringify(value);
+  return String(value);
+}

@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import type { Fixtures } from '../../src/sandbox/fixtures/types';
+import {
+  advanceSandboxClock,
+  dataOf,
+  fixtures,
+  injectFault,
+  ledger,
+  onlyError,
+  paymentsIn,
+  providerRequests,
+  READ_PAYMENT,
+  REFUND_PAYMENT,
+  type RefundView,
+} from '../helpers/money';
+import { startStack, type Stack } from '../helpers/stack';
+
+type RefundResult = { refundPayment: RefundView };
+type PaymentResult = { payment: { id: string; refundedAmountInMinor: number; refunds: RefundView[] } | null };
+
+describe('refunds', () => {
+  let stack: Stack;
+  let seeded: Fixtures;
+
+  beforeEach(async () => {
+    stack = await startStack();
+    seeded = await fixtures(stack);
+  });
+
+  afterEach(async () => {
+    await stack?.close();
+  });
+
+  const refund = (input: Record<string, unknown>) => stack.graphql<RefundResult>(REFUND_PAYMENT, { input }, stack.merchantKey);
+  const payment = async (id: string) => dataOf(await stack.graphql<PaymentResult>(READ_PAYMENT, { id }, stack.merchantKey)).payment;
+  const refundPosts = async (): Promise<number> =>
+    (await providerRequests(stack)).filter((request) => request.method === 'POST' && /^\/v3\/payments\/[^/]+\/refunds$/.test(request.path)).length;
+
+  it('runs the back-office flow: part of a settled payment, the rest, then a third refused', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const part = Math.floor(settled!.amount_in_minor / 3);
+
+    const first = dataOf(await refund({ paymentId: settled!.id, amountInMinor: part, reference: 'Partial refund' })).refundPayment;
+    expect(first).toMatchObject({
+      paymentId: settled!.id,
+      amountInMinor: part,
+      currency: settled!.currency,
+      status: 'AUTHORIZED',
+      reference: 'Partial refund',
+      executedAt: null,
+      failureReason: null,
+    });
+    expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.authorizedAt).not.toBeNull();
+
+    const rest = dataOf(await refund({ paymentId: settled!.id, amountInMinor: settled!.amount_in_minor - part, reference: 'The rest' })).refundPayment;
+    expect(rest.amountInMinor).toBe(settled!.amount_in_minor - part);
+
+    const third = await refund({ paymentId: settled!.id, amountInMinor: 1, reference: 'One more' });
+    expect(third.data).toBeNull();
+    const error = onlyError(third);
+    expect(error.extensions?.code).toBe('REFUND_EXCEEDS_PAYMENT');
+    expect(error.message).toContain(`A refund of 1 exceeds what is left to refund on payment ${settled!.id}`);
+    expect(error.message).toContain(`${settled!.amount_in_minor} is already refunded or being refunded`);
+    expect(error.message).toContain('at most 0 can still be refunded');
+
+    const read = await payment(settled!.id);
+    expect(read).toEqual({ id: settled!.id, refundedAmountInMinor: settled!.amount_in_minor, refunds: [first, rest] });
+    expect((await ledger(stack)).refunds.map((entry) => entry.id)).toEqual([first.id, rest.id]);
+
+    // Settled payments' refunds execute 60 s of sandbox time after authorisation.
+    await advanceSandboxClock(stack, 61);
+    const executed = await payment(settled!.id);
+    expect(executed!.refunds.map((entry) => entry.status)).toEqual(['EXECUTED', 'EXECUTED']);
+    expect(executed!.refunds.every((entry) => entry.executedAt !== null)).toBe(true);
+  });
+
+  it('refunds the whole payment when the amount is omitted', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const whole = dataOf(await refund({ paymentId: settled!.id, reference: 'Full refund' })).refundPayment;
+    expect(whole.amountInMinor).toBe(settled!.amount_in_minor);
+    const more = await refund({ paymentId: settled!.id, amountInMinor: 5, reference: 'Too much' });
+    expect(onlyError(more).extensions?.code).toBe('REFUND_EXCEEDS_PAYMENT');
+  });
+
+  it('refuses a refund of a failed payment, and of one not authorized yet', async () => {
+    const [failed] = paymentsIn(seeded, 'failed');
+    const result = await refund({ paymentId: failed!.id, amountInMinor: 100, reference: 'Refund' });
+    expect(onlyError(result).extensions?.code).toBe('PAYMENT_NOT_REFUNDABLE');
+    expect(onlyError(result).message).toContain(failed!.id);
+
+    const [unauthorized] = paymentsIn(seeded, 'authorization_required');
+    expect(onlyError(await refund({ paymentId: unauthorized!.id, reference: 'Refund' })).extensions?.code).toBe('PAYMENT_NOT_REFUNDABLE');
+    expect((await ledger(stack)).refunds).toEqual([]);
+  });
+
+  it('ends a refund FAILED with payment_failed when its payment then fails, and stops counting it', async () => {
+    const [authorized] = paymentsIn(seeded, 'authorized');
+    const pending = dataOf(await refund({ paymentId: authorized!.id, amountInMinor: 500, reference: 'Before failure' })).refundPayment;
+    expect(pending).toMatchObject({ status: 'PENDING', authorizedAt: null, failureReason: null });
+    expect((await payment(authorized!.id))!.refundedAmountInMinor).toBe(500);
+
+    await stack.sandboxJson('POST', `/sandbox/payments/${authorized!.id}/fail`);
+    const read = await payment(authorized!.id);
+    expect(read!.refunds).toEqual([{ ...pending, status: 'FAILED', failureReason: 'payment_failed' }]);
+    expect(read!.refundedAmountInMinor).toBe(0);
+  });
+
+  it('moves a pending refund on when its payment settles', async () => {
+    const [authorized] = paymentsIn(seeded, 'authorized');
+    const pending = dataOf(await refund({ paymentId: authorized!.id, reference: 'Whole' })).refundPayment;
+    expect(pending.status).toBe('PENDING');
+    await stack.sandboxJson('POST', `/sandbox/payments/${authorized!.id}/settle`);
+    expect((await payment(authorized!.id))!.refunds[0]!.status).toBe('AUTHORIZED');
+  });
+
+  it('answers null for a payment the provider does not know, and NOT_FOUND when refunding it', async () => {
+    const unknown = randomUUID();
+    const read = await stack.graphql<PaymentResult>(READ_PAYMENT, { id: unknown }, stack.merchantKey);
+    expect(read).toMatchObject({ data: { payment: null } });
+    expect(read.errors).toBeUndefined();
+
+    const result = await refund({ paymentId: unknown, reference: 'Nope' });
+    expect(onlyError(result).extensions?.code).toBe('NOT_FOUND');
+    expect(onlyError(result).message).toContain(unknown);
+  });
+
+  it('lists no refunds for a payment that has none', async () => {
+    const [executed] = paymentsIn(seeded, 'executed');
+    expect(await payment(executed!.id)).toEqual({ id: executed!.id, refundedAmountInMinor: 0, refunds: [] });
+  });
+
+  it.each([
+    ['paymentId', { paymentId: 'order-42' }, /UUID/],
+    ['amountInMinor', { amountInMinor: 0 }, /positive/],
+    ['amountInMinor', { amountInMinor: -1 }, /positive/],
+    ['reference', { reference: '' }, /1 to 18 characters/],
+    ['reference', { reference: 'x'.repeat(19) }, /at most 18 characters.*got 19/],
+    ['idempotencyKey', { idempotencyKey: 'retry-please' }, /UUID/],
+  ])('refuses a bad %s with BAD_USER_INPUT naming the field, before any provider call', async (field, change, message) => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const result = await refund({ paymentId: settled!.id, amountInMinor: 100, reference: 'Refund', ...change });
+    expect(onlyError(result).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: `input.${field}` });
+    expect(onlyError(result).message).toMatch(message);
+    expect(await providerRequests(stack)).toEqual([]);
+  });
+
+  it('counts reference characters, not bytes', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const created = dataOf(await refund({ paymentId: settled!.id, amountInMinor: 10, reference: 'Rückerstattung ✓ é' })).refundPayment;
+    expect(created.reference).toBe('Rückerstattung ✓ é');
+  });
+
+  it('refunds once for the same idempotencyKey sent twice, and refuses the key with another request', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const input = { paymentId: settled!.id, amountInMinor: 300, reference: 'Once', idempotencyKey: randomUUID() };
+    const first = dataOf(await refund(input)).refundPayment;
+    const again = dataOf(await refund(input)).refundPayment;
+    expect(again).toEqual(first);
+
+    const other = await refund({ ...input, amountInMinor: 301 });
+    expect(onlyError(other).extensions?.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(onlyError(other).message).toContain(input.idempotencyKey);
+    expect((await ledger(stack)).refunds).toHaveLength(1);
+    expect(await refundPosts()).toBe(1);
+  });
+
+  it('refunds once for the same idempotencyKey sent twice at once', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const input = { paymentId: settled!.id, amountInMinor: 250, reference: 'Concurrent', idempotencyKey: randomUUID() };
+    const results = await Promise.all([refund(input), refund(input), refund(input)]);
+    const ids = results.map((result) => dataOf(result).refundPayment.id);
+    expect(new Set(ids).size).toBe(1);
+    expect((await ledger(stack)).refunds).toHaveLength(1);
+  });
+
+  it('reuses the key it generated when the same request comes again without one', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const input = { paymentId: settled!.id, amountInMinor: 200, reference: 'No key given' };
+    const [a, b] = await Promise.all([refund(input), refund(input)]);
+    const again = await refund(input);
+    expect(dataOf(a).refundPayment.id).toBe(dataOf(b).refundPayment.id);
+    expect(dataOf(again).refundPayment.id).toBe(dataOf(a).refundPayment.id);
+    expect((await ledger(stack)).refunds).toHaveLength(1);
+
+    // A different request is a different refund.
+    dataOf(await refund({ ...input, reference: 'Another one' }));
+    expect((await ledger(stack)).refunds).toHaveLength(2);
+  });
+
+  it.each([
+    ['a 503 on the first POST', { status: 503, times: 1 }],
+    ['a dropped connection on the first POST', { reset: true, times: 1 }],
+    ['a dropped connection after the provider created the refund', { afterProcessing: true, reset: true, times: 1 }],
+  ])('retries through %s with the same key and refunds exactly once', async (_case, fault) => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    await injectFault(stack, { match: 'POST /v3/payments/*/refunds', ...fault });
+    const created = dataOf(await refund({ paymentId: settled!.id, amountInMinor: 700, reference: 'Through a fault' })).refundPayment;
+    expect(created).toMatchObject({ paymentId: settled!.id, amountInMinor: 700 });
+    expect(await refundPosts()).toBe(2);
+    expect((await ledger(stack)).refunds.map((entry) => entry.id)).toEqual([created.id]);
+  });
+
+  it('completes a refund whose every attempt failed when the same request is retried, without a second refund', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    await injectFault(stack, { match: 'POST /v3/payments/*/refunds', afterProcessing: true, status: 503, times: 3 });
+    const input = { paymentId: settled!.id, amountInMinor: 900, reference: 'Lost answers' };
+    const failed = await refund(input);
+    expect(onlyError(failed).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    // The provider did the work on the first send; the gateway's own key made every resend the same refund.
+    expect((await ledger(stack)).refunds).toHaveLength(1);
+
+    const retried = dataOf(await refund(input)).refundPayment;
+    expect((await ledger(stack)).refunds.map((entry) => entry.id)).toEqual([retried.id]);
+  });
+});
