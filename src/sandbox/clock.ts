@@ -58,7 +58,13 @@ export class SandboxClock {
   private runDue(): void {
     // A task may schedule another that is already due (e.g. a refund executing right after its payment settles).
     while (this.tasks.length > 0 && this.tasks[0]!.dueMs <= this.nowMs()) {
-      this.tasks.shift()!.run();
+      const task = this.tasks.shift()!;
+      try {
+        task.run();
+      } catch (error) {
+        // One broken task must not stop the clock (or the process) for everything scheduled after it.
+        console.error('sandbox: a scheduled task failed', error);
+      }
     }
     this.arm();
   }

@@ -31,7 +31,9 @@ export class WebhookSender {
   send(url: string, body: unknown): WebhookDelivery {
     const delivery: WebhookDelivery = { id: randomUUID(), url, body, attempts: 0, delivered: false };
     this.deliveries.push(delivery);
-    void this.attempt(delivery);
+    this.attempt(delivery).catch((error: unknown) => {
+      delivery.lastResult = error instanceof Error ? error.message : String(error);
+    });
     return delivery;
   }
 
@@ -65,7 +67,9 @@ export class WebhookSender {
     if (delay === undefined || this.closed) return;
     const timer = setTimeout(() => {
       this.pending.delete(timer);
-      void this.attempt(delivery);
+      this.attempt(delivery).catch((error: unknown) => {
+        delivery.lastResult = error instanceof Error ? error.message : String(error);
+      });
     }, delay);
     timer.unref();
     this.pending.add(timer);
