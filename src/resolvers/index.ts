@@ -1,9 +1,11 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from './account.resolver';
 import { CardResolver } from './card.resolver';
+import { DataTaskResolver } from './data-task.resolver';
 import { PaymentResolver } from './payment.resolver';
 import { PayoutResolver } from './payout.resolver';
 import { RefundResolver } from './refund.resolver';
+import { SubscriptionResolver } from './subscription.resolver';
 import { VerificationResolver } from './verification.resolver';
 import { ViewerMoneyResolver } from './viewer-money.resolver';
 import { ViewerResolver } from './viewer.resolver';
@@ -17,4 +19,6 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   PayoutResolver,
   RefundResolver,
   PaymentResolver,
+  DataTaskResolver,
+  SubscriptionResolver,
 ];

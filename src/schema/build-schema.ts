@@ -63,9 +63,23 @@ const CONTRACT_CLASSES: Function[] = [
   DataTask,
 ];
 
+/**
+ * For building the schema only (`npm run schema`, schema tests): type-graphql insists on a PubSub once any
+ * @Subscription exists, even though this gateway's subscriptions bring their own `subscribe` functions. A server
+ * passes its event bus (createGateway does); this one refuses to carry events, so forgetting that shows at once.
+ */
+const SCHEMA_ONLY_PUBSUB: PubSub = {
+  publish() {
+    throw new Error('this schema was built without a pubSub; pass the gateway event bus to buildGatewaySchema');
+  },
+  subscribe() {
+    throw new Error('this schema was built without a pubSub; pass the gateway event bus to buildGatewaySchema');
+  },
+};
+
 export interface GatewaySchemaOptions<TContext extends object = object> {
   resolvers: NonEmptyArray<Function>;
-  /** Required as soon as a resolver declares a @Subscription. */
+  /** The event bus a server's subscriptions use; omitted when the schema is only printed. */
   pubSub?: PubSub;
   /** Required as soon as a resolver uses @Authorized. */
   authChecker?: AuthChecker<TContext>;
@@ -85,7 +99,7 @@ export async function buildGatewaySchema<TContext extends object = object>(
     validate: false,
     // The committed schema.graphql is written by printGatewaySchema, so its format is ours and not type-graphql's.
     emitSchemaFile: false,
-    ...(options.pubSub === undefined ? {} : { pubSub: options.pubSub }),
+    pubSub: options.pubSub ?? SCHEMA_ONLY_PUBSUB,
     ...(options.authChecker === undefined ? {} : { authChecker: options.authChecker }),
     ...(options.container === undefined ? {} : { container: options.container }),
   });

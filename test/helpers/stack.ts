@@ -4,9 +4,9 @@ import { print } from 'graphql';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, withProvider, type ResolvedConfig } from '../../src/config';
+import { loadConfig, withProvider, type ProviderConfig, type ResolvedConfig } from '../../src/config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
-import { createGateway, type Gateway } from '../../src/server';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/server';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
 import { parseLoginForm } from './bank-form';
 
@@ -39,7 +39,13 @@ export const MERCHANT_KEY = 'test-merchant-key-0123456789';
 
 /** A sandbox and a gateway on port 0, wired as `npm start` wires them, with an in-memory store unless given one. */
 export async function startStack(
-  options: { sandbox?: Partial<SandboxOptions>; env?: Record<string, string> } = {},
+  options: {
+    sandbox?: Partial<SandboxOptions>;
+    env?: Record<string, string>;
+    /** Adjusts the provider settings the sandbox reports (e.g. more WEBHOOK_JWKS_URLS). */
+    provider?: (provider: ProviderConfig) => ProviderConfig;
+    gateway?: GatewayOptions;
+  } = {},
 ): Promise<Stack> {
   // A real SQLite file, so a restarted gateway finds its sessions as it would in production.
   const dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-test-'));
@@ -53,10 +59,12 @@ export async function startStack(
     HTTP_BACKOFF_CAP_MS: '20',
     ...options.env,
   });
-  const { sandbox, provider } = await startEmbeddedSandbox(base, options.sandbox);
+  const started = await startEmbeddedSandbox(base, options.sandbox);
+  const { sandbox } = started;
+  const provider = options.provider ? options.provider(started.provider) : started.provider;
   let gateway: Gateway;
   try {
-    gateway = await createGateway(withProvider(base, provider));
+    gateway = await createGateway(withProvider(base, provider), options.gateway);
     await pointSandboxWebhooksAt(sandbox.url, gateway.url);
   } catch (error) {
     await sandbox.close();
@@ -72,24 +80,8 @@ export async function startStack(
     },
     config,
     merchantKey: MERCHANT_KEY,
-    async signIn(username = 'john', password = 'doe') {
-      const start = await fetch(`${gateway.url}/auth/login?response=json`, { redirect: 'manual' });
-      const bankPage = start.headers.get('location');
-      if (start.status !== 302 || !bankPage) throw new Error(`expected /auth/login to redirect to the bank, got ${start.status}`);
-      const page = await fetch(bankPage);
-      const { action, fields } = parseLoginForm(await page.text(), bankPage);
-      const submitted = await fetch(action, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ ...fields, username, password }).toString(),
-      });
-      const callback = submitted.headers.get('location');
-      if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got ${submitted.status}`);
-      const session = await fetch(callback, { headers: { accept: 'application/json' } });
-      const body = (await session.json()) as { sessionToken?: string };
-      if (!session.ok || !body.sessionToken) throw new Error(`expected a session from /auth/callback, got ${session.status} ${JSON.stringify(body)}`);
-      return body.sessionToken;
+    signIn(username = 'john', password = 'doe') {
+      return signInAt(gateway.url, username, password);
     },
     async graphql(query, variables, token, headers = {}) {
       const response = await fetch(`${gateway.url}/graphql`, {
@@ -110,7 +102,7 @@ export async function startStack(
     },
     async restartGateway() {
       await gateway.close();
-      gateway = await createGateway(config);
+      gateway = await createGateway(config, options.gateway);
       await pointSandboxWebhooksAt(sandbox.url, gateway.url);
     },
     async close() {
@@ -122,4 +114,25 @@ export async function startStack(
       }
     },
   };
+}
+
+/** Signs in through a gateway's /auth/login and the sandbox bank's form; returns the session token. */
+export async function signInAt(gatewayUrl: string, username = 'john', password = 'doe'): Promise<string> {
+  const start = await fetch(`${gatewayUrl}/auth/login?response=json`, { redirect: 'manual' });
+  const bankPage = start.headers.get('location');
+  if (start.status !== 302 || !bankPage) throw new Error(`expected /auth/login to redirect to the bank, got ${start.status}`);
+  const page = await fetch(bankPage);
+  const { action, fields } = parseLoginForm(await page.text(), bankPage);
+  const submitted = await fetch(action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...fields, username, password }).toString(),
+  });
+  const callback = submitted.headers.get('location');
+  if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got ${submitted.status}`);
+  const session = await fetch(callback, { headers: { accept: 'application/json' } });
+  const body = (await session.json()) as { sessionToken?: string };
+  if (!session.ok || !body.sessionToken) throw new Error(`expected a session from /auth/callback, got ${session.status} ${JSON.stringify(body)}`);
+  return body.sessionToken;
 }

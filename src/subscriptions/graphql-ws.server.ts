@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
+import type { ServerOptions } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { resolvePrincipal } from '../auth/principal';
+import { createContext, type GatewayContext } from '../context';
+import type { Services } from '../services';
+
+export interface GraphqlWsOptions {
+  schema: GraphQLSchema;
+  services: Services;
+  /** Added to GraphQL's own rules, exactly as Apollo is given them for HTTP. */
+  validationRules: readonly ValidationRule[];
+  /** The largest message accepted, as for an HTTP body; a larger one closes the socket (1009). */
+  maxPayloadBytes: number;
+  /** The HTTP side's error masking, so a WebSocket client sees the same errors. */
+  maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
+  wrap?(options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
+}
+
+/**
+ * graphql-ws on the HTTP server's port and path (/graphql). Credentials come from `connectionParams.authorization`
+ * (`Bearer <session token or merchant key>`, or the session cookie of the upgrade request) and are resolved for
+ * every operation, so a subscription that needs a principal it does not have fails with UNAUTHENTICATED or
+ * FORBIDDEN as a GraphQL error on that subscription, and the socket stays open for others. Every operation is
+ * parsed and validated with the same rules as over HTTP, and every error masked the same way.
+ */
+export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dispose(): Promise<void> } {
+  const { schema, services } = options;
+  const rules = [...specifiedRules, ...options.validationRules];
+  const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
+  const wrap = options.wrap ?? ((serverOptions) => serverOptions);
+  const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
+    wrap({
+      schema,
+      onSubscribe: (_ctx, _id, payload) => {
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [requestError(error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.'), 'GRAPHQL_PARSE_FAILED')];
+        }
+        const errors = validate(schema, document, rules);
+        if (errors.length > 0) return errors.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED'));
+        if (!getOperationAST(document, payload.operationName)) {
+          return [requestError(new GraphQLError('The document has no operation of that name (or several operations and no operationName).'), 'OPERATION_RESOLUTION_FAILURE')];
+        }
+        return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
+      },
+      context: async (ctx) => {
+        const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
+        const principal = await resolvePrincipal({ authorization, cookie: ctx.extra.request.headers.cookie }, services.merchantKeys, services.sessions);
+        return createContext(services, principal, randomUUID(), 'use');
+      },
+      onNext: (_ctx, _id, _payload, args, result) => {
+        if (!result.errors) return;
+        const requestId = (args.contextValue as GatewayContext | undefined)?.requestId;
+        return {
+          ...result,
+          errors: result.errors.map((raw) => {
+            // No path: GraphQL refused the request itself (e.g. a variable of the wrong type); a resolver's error has one.
+            const error = raw.path === undefined && raw.extensions.code === undefined ? requestError(raw, 'BAD_USER_INPUT') : raw;
+            const masked = options.maskError(error.toJSON(), error);
+            return requestId ? { ...masked, extensions: { ...masked.extensions, requestId } } : masked;
+          }),
+        };
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.maskError(error.toJSON(), error)),
+    }),
+    wsServer,
+  );
+  return {
+    async dispose() {
+      await cleanup.dispose();
+      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+    },
+  };
+}
+
+/** Tags an error GraphQL raised about the request itself with the code Apollo gives it, for the same masking. */
+function requestError(error: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { ...error.extensions, code },
+  });
+}

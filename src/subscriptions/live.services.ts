@@ -1,0 +1,140 @@
+import KeyvPostgres from '@keyv/postgres';
+import type Keyv from 'keyv';
+import type { ResolvedConfig } from '../config';
+import type { ProviderHttpClient } from '../datasources/http.client';
+import type { PaymentsClient } from '../datasources/payments.client';
+import type { PayoutClient } from '../datasources/payout.client';
+import type { Logger } from '../logger';
+import { DataTaskStore } from '../store/data-task.store';
+import { KeyvEventInbox, PostgresEventInbox, RedisEventInbox, type EventInbox, type InboxEntry, type SqlQuery } from '../store/webhook-inbox.store';
+import { DataTaskResults } from './data-tasks';
+import { MemoryEventBus, type EventBus } from './event-bus';
+import { JwksKeyCache } from './jwks-cache';
+import { InProcessLeases, RedisLeases, type Leases } from './lease';
+import { DEFAULT_PAYOUT_WATCH, PayoutWatchers, type PayoutWatchSettings } from './payout-watcher';
+import { RedisConnection, isRedisUrl } from './redis-connection';
+import { RedisEventBus } from './redis-event-bus';
+import { createWebhookHandlers } from './webhook.handlers';
+import { MAX_WEBHOOK_BODY_BYTES, WebhookReceiver } from './webhook.receiver';
+import { WebhookVerifier } from './webhook-verifier';
+
+export interface LiveSettings {
+  /** Prefixes every Redis key and channel (and Postgres nothing): lets several deployments or test runs share a Redis. */
+  keyPrefix: string;
+  webhookMaxBodyBytes: number;
+  /** How far a webhook's signed timestamp may be from now. */
+  webhookMaxSkewMs: number;
+  jwksMinRefetchIntervalMs: number;
+  payoutWatch: PayoutWatchSettings;
+}
+
+export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
+  keyPrefix: '',
+  webhookMaxBodyBytes: MAX_WEBHOOK_BODY_BYTES,
+  webhookMaxSkewMs: 5 * 60 * 1000,
+  jwksMinRefetchIntervalMs: 5_000,
+  payoutWatch: DEFAULT_PAYOUT_WATCH,
+};
+
+/** Webhooks, async data tasks and subscriptions: everything live, built once per gateway. */
+export interface LiveServices {
+  bus: EventBus;
+  inbox: EventInbox;
+  dataTasks: DataTaskStore;
+  dataTaskResults: DataTaskResults;
+  webhooks: WebhookReceiver;
+  payoutWatchers: PayoutWatchers;
+  /** Where the provider reaches this gateway (PUBLIC_URL, or the address it listens on). */
+  publicUrl(): string;
+  setPublicUrl(url: string): void;
+  checkReady(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface LiveDependencies {
+  http: ProviderHttpClient;
+  payments: PaymentsClient;
+  payouts: PayoutClient;
+  /** A keyv store on STORE_URL under a namespace (services.ts owns their lifecycle). */
+  store<T>(namespace: string): Keyv<T>;
+}
+
+/**
+ * Which backend does what:
+ * - events (EventBus) follow PUBSUB_URL: memory, or Redis channels shared by every instance;
+ * - the webhook inbox follows STORE_URL, atomically wherever the store is shared (Redis SET NX, Postgres primary
+ *   key); SQLite serves one instance, so an in-process lock suffices there;
+ * - payout-watcher leases follow PUBSUB_URL: with Redis events, one instance watches for all; with in-memory
+ *   events each instance has only its own subscribers, so each watches for them.
+ */
+export function createLiveServices(config: ResolvedConfig, logger: Logger, deps: LiveDependencies, overrides: Partial<LiveSettings> = {}): LiveServices {
+  const settings: LiveSettings = { ...DEFAULT_LIVE_SETTINGS, ...overrides };
+  const prefix = `${settings.keyPrefix}bankgraph:`;
+  const connections = new Map<string, RedisConnection>();
+  const redis = (url: string, role: string): RedisConnection => {
+    const key = `${role} ${url}`;
+    let connection = connections.get(key);
+    if (!connection) connections.set(key, (connection = new RedisConnection(url, role, logger)));
+    return connection;
+  };
+
+  const bus: EventBus = isRedisUrl(config.pubsubUrl)
+    ? new RedisEventBus(redis(config.pubsubUrl, 'commands'), redis(config.pubsubUrl, 'subscriber'), prefix, logger)
+    : new MemoryEventBus(logger);
+  const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
+  const inbox = createInbox(config.storeUrl, prefix, (url) => redis(url, 'commands'), deps);
+  const dataTasks = new DataTaskStore(deps.store('data-tasks'));
+
+  let publicUrl = config.publicUrl;
+  const jwks = new JwksKeyCache(
+    config.provider.webhookJwksUrls,
+    async (url) => (await deps.http.send<unknown>({ route: 'webhooks.jwks', method: 'GET', url })).body,
+    { minRefetchIntervalMs: settings.jwksMinRefetchIntervalMs },
+  );
+  const webhooks = new WebhookReceiver(
+    new WebhookVerifier(jwks, { maxSkewMs: settings.webhookMaxSkewMs }),
+    createWebhookHandlers({ inbox, dataTasks, bus, payments: deps.payments, logger }),
+    // The provider signs the path of the URL it posts to; behind a proxy that strips PUBLIC_URL's path, that
+    // path is PUBLIC_URL's path followed by the one received here.
+    () => (publicUrl ? new URL(publicUrl).pathname.replace(/\/+$/, '') : ''),
+    logger,
+    settings.webhookMaxBodyBytes,
+  );
+  const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch);
+
+  return {
+    bus,
+    inbox,
+    dataTasks,
+    dataTaskResults: new DataTaskResults(dataTasks),
+    webhooks,
+    payoutWatchers,
+    publicUrl() {
+      if (!publicUrl) throw new Error('the gateway’s public URL is not known until it listens');
+      return publicUrl.replace(/\/+$/, '');
+    },
+    setPublicUrl(url) {
+      publicUrl = url;
+    },
+    async checkReady() {
+      await bus.checkReady();
+    },
+    async close() {
+      await payoutWatchers.close();
+      await webhooks.idle();
+      await bus.close();
+      await Promise.allSettled([...connections.values()].map((connection) => connection.close()));
+    },
+  };
+}
+
+function createInbox(storeUrl: string, prefix: string, redis: (url: string) => RedisConnection, deps: LiveDependencies): EventInbox {
+  if (isRedisUrl(storeUrl)) return new RedisEventInbox(redis(storeUrl), prefix);
+  if (/^postgres(ql)?:\/\//.test(storeUrl)) {
+    // keyv's Postgres adapter shares one pg pool per URL; its `query` runs any SQL on it.
+    const adapter = new KeyvPostgres({ uri: storeUrl, table: 'bankgraph' });
+    adapter.on('error', () => undefined);
+    return new PostgresEventInbox(adapter.query as SqlQuery);
+  }
+  return new KeyvEventInbox(deps.store<InboxEntry>('webhook-inbox'));
+}

@@ -1,0 +1,130 @@
+import { requireAnyPrincipal, requireMerchant } from '../auth/principal';
+import type { GatewayContext } from '../context';
+import { NotFoundError } from '../errors';
+import { toPayout } from '../mappers/payout.mapper';
+import { toRefund } from '../mappers/refund.mapper';
+import { ownerOf, readPayout } from '../resolvers/payout.workflow';
+import { getRefund, refundsOfPayment } from '../resolvers/refund.workflow';
+import type { ProviderWithdrawal } from '../datasources/provider-types';
+import type { Payout } from '../schema/payout.type';
+import { RefundStatus } from '../schema/refund-status.enum';
+import type { Refund } from '../schema/refund.type';
+import { dataTaskStatusRank, isFinalDataTaskStatus } from '../store/data-task.store';
+import { sameOwner } from '../store/payout.store';
+import { validatePaymentId, validateTransactionId } from '../validation/id.validator';
+import { InputProblems } from '../validation/input-problems';
+import { isUuid, shown } from '../validation/text-rules';
+import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
+import { requireOwnTask } from './data-tasks';
+import { liveStream } from './live-stream';
+import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-watcher';
+import { topics } from './topics';
+import type { RefundEvent } from './webhook.handlers';
+
+/*
+ * The event streams behind Subscription's fields. Each checks who may watch before anything is acknowledged
+ * (an error here is the subscription's GraphQL error), listens, reads the current state, and sends it first.
+ */
+
+/** dataTaskUpdated: the session that started the task; ends once the task has SUCCEEDED or FAILED. */
+export async function dataTaskStream(context: GatewayContext, id: string): Promise<AsyncIterableIterator<DataTaskSnapshot>> {
+  const task = await requireOwnTask(context, id);
+  return liveStream<DataTaskSnapshot>({
+    bus: context.services.live.bus,
+    topic: topics.dataTask(task.id),
+    current: async () => [toDataTaskSnapshot(await requireOwnTask(context, task.id))],
+    fromEvent: (payload) => {
+      const snapshot = payload as DataTaskSnapshot;
+      return snapshot?.id === task.id ? snapshot : undefined;
+    },
+    identity: () => task.id,
+    rank: (snapshot) => dataTaskStatusRank(snapshot.status),
+    isFinal: (snapshot) => isFinalDataTaskStatus(snapshot.status),
+    logger: context.logger,
+  });
+}
+
+const REFUND_RANK: Readonly<Record<RefundStatus, number>> = {
+  [RefundStatus.PENDING]: 0,
+  [RefundStatus.AUTHORIZED]: 1,
+  [RefundStatus.EXECUTED]: 2,
+  [RefundStatus.FAILED]: 2,
+};
+
+/**
+ * refundUpdated: merchant keys only. The current state is every refund of the payment (oldest first), or the one
+ * refund asked for; then each change the provider's refund webhooks report. With a refundId the stream ends
+ * once that refund is EXECUTED or FAILED; for a whole payment it stays open (new refunds may come).
+ */
+export async function refundStream(
+  context: GatewayContext,
+  args: { paymentId: string; refundId?: string | null },
+): Promise<AsyncIterableIterator<Refund>> {
+  requireMerchant(context.principal);
+  const paymentId = validatePaymentId(args.paymentId, 'paymentId');
+  let refundId: string | undefined;
+  if (args.refundId !== undefined && args.refundId !== null) {
+    if (!isUuid(args.refundId)) {
+      const problems = new InputProblems();
+      problems.add('refundId', `must be a refund id, a UUID; got ${shown(args.refundId)}`);
+      problems.throwIfAny();
+    }
+    refundId = args.refundId.toLowerCase();
+  }
+  return liveStream<Refund>({
+    bus: context.services.live.bus,
+    topic: topics.refund(paymentId),
+    current: async () => {
+      if (refundId !== undefined) return [await getRefund(context, paymentId, refundId)];
+      const refunds = await refundsOfPayment(context, paymentId);
+      if (refunds === null) throw new NotFoundError('No payment with that id exists at the provider.');
+      return refunds;
+    },
+    fromEvent: (payload) => {
+      const event = payload as RefundEvent;
+      if (event?.paymentId !== paymentId || typeof event.refund?.id !== 'string') return undefined;
+      if (refundId !== undefined && event.refund.id.toLowerCase() !== refundId) return undefined;
+      return toRefund(event.refund, paymentId);
+    },
+    identity: (refund) => refund.id.toLowerCase(),
+    rank: (refund) => REFUND_RANK[refund.status],
+    isFinal: refundId === undefined ? undefined : (refund) => REFUND_RANK[refund.status] === 2,
+    logger: context.logger,
+  });
+}
+
+/**
+ * payoutUpdated: a session for the payouts it created (any other id is NOT_FOUND, exactly like an unknown one),
+ * a merchant key for any. While the stream is open and the payout not final, the payout watcher reads it.
+ */
+export async function payoutStream(context: GatewayContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
+  const caller = requireAnyPrincipal(context.principal);
+  const transactionId = validateTransactionId(transactionIdArg);
+  const { live, payoutRecords } = context.services;
+  const notFound = (): NotFoundError =>
+    new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
+  if (caller.kind === 'user') {
+    const record = await payoutRecords.get(transactionId);
+    if (!record || !sameOwner(record.owner, ownerOf(caller))) throw notFound();
+  }
+  let release: (() => void) | undefined;
+  return liveStream<Payout>({
+    bus: live.bus,
+    topic: topics.payout(transactionId),
+    current: async () => {
+      const payout = await readPayout(context, caller, transactionId);
+      if (!payout) throw notFound();
+      if (!FINAL_PAYOUT_STATUSES.has(payout.status)) release = live.payoutWatchers.watch(transactionId);
+      return [payout];
+    },
+    fromEvent: (payload) => {
+      const withdrawal = payload as ProviderWithdrawal;
+      return withdrawal?.transaction_id?.toLowerCase() === transactionId ? toPayout(withdrawal) : undefined;
+    },
+    identity: () => transactionId,
+    rank: (payout) => payoutRank(payout.status),
+    isFinal: (payout) => FINAL_PAYOUT_STATUSES.has(payout.status),
+    onClose: () => release?.(),
+    logger: context.logger,
+  });
+}

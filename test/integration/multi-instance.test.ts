@@ -1,0 +1,240 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { createClient } from '@keyv/redis';
+import { loadConfig, withProvider } from '../../src/config';
+import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
+import type { Fixtures } from '../../src/sandbox/fixtures/types';
+import type { Sandbox } from '../../src/sandbox/sandbox';
+import { createGateway, type Gateway } from '../../src/server';
+import { dataOf, ibanOf, paymentsIn, REFUND_PAYMENT, user, type PayoutView, type RefundView } from '../helpers/money';
+import { startWebhookListener, type ReceivedWebhook, type WebhookListener } from '../helpers/sandbox-webhooks';
+import { MERCHANT_KEY, signInAt, type GraphQLResult } from '../helpers/stack';
+import { waitFor } from '../helpers/wait-for';
+import { connectWs, disposeWsClients } from '../helpers/ws-client';
+
+/*
+ * Two gateway instances, A and B, sharing Redis for the store and for events (STORE_URL and PUBSUB_URL), in front
+ * of one sandbox. Redis must be running on 127.0.0.1:6379 (.ci/run starts it): without it these tests fail, they
+ * are never skipped. Every key and channel of this run carries a prefix of its own, removed afterwards.
+ */
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const PREFIX = `bankgraph-test-${randomUUID().slice(0, 8)}:`;
+
+const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id status } }`;
+const TASK_UPDATED = `subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { id status accounts { id } } }`;
+const REFUND_UPDATED = `subscription Refunds($paymentId: ID!, $refundId: ID) {
+  refundUpdated(paymentId: $paymentId, refundId: $refundId) { id status executedAt }
+}`;
+const PAYOUT_UPDATED = `subscription Payout($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status } }`;
+
+async function requireRedis(): Promise<void> {
+  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    throw new Error(
+      `Redis is not reachable at ${REDIS_URL} (${String(error)}). The multi-instance tests need it: ` +
+        'start it with `redis-server --daemonize yes --port 6379 --save ""` (.ci/run does this before npm test).',
+    );
+  } finally {
+    await client.close().catch(() => client.destroy());
+  }
+}
+
+async function removeRunKeys(): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('two gateway instances sharing Redis', () => {
+  let sandbox: Sandbox;
+  let a: Gateway;
+  let b: Gateway;
+  let seeded: Fixtures;
+  let listener: WebhookListener | undefined;
+
+  beforeAll(async () => {
+    await requireRedis();
+    const base = loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      SANDBOX_TIME_SCALE: '0.001',
+      STORE_URL: REDIS_URL,
+      PUBSUB_URL: REDIS_URL,
+      MERCHANT_KEYS: MERCHANT_KEY,
+      HTTP_BACKOFF_BASE_MS: '5',
+      HTTP_BACKOFF_CAP_MS: '20',
+    });
+    const started = await startEmbeddedSandbox(base);
+    sandbox = started.sandbox;
+    const config = withProvider(base, started.provider);
+    // A short watch schedule and lease, so a watcher hand-over happens within the test's patience.
+    const options = { keyPrefix: PREFIX, live: { payoutWatch: { initialDelayMs: 100, maxDelayMs: 400, factor: 2, leaseTtlMs: 1_500 } } };
+    a = await createGateway(config, options);
+    b = await createGateway(config, options);
+    await pointSandboxWebhooksAt(sandbox.url, a.url);
+    seeded = await sandboxJson<Fixtures>('GET', '/sandbox/fixtures');
+  });
+
+  afterEach(async () => {
+    await disposeWsClients();
+    await listener?.close();
+    listener = undefined;
+    await pointSandboxWebhooksAt(sandbox.url, a.url);
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled([a?.close(), b?.close()]);
+    await sandbox?.close();
+    await removeRunKeys().catch(() => undefined);
+  });
+
+  async function sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${sandbox.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
+  async function graphql<T>(gateway: Gateway, query: string, variables: Record<string, unknown>, token: string): Promise<GraphQLResult<T>> {
+    const response = await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, ...((await response.json()) as object) };
+  }
+
+  const advance = (seconds: number): Promise<unknown> => sandboxJson('POST', '/sandbox/clock', { advanceSeconds: seconds });
+
+  async function refund(paymentId: string, amountInMinor = 100): Promise<RefundView> {
+    const input = { paymentId, amountInMinor, reference: 'Two instances' };
+    return dataOf(await graphql<{ refundPayment: RefundView }>(a, REFUND_PAYMENT, { input }, MERCHANT_KEY)).refundPayment;
+  }
+
+  /** Delivers a captured webhook byte for byte, with its signature, to a gateway's receiver. */
+  async function forward(webhook: ReceivedWebhook, gateway: Gateway): Promise<{ status: number; body: unknown }> {
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'x-tl-webhook-timestamp', 'tl-signature']) headers[name] = String(webhook.headers[name]);
+    const response = await fetch(`${gateway.url}${new URL(webhook.path, 'http://x').pathname}`, { method: 'POST', headers, body: webhook.rawBody });
+    return { status: response.status, body: await response.json() };
+  }
+
+  it('shares sessions and data tasks, and pushes to a subscriber on B the webhook delivered to A', async () => {
+    const session = await signInAt(a.url, 'john', 'doe');
+    const task = dataOf(await graphql<{ startDataTask: { id: string } }>(a, START, { input: { resource: 'ACCOUNTS' } }, session)).startDataTask;
+    const onB = connectWs(b.url, session).subscribe<{ dataTaskUpdated: { id: string; status: string; accounts: { id: string }[] | null } }>(TASK_UPDATED, {
+      id: task.id,
+    });
+    expect((await onB.next()).data!.dataTaskUpdated).toMatchObject({ id: task.id, status: 'QUEUED', accounts: null });
+    const acceptedByA = a.services.live.webhooks.stats.accepted;
+    const acceptedByB = b.services.live.webhooks.stats.accepted;
+
+    await advance(1);
+    const done = await onB.next();
+    expect(done.errors).toBeUndefined();
+    expect(done.data!.dataTaskUpdated.status).toBe('SUCCEEDED');
+    expect(done.data!.dataTaskUpdated.accounts!.map((account) => account.id)).toEqual(user(seeded, 'john').accounts.map((item) => item.account.account_id));
+    expect(a.services.live.webhooks.stats.accepted).toBe(acceptedByA + 1);
+    expect(b.services.live.webhooks.stats.accepted).toBe(acceptedByB);
+    await expect(onB.ended).resolves.toEqual({ completed: true });
+  });
+
+  it('pushes a refund event received by A to a merchant subscribed on B', async () => {
+    const [payment] = paymentsIn(seeded, 'authorized', 1);
+    const created = await refund(payment!.id);
+    const onB = connectWs(b.url, MERCHANT_KEY).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId: payment!.id, refundId: created.id });
+    expect((await onB.next()).data!.refundUpdated.status).toBe('PENDING');
+    await sandboxJson('POST', `/sandbox/payments/${payment!.id}/settle`);
+    await advance(61);
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'EXECUTED' });
+    await expect(onB.ended).resolves.toEqual({ completed: true });
+  });
+
+  it('publishes a webhook delivered to both instances once', async () => {
+    listener = await startWebhookListener('/webhooks/payments');
+    await pointSandboxWebhooksAt(sandbox.url, new URL(listener.url).origin);
+    const [payment] = paymentsIn(seeded, 'settled', 1);
+    const first = await refund(payment!.id, 150);
+    const subscribeOn = (gateway: Gateway) => connectWs(gateway.url, MERCHANT_KEY).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId: payment!.id });
+    const onA = subscribeOn(a);
+    const onB = subscribeOn(b);
+    expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'AUTHORIZED' });
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'AUTHORIZED' });
+    const published = a.services.live.webhooks.stats.published + b.services.live.webhooks.stats.published;
+
+    await advance(61);
+    const executed = await listener.next();
+    expect(executed.body).toMatchObject({ type: 'refund_executed', refund_id: first.id });
+    const answers = await Promise.all([forward(executed, a), forward(executed, b)]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(answers.map((answer) => (answer.body as { status: string }).status).sort()).toEqual(['accepted', 'duplicate']);
+    expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'EXECUTED' });
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'EXECUTED' });
+    await Promise.all([a.services.live.webhooks.idle(), b.services.live.webhooks.idle()]);
+    expect(a.services.live.webhooks.stats.published + b.services.live.webhooks.stats.published).toBe(published + 1);
+    expect(await b.services.live.inbox.get('payments', executed.body.event_id)).toMatchObject({ type: 'refund_executed' });
+
+    // Everything published so far has reached Redis; the next event each subscriber sees is a later refund's,
+    // so no second copy of the first event was ever sent.
+    const second = await refund(payment!.id, 250);
+    await advance(61);
+    const secondExecuted = await listener.next();
+    expect(secondExecuted.body).toMatchObject({ type: 'refund_executed', refund_id: second.id });
+    expect((await forward(secondExecuted, b)).status).toBe(200);
+    expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: second.id, status: 'EXECUTED' });
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: second.id, status: 'EXECUTED' });
+    expect(onA.results.map((result) => result.data!.refundUpdated.status)).toEqual(['AUTHORIZED', 'EXECUTED', 'EXECUTED']);
+    expect(onB.results).toHaveLength(3);
+  });
+
+  it('runs one payout watcher across both instances, and hands it over when its subscribers leave', async () => {
+    const transactionId = randomUUID();
+    await a.services.payouts.createWithdrawal({
+      transaction_id: transactionId,
+      beneficiary_name: 'Jane Roe',
+      beneficiary_iban: ibanOf(user(seeded, 'jane')),
+      beneficiary_reference: 'Two instances',
+      currency: 'GBP',
+      amount_in_minor: 900,
+      context_code: 'withdrawal',
+    });
+    const onA = connectWs(a.url, MERCHANT_KEY).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: transactionId });
+    const onB = connectWs(b.url, MERCHANT_KEY).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: transactionId });
+    expect((await onA.next()).data!.payoutUpdated.status).toBe('authorised');
+    expect((await onB.next()).data!.payoutUpdated.status).toBe('authorised');
+    const polling = (): ('a' | 'b')[] => [
+      ...(a.services.live.payoutWatchers.isPolling(transactionId) ? (['a'] as const) : []),
+      ...(b.services.live.payoutWatchers.isPolling(transactionId) ? (['b'] as const) : []),
+    ];
+    const leader = (await waitFor(() => (polling().length > 0 ? polling() : undefined), 'one instance to start watching')) as ('a' | 'b')[];
+    expect(leader).toHaveLength(1);
+
+    await advance(5);
+    expect((await onA.next()).data!.payoutUpdated.status).toBe('submitted');
+    expect((await onB.next()).data!.payoutUpdated.status).toBe('submitted');
+    expect(polling()).toEqual(leader);
+
+    // The watching instance's subscriber leaves: the other instance takes the lease over and carries on.
+    const [leaving, staying, follower] = leader[0] === 'a' ? [onA, onB, b] : [onB, onA, a];
+    leaving.unsubscribe();
+    await waitFor(() => (follower.services.live.payoutWatchers.isPolling(transactionId) ? true : undefined), 'the other instance to take the watch over');
+    expect(polling()).toHaveLength(1);
+    await advance(30);
+    expect((await staying.next()).data!.payoutUpdated.status).toBe('settled');
+    await expect(staying.ended).resolves.toEqual({ completed: true });
+  });
+});
