@@ -65,6 +65,8 @@ export interface Config {
   publicUrl: string | undefined;
   /** `sandbox` until the embedded sandbox is started and its addresses are known (see withSandbox). */
   provider: ProviderConfig | 'sandbox';
+  /** What PROVIDER said; unlike `provider`, it survives withProvider (the playground words its sign-in link by it). */
+  providerKind: 'sandbox' | 'remote';
   sandbox: SandboxConfig;
   storeUrl: string;
   cacheUrl: string;
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host: env.HOST ?? '0.0.0.0',
     publicUrl: env.PUBLIC_URL === undefined ? (port === 0 ? undefined : `http://localhost:${port}`) : read.url('PUBLIC_URL'),
     provider,
+    providerKind,
     sandbox,
     storeUrl: read.storeUrl('STORE_URL', 'sqlite://./data/gateway.sqlite'),
     cacheUrl: read.memoryOrRedis('CACHE_URL'),

@@ -43,12 +43,31 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = (signal: string): void => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal means "now": the operator has stopped waiting for the drain.
+      logger.warn({ signal }, 'second signal: exiting without finishing the shutdown');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining HTTP and WebSocket clients');
+    // The gateway drains within SHUTDOWN_TIMEOUT_MS; this is the backstop if closing a store hangs after that.
+    const backstop = setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + 5_000);
+    backstop.unref();
     void (async () => {
-      for (const close of closers) await close();
-      process.exit(0);
+      let failed = false;
+      for (const close of closers) {
+        try {
+          await close();
+        } catch (error) {
+          failed = true;
+          logger.error({ err: error }, 'error while shutting down');
+        }
+      }
+      logger.info('shutdown complete');
+      process.exit(failed ? 1 : 0);
     })();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

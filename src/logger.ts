@@ -1,44 +1,35 @@
 import pino, { type Logger } from 'pino';
 
 /**
- * Structured JSON logs. Secrets are removed by path (headers, tokens, keys) and IBANs are masked wherever they
- * appear in a message, because provider error bodies can quote them back.
+ * Structured JSON logs. Everything logged passes through `sanitizeForLog` before it is written: values under
+ * secret-sounding keys (tokens, keys, secrets, passwords, cookies, signatures, IBANs) are removed at any depth,
+ * and every string — messages, error messages and stacks, provider bodies — has bearer tokens, JWS/JWT, PEM keys,
+ * secret URL parts and long opaque tokens blanked and IBANs masked, because provider error bodies and URLs can
+ * quote them back.
  */
-const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers.cookie',
-  '*.authorization',
-  '*.access_token',
-  '*.refresh_token',
-  '*.client_secret',
-  '*.clientSecret',
-  '*.accessToken',
-  '*.refreshToken',
-  '*.sessionToken',
-  '*.privateKeyPem',
-  '*.code_verifier',
-  '*.codeVerifier',
-  '*.signature',
-  '*["x-svc-signature"]',
-  '*["svc-signature"]',
-  '*["tl-signature"]',
-  '*.beneficiary_iban',
-  '*.beneficiaryIban',
-  '*.iban',
-];
+
+/** Keys whose values are credentials or personal account numbers wherever they appear. */
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|cookie|set-cookie|password|passwd|secret|client_?secret|.*tokens?|.*api_?key|merchant_?keys?|private_?key(_?pem)?|signing_?key|code_?verifier|.*signature|jws|connection_?params|.*iban)$/i;
+
+const REDACTED = '[redacted]';
+const MAX_DEPTH = 10;
+const MAX_ARRAY_ITEMS = 100;
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       base: { service: 'bankgraph' },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (object) => sanitizeForLog(object) as Record<string, unknown>,
+      },
+      // Errors are turned into plain objects by sanitizeForLog; pino's own serializer would re-type them as Object.
+      serializers: { err: (value: unknown) => value },
       hooks: {
         logMethod(args, method) {
-          method.apply(this, args.map((arg) => (typeof arg === 'string' ? maskIbans(arg) : arg)) as Parameters<typeof method>);
+          method.apply(this, args.map((arg) => (typeof arg === 'string' ? maskSecretsInText(arg) : arg)) as Parameters<typeof method>);
         },
       },
     },
@@ -46,11 +37,63 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   );
 }
 
+/** A copy of `value` that is safe to write to a log. */
+export function sanitizeForLog(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
+  if (typeof value === 'string') return maskSecretsInText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return '[circular]';
+  if (depth >= MAX_DEPTH) return '[truncated]';
+  seen.add(value);
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${(value as ArrayBufferView).byteLength} bytes]`;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (value instanceof Error) return sanitizeForLog(errorToObject(value), depth, seen);
+  if (value instanceof URL) return maskSecretsInText(value.href);
+  if (value instanceof Map) return sanitizeForLog(Object.fromEntries(value), depth + 1, seen);
+  if (typeof Headers !== 'undefined' && value instanceof Headers) return sanitizeForLog(Object.fromEntries(value.entries()), depth + 1, seen);
+  if (Array.isArray(value)) {
+    const items = value.slice(0, MAX_ARRAY_ITEMS).map((item) => sanitizeForLog(item, depth + 1, seen));
+    if (value.length > MAX_ARRAY_ITEMS) items.push(`[${value.length - MAX_ARRAY_ITEMS} more]`);
+    return items;
+  }
+  const result: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    result[key] = SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, depth + 1, seen);
+  }
+  return result;
+}
+
+/** An Error as a plain object: type, message, stack, its own fields (a provider body, a status), and its cause. */
+function errorToObject(error: Error): Record<string, unknown> {
+  const object: Record<string, unknown> = { type: error.constructor?.name ?? error.name, message: error.message, stack: error.stack };
+  for (const [key, item] of Object.entries(error)) if (!(key in object)) object[key] = item;
+  if (error.cause !== undefined) object.cause = error.cause;
+  if (error instanceof AggregateError) object.errors = error.errors;
+  return object;
+}
+
 const IBAN_PATTERN = /\b([A-Z]{2}\d{2})[A-Z0-9]{7,26}([A-Z0-9]{4})\b/g;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Keeps country, check digits and the last four characters: enough to tell accounts apart in a log. */
 export function maskIbans(text: string): string {
   return text.replace(IBAN_PATTERN, (_match, head: string, tail: string) => `${head}****${tail}`);
+}
+
+/** Credentials that can turn up inside free text: messages, stacks, URLs, provider bodies. */
+export function maskSecretsInText(text: string): string {
+  return maskIbans(
+    text
+      .replace(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED)
+      .replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`)
+      // JWS / JWT, detached-payload JWS (header..signature) included.
+      .replace(/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+/g, REDACTED)
+      // A data webhook's last path segment is the task's secret.
+      .replace(/(\/webhooks\/data\/)[^/?#\s"']+/g, `$1${REDACTED}`)
+      .replace(/([?&](?:code|state|token|access_token|refresh_token|id_token|client_secret|code_verifier|session|key)=)[^&#\s"']+/gi, `$1${REDACTED}`)
+      .replace(/((?:session|token|secret|key|password)["']?\s*[:=]\s*["']?)[^\s"',;&]{8,}/gi, `$1${REDACTED}`)
+      // Opaque random tokens (session tokens, merchant keys, refresh tokens): long runs that mix letters and digits.
+      .replace(/[A-Za-z0-9_-]{32,}/g, (run) => (UUID.test(run) || !/\d/.test(run) || !/[A-Za-z]/.test(run) ? run : REDACTED)),
+  );
 }
 
 export type { Logger };

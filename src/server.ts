@@ -2,21 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { handleAuthRoute } from './auth/auth.routes';
 import { credentialsFromHeaders, resolvePrincipal } from './auth/principal';
 import type { ResolvedConfig } from './config';
 import { createContext, type GatewayContext } from './context';
 import type { CacheMode } from './datasources/response-cache';
-import { ERROR_CODES, GatewayError, type ErrorCode } from './errors';
 import { PayloadTooLargeError, readBody } from './http/body';
-import { sendError, sendJson } from './http/respond';
+import { sendError } from './http/respond';
 import { createLogger, type Logger } from './logger';
+import { GatewayMetrics } from './metrics/gateway-metrics';
+import { HttpRequestTracker } from './ops/http-request-tracker';
+import { operationObserverPlugin } from './ops/operation-observer.plugin';
+import { OperationRecorder } from './ops/operation-recorder';
+import { handleOpsRoute } from './ops/ops.routes';
+import { Playground } from './playground/playground.routes';
+import { costLimitPlugin } from './security/cost-limit.plugin';
+import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-masking';
+import { HttpOperationGuard } from './security/http-operation-guard';
+import { OperationLimits } from './security/operation-limits';
+import { RateLimiter } from './security/rate-limiter';
+import { WsOperationGuard } from './security/ws-operation-guard';
 import { RESOLVERS } from './resolvers';
 import { buildGatewaySchema } from './schema/build-schema';
-import { createServices, type Services } from './services';
+import { createServices, type Services, type ServicesOptions } from './services';
+import { typeGraphqlPubSub } from './subscriptions/event-bus';
+import { startGraphqlWs } from './subscriptions/graphql-ws.server';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
@@ -27,47 +38,62 @@ export interface Gateway {
 
 export interface GatewayOptions {
   logger?: Logger;
+  /** Prefixes store namespaces and Redis keys and channels (several deployments or test runs on one Redis). */
+  keyPrefix?: string;
+  /** Webhook and subscription settings (payout watch schedule, webhook limits); defaults suit production. */
+  live?: ServicesOptions['live'];
 }
-
-/** GraphQL documents are small; a larger body is refused before it is parsed. */
-const MAX_GRAPHQL_BODY_BYTES = 100 * 1024;
-
-/** Errors GraphQL itself raises for a malformed request are the client's mistake: BAD_USER_INPUT, with the detail. */
-const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_SUPPORTED']);
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const services = createServices(config, logger);
-  const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS });
+  const metrics = new GatewayMetrics();
+  const services = createServices(config, logger, { metrics }, { keyPrefix: options.keyPrefix, live: options.live });
+  const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
   let publicUrl = config.publicUrl;
+  const production = config.nodeEnv === 'production';
+  // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
+  const limits = new OperationLimits(config.limits, production);
+  const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
+  const maskError = createErrorMasker({ production });
+  const recorder = new OperationRecorder(logger, metrics);
+  const httpGuard = new HttpOperationGuard(limiter, recorder);
+  const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
+  const tracker = new HttpRequestTracker(metrics);
+  const playground = new Playground({ sandbox: config.providerKind === 'sandbox' });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
-    introspection: config.nodeEnv !== 'production',
+    introspection: !production,
     includeStacktraceInErrorResponses: false,
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
     formatError: maskError,
-    plugins: [requestIdPlugin()],
+    plugins: [requestIdPlugin(), costLimitPlugin<GatewayContext>(limits), operationObserverPlugin(recorder, logger)],
   });
   await apollo.start();
 
   const httpServer = createServer((req, res) => {
+    // Counts the request for /metrics and for draining; during a shutdown it answers 503 itself.
+    if (!tracker.begin(req, res)) return;
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
     void route(req, res, requestId).catch((error: unknown) => {
       logger.error({ err: error, requestId, url: req.url }, 'request failed');
-      if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'Internal error; quote the request id when reporting it.', requestId);
+      if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE, requestId);
       else res.destroy();
     });
   });
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    if (await playground.handle(path, req, res)) return;
     if (path === '/graphql') return graphql(req, res, requestId);
-    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/readyz') return readiness(res);
+    if (await handleOpsRoute(path, req, res, { metrics, checkReady: () => services.checkReady(), isDraining: () => tracker.isDraining, metricsToken: config.metricsToken, logger })) return;
+    if (path.startsWith('/webhooks/') && (await services.live.webhooks.handle(req, res, path, requestId))) return;
     if (path.startsWith('/auth/')) {
+      if (!httpGuard.admitSignIn(req, res, requestId)) return;
       const handled = await handleAuthRoute(path, req, res, requestId, {
         authUrl: config.provider.authUrl,
         clientId: config.provider.clientId,
@@ -84,13 +110,17 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   }
 
   async function graphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const started = performance.now();
+    // Resolved before the body is read: the rate limit is per principal, and a refused request costs no more.
+    const principal = await resolvePrincipal(credentialsFromHeaders(req.headers), services.merchantKeys, services.sessions);
+    if (!httpGuard.admit(req, res, principal, requestId, started)) return;
     let body: unknown;
     if (req.method === 'POST') {
       let raw: Buffer;
       try {
-        raw = await readBody(req, MAX_GRAPHQL_BODY_BYTES);
+        raw = await readBody(req, config.limits.maxBodyBytes);
       } catch (error) {
-        if (error instanceof PayloadTooLargeError) return sendError(res, 413, 'BAD_USER_INPUT', `The request body exceeds ${error.limitBytes} bytes.`, requestId);
+        if (error instanceof PayloadTooLargeError) return httpGuard.bodyTooLarge(req, res, principal, requestId, started, error.limitBytes);
         throw error;
       }
       const contentType = req.headers['content-type'] ?? '';
@@ -98,7 +128,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         try {
           body = JSON.parse(raw.toString('utf8'));
         } catch {
-          return sendError(res, 400, 'BAD_USER_INPUT', 'The request body is not valid JSON.', requestId);
+          return httpGuard.notJson(req, res, principal, requestId, started);
         }
       } else {
         body = raw.toString('utf8');
@@ -110,8 +140,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     }
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
-      context: async () =>
-        createContext(services, await resolvePrincipal(credentialsFromHeaders(req.headers), services.merchantKeys, services.sessions), requestId, cacheModeOf(req)),
+      context: async () => createContext(services, principal, requestId, cacheModeOf(req)),
     });
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
@@ -123,28 +152,21 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     res.end();
   }
 
-  async function readiness(res: ServerResponse): Promise<void> {
-    try {
-      await services.checkReady();
-      sendJson(res, 200, { status: 'ready' });
-    } catch (error) {
-      logger.warn({ err: error }, 'not ready');
-      sendJson(res, 503, { status: 'unavailable', reason: 'the store or cache is not reachable' });
-    }
-  }
-
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
-  const wsCleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
-    {
-      schema: schema as GraphQLSchema,
-      context: async (ctx) => {
-        const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
-        const principal = await resolvePrincipal({ authorization, cookie: ctx.extra.request.headers.cookie }, services.merchantKeys, services.sessions);
-        return createContext(services, principal, randomUUID(), 'use');
-      },
-    },
-    wsServer,
-  );
+  // Apollo adds the introspection rule itself when introspection is off; graphql-ws needs it spelt out.
+  const validationRules = [...limits.validationRules, ...(production ? [NoSchemaIntrospectionCustomRule] : [])];
+  const graphqlWs = startGraphqlWs(httpServer, {
+    schema,
+    services,
+    validationRules,
+    maxPayloadBytes: config.limits.maxBodyBytes,
+    maskError,
+    wrap: (serverOptions) => wsGuard.wrap(serverOptions),
+  });
+  // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
+  httpServer.on('upgrade', (_req, socket) => {
+    metrics.webSocketOpened();
+    socket.once('close', () => metrics.webSocketClosed());
+  });
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -153,6 +175,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const { port } = httpServer.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   publicUrl ??= url;
+  services.live.setPublicUrl(publicUrl);
 
   let closing: Promise<void> | undefined;
   return {
@@ -160,34 +183,21 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     services,
     close() {
       closing ??= (async () => {
-        await wsCleanup.dispose();
-        wsServer.close();
-        httpServer.closeIdleConnections();
-        await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS),
+        // close WebSockets with 1001 Going Away, then the stores.
+        const deadline = performance.now() + config.shutdownTimeoutMs;
+        const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        tracker.startDraining(httpServer);
+        await wsGuard.drain(deadline);
+        await graphqlWs.dispose();
+        await tracker.drain(httpServer, deadline);
+        await closed;
         await apollo.stop();
         await services.close();
       })();
       return closing;
     },
   };
-
-  function maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-    const original = (error as { originalError?: unknown }).originalError;
-    const known = original instanceof GatewayError ? original : error instanceof GatewayError ? error : undefined;
-    if (known) return { ...formatted, message: known.message, extensions: { ...known.extensions } };
-    const code = formatted.extensions?.code;
-    if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
-      return { ...formatted, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, ...(code === 'BAD_USER_INPUT' ? {} : { reason: code }) } };
-    }
-    if (typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code)) return formatted;
-    logger.error({ err: original ?? error, path: formatted.path }, 'unexpected error in a resolver');
-    return {
-      message: 'Internal error; quote the request id when reporting it.',
-      ...(formatted.path ? { path: formatted.path } : {}),
-      ...(formatted.locations ? { locations: formatted.locations } : {}),
-      extensions: { code: 'INTERNAL_SERVER_ERROR' satisfies ErrorCode },
-    };
-  }
 }
 
 /** Adds the request id to every error, so a client can quote it and support can find the log lines. */

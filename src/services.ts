@@ -7,16 +7,18 @@ import { DataClient } from './datasources/data.client';
 import { ProviderHttpClient, type AttemptEvent } from './datasources/http.client';
 import { PaymentsClient } from './datasources/payments.client';
 import { PayoutClient } from './datasources/payout.client';
-import { ResponseCache } from './datasources/response-cache';
+import { DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from './datasources/response-cache';
 import { ClientCredentialsTokenManager } from './datasources/token-manager';
 import { VerificationClient } from './datasources/verification.client';
 import type { Logger } from './logger';
+import { GatewayMetrics } from './metrics/gateway-metrics';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
 import { SessionStore } from './store/session.store';
 import { BeneficiaryStore } from './store/beneficiary.store';
 import { PayoutStore } from './store/payout.store';
 import { RefundKeyStore } from './store/refund-key.store';
+import { createLiveServices, type LiveServices, type LiveSettings } from './subscriptions/live.services';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
 export interface Services {
@@ -40,13 +42,29 @@ export interface Services {
   refundKeys: RefundKeyStore;
   responseCache: ResponseCache;
   merchantKeys: MerchantKeys;
+  /** Webhooks, async data tasks, the event bus and payout watchers (src/subscriptions). */
+  live: LiveServices;
+  /** Prometheus metrics (/metrics); webhook receivers report through `metrics.webhookEvent(source, outcome)`. */
+  metrics: GatewayMetrics;
   /** Resolves when every store and cache answers; rejects with the first that does not. */
   checkReady(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createServices(config: ResolvedConfig, logger: Logger, hooks: { onProviderAttempt?: (event: AttemptEvent) => void } = {}): Services {
+export interface ServicesOptions {
+  /** Prefixes every store namespace and Redis key, so deployments (or test runs) can share one Redis. */
+  keyPrefix?: string;
+  live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
+}
+
+export function createServices(
+  config: ResolvedConfig,
+  logger: Logger,
+  hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics } = {},
+  options: ServicesOptions = {},
+): Services {
   const { provider } = config;
+  const metrics = hooks.metrics ?? new GatewayMetrics({ defaultMetrics: false });
   const http = new ProviderHttpClient({
     connectTimeoutMs: config.http.connectTimeoutMs,
     headersTimeoutMs: config.http.headersTimeoutMs,
@@ -59,6 +77,7 @@ export function createServices(config: ResolvedConfig, logger: Logger, hooks: { 
     signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
     onAttempt: (event) => {
       if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');
+      metrics.providerAttempt(event);
       hooks.onProviderAttempt?.(event);
     },
   });
@@ -66,13 +85,16 @@ export function createServices(config: ResolvedConfig, logger: Logger, hooks: { 
   const appTokens = new ClientCredentialsTokenManager(auth);
   const keyvs: Keyv<never>[] = [];
   const store = <T>(namespace: string): Keyv<T> => {
-    const keyv = createKeyv<T>(config.storeUrl, namespace);
+    const keyv = createKeyv<T>(config.storeUrl, `${options.keyPrefix ?? ''}${namespace}`);
     keyvs.push(keyv as Keyv<never>);
     return keyv;
   };
   const cacheKeyv = createKeyv<unknown>(config.cacheUrl, 'cache');
   keyvs.push(cacheKeyv as Keyv<never>);
   const sessions = new SessionStore(store('sessions'));
+  const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
+  const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
+  const live = createLiveServices(config, logger, { http, payments, payouts, store }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
 
   return {
     config,
@@ -81,8 +103,8 @@ export function createServices(config: ResolvedConfig, logger: Logger, hooks: { 
     auth,
     data: new DataClient(http, { dataUrl: provider.dataUrl }),
     verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }),
-    payouts: new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens),
-    payments: new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens),
+    payouts,
+    payments,
     appTokens,
     userTokens: new UserTokenProvider(sessions, auth),
     sessions,
@@ -90,12 +112,16 @@ export function createServices(config: ResolvedConfig, logger: Logger, hooks: { 
     beneficiaries: new BeneficiaryStore(store('beneficiaries')),
     payoutRecords: new PayoutStore(store('payouts')),
     refundKeys: new RefundKeyStore(store('refund-keys')),
-    responseCache: new ResponseCache(cacheKeyv),
+    responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents),
     merchantKeys: new MerchantKeys(config.merchantKeys),
+    live,
+    metrics,
     async checkReady() {
-      await Promise.all(keyvs.map((keyv) => keyv.get('readiness-probe')));
+      await Promise.all([...keyvs.map((keyv) => keyv.get('readiness-probe')), live.checkReady()]);
     },
     async close() {
+      // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
+      await live.close();
       await http.close();
       await Promise.allSettled(keyvs.map((keyv) => keyv.disconnect()));
     },

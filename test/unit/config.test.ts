@@ -78,4 +78,36 @@ describe('loadConfig', () => {
   it('refuses provider settings that the embedded sandbox would silently ignore', () => {
     expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual(['CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it']);
   });
+
+  it('has documented operation limits, rate limit and shutdown defaults', () => {
+    const config = loadConfig({});
+    expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 5_000, maxCost: 20_000, maxBodyBytes: 102_400 });
+    expect(config.rateLimit).toEqual({ perSecond: 20, burst: 60 });
+    expect(config.shutdownTimeoutMs).toBe(10_000);
+    expect(config.metricsToken).toBeUndefined();
+    expect(config.providerKind).toBe('sandbox');
+  });
+
+  it('names bad limit, rate-limit and operations settings', () => {
+    expect(
+      problemsOf({
+        GRAPHQL_MAX_DEPTH: '0',
+        GRAPHQL_MAX_COST: 'lots',
+        GRAPHQL_MAX_BODY_BYTES: '10',
+        RATE_LIMIT_PER_SECOND: '-1',
+        RATE_LIMIT_BURST: '0',
+        SHUTDOWN_TIMEOUT_MS: '1.5',
+        METRICS_TOKEN: 'short',
+      }),
+    ).toEqual([
+      'GRAPHQL_MAX_DEPTH must be an integer from 1 to 1000; got "0"',
+      'GRAPHQL_MAX_COST must be an integer from 1 to 100000000; got "lots"',
+      'GRAPHQL_MAX_BODY_BYTES must be an integer from 1024 to 67108864; got "10"',
+      'RATE_LIMIT_PER_SECOND must be a number from 0 to 1000000; got "-1"',
+      'RATE_LIMIT_BURST must be an integer from 1 to 1000000; got "0"',
+      'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000; got "1.5"',
+      'METRICS_TOKEN must be at least 16 characters without spaces',
+    ]);
+    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0.5', GRAPHQL_MAX_DEPTH: '8' })).toMatchObject({ rateLimit: { perSecond: 0.5 }, limits: { maxDepth: 8 } });
+  });
 });

@@ -99,5 +99,6 @@ ${hiddenInputs}
 <button type="submit" name="action" value="deny" formnovalidate>Cancel</button>
 </form>
 <p class="hint">Sandbox test logins: ${logins}.</p>`,
+    new URL(request.redirectUri).origin,
   );
 }

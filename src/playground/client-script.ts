@@ -1,0 +1,115 @@
+import { EXAMPLE_TABS } from './examples';
+
+/**
+ * The browser side of the playground, served as a file (/playground/assets/<hash>/playground.js) because the page's
+ * CSP allows no inline script. It runs after the React, ReactDOM, graphql-ws and GraphiQL UMD bundles, which
+ * define the globals it uses. Plain ES2017, no build step: it is small and only glues the bundles together.
+ */
+export function playgroundClientScript(): string {
+  return `'use strict';
+(function () {
+  var EXAMPLES = ${JSON.stringify(EXAMPLE_TABS)};
+  var httpUrl = location.origin + '/graphql';
+  var wsUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
+
+  // The session cookie rides along on the WebSocket upgrade; a header typed in the Headers tab (a merchant key)
+  // is passed as connectionParams.authorization, one socket per distinct value.
+  var wsClients = {};
+  function wsClientFor(authorization) {
+    var key = authorization || '';
+    if (!wsClients[key]) {
+      wsClients[key] = graphqlWs.createClient({
+        url: wsUrl,
+        lazy: true,
+        retryAttempts: 3,
+        connectionParams: authorization ? { authorization: authorization } : {},
+      });
+    }
+    return wsClients[key];
+  }
+
+  function subscribe(client, params) {
+    var queue = [];
+    var wake = function () {};
+    var finished = false;
+    var dispose = client.subscribe(
+      { query: params.query, variables: params.variables, operationName: params.operationName || undefined },
+      {
+        next: function (value) { queue.push(value); wake(); },
+        // A GraphQL error over the socket arrives as a list of errors: show it like an HTTP error response.
+        error: function (error) {
+          queue.push(Array.isArray(error) ? { errors: error } : { errors: [{ message: 'WebSocket: ' + ((error && (error.reason || error.message)) || 'connection failed') }] });
+          finished = true;
+          wake();
+        },
+        complete: function () { finished = true; wake(); },
+      }
+    );
+    var iterator = {
+      next: function () {
+        if (queue.length) return Promise.resolve({ value: queue.shift(), done: false });
+        if (finished) return Promise.resolve({ value: undefined, done: true });
+        return new Promise(function (resolve) { wake = resolve; }).then(function () { return iterator.next(); });
+      },
+      return: function () { dispose(); finished = true; return Promise.resolve({ value: undefined, done: true }); },
+    };
+    iterator[Symbol.asyncIterator] = function () { return iterator; };
+    return iterator;
+  }
+
+  // Parsed from the text being sent: GraphiQL's own parsed copy can lag behind an edit made a moment earlier.
+  function documentOf(params) {
+    try {
+      return GraphiQL.GraphQL.parse(params.query);
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function isSubscription(params) {
+    var document = documentOf(params);
+    if (!document) return false;
+    return document.definitions.some(function (definition) {
+      return definition.kind === 'OperationDefinition' && definition.operation === 'subscription' &&
+        (!params.operationName || (definition.name && definition.name.value === params.operationName));
+    });
+  }
+
+  // Right after the editor's text is replaced, GraphiQL can still hold the previous operation's name; a name the
+  // document does not contain would make the server refuse the request, so it is corrected from the document.
+  function withCurrentOperationName(params) {
+    var document = documentOf(params);
+    if (!document) return params;
+    var operations = document.definitions.filter(function (definition) { return definition.kind === 'OperationDefinition'; });
+    var named = operations.some(function (definition) { return definition.name && definition.name.value === params.operationName; });
+    if (!params.operationName || named || operations.length !== 1) return params;
+    return Object.assign({}, params, { operationName: operations[0].name ? operations[0].name.value : undefined });
+  }
+
+  var httpFetcher = GraphiQL.createFetcher({ url: httpUrl, enableIncrementalDelivery: false });
+  function fetcher(graphQLParams, options) {
+    var params = withCurrentOperationName(graphQLParams);
+    if (isSubscription(params)) {
+      var headers = (options && options.headers) || {};
+      return subscribe(wsClientFor(headers.Authorization || headers.authorization), params);
+    }
+    return httpFetcher(params, options);
+  }
+
+  var signOut = document.getElementById('sign-out');
+  if (signOut) {
+    signOut.addEventListener('click', function () {
+      fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' }).then(function () { location.reload(); });
+    });
+  }
+
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(React.createElement(GraphiQL, {
+    fetcher: fetcher,
+    defaultTabs: EXAMPLES,
+    defaultEditorToolsVisibility: true,
+    shouldPersistHeaders: false,
+  }));
+})();
+`;
+}

@@ -1,0 +1,135 @@
+/** The playground's preloaded tabs: one per main flow, runnable as they stand once signed in. */
+export interface ExampleTab {
+  query: string;
+  variables?: string;
+  headers?: string;
+}
+
+const MERCHANT_HEADERS = JSON.stringify({ Authorization: 'Bearer <merchant key: MERCHANT_KEYS, or the one printed at start>' }, null, 2);
+
+export const EXAMPLE_TABS: readonly ExampleTab[] = [
+  {
+    query: `# Welcome to bankgraph. Sign in with the link above (sandbox bank: john / doe), then press the run button.
+# Your session cookie is sent with every request from this page, over HTTP and WebSocket alike.
+query ViewerGraph($first: Int = 5) {
+  viewer {
+    accounts {
+      id
+      displayName
+      currency
+      accountNumber { iban sortCode number }
+      balance { current available updatedAt }
+      transactions(first: $first) {
+        totalCount
+        nodes { id timestamp description amount { amount currency } merchantName }
+      }
+    }
+    cards {
+      id
+      displayName
+      partialCardNumber
+      balance { current creditLimit }
+    }
+    verifiedBeneficiaries { iban name verifiedAt }
+    payouts { transactionId status amountInMinor currency }
+  }
+}
+`,
+  },
+  {
+    query: `# 1. Verify that a name holds one of your accounts: its IBAN becomes a verified beneficiary.
+# 2. Pay out to that IBAN (copy one from verifyAccountHolder's report into the variables).
+# Run each operation with the button's menu, or put the cursor in it and press Ctrl-Enter.
+mutation VerifyAccountHolder($name: String!) {
+  verifyAccountHolder(name: $name) {
+    verified
+    accountHolderName
+    matchScore
+    report { iban displayName verifiable accountHolders { name verified matchScore } }
+  }
+}
+
+mutation CreatePayout($input: CreatePayoutInput!) {
+  createPayout(input: $input) {
+    transactionId
+    status
+    amountInMinor
+    currency
+    beneficiaryName
+    beneficiaryIban
+    authorisedAt
+  }
+}
+`,
+    variables: JSON.stringify(
+      {
+        name: 'John Doe',
+        input: { amountInMinor: 100, currency: 'GBP', beneficiaryIban: '<an IBAN from the report>', beneficiaryName: 'John Doe', beneficiaryReference: 'playground payout' },
+      },
+      null,
+      2,
+    ),
+  },
+  {
+    query: `# Watch a payout move authorised -> submitted -> settled (runs over WebSocket).
+subscription PayoutUpdated($transactionId: ID!) {
+  payoutUpdated(transactionId: $transactionId) {
+    transactionId
+    status
+    authorisedAt
+    submittedAt
+    settledAt
+    failedAt
+    rejectedAt
+  }
+}
+`,
+    variables: JSON.stringify({ transactionId: '<transactionId from createPayout>' }, null, 2),
+  },
+  {
+    query: `# Merchant operations need a merchant key: set it in the Headers tab below.
+query Payment($id: ID!) {
+  payment(id: $id) {
+    id
+    refundedAmountInMinor
+    refunds { id status amountInMinor currency reference createdAt executedAt failureReason }
+  }
+}
+
+mutation RefundPayment($input: RefundPaymentInput!) {
+  refundPayment(input: $input) {
+    id
+    paymentId
+    status
+    amountInMinor
+    currency
+    reference
+    createdAt
+  }
+}
+
+subscription RefundUpdated($paymentId: ID!) {
+  refundUpdated(paymentId: $paymentId) { id status executedAt failureReason }
+}
+`,
+    variables: JSON.stringify({ id: '<payment id>', paymentId: '<payment id>', input: { paymentId: '<payment id>', amountInMinor: 100, reference: 'playground' } }, null, 2),
+    headers: MERCHANT_HEADERS,
+  },
+  {
+    query: `# Start an asynchronous data fetch, then subscribe with its id: the result arrives by webhook.
+mutation StartDataTask {
+  startDataTask(input: { resource: ACCOUNTS }) { id status resource createdAt }
+}
+
+subscription DataTaskUpdated($id: ID!) {
+  dataTaskUpdated(id: $id) {
+    id
+    status
+    completedAt
+    accounts { id displayName balance { current } }
+  }
+}
+`,
+    variables: JSON.stringify({ id: '<id from startDataTask>' }, null, 2),
+  },
+];

@@ -1,0 +1,11 @@
+/** The page's own layout, served as a stylesheet (the CSP allows no inline style elements or attributes). */
+export const PLAYGROUND_CSS = `html, body { height: 100%; margin: 0; }
+body { display: flex; flex-direction: column; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+.bankgraph-bar { display: flex; align-items: center; gap: 1rem; padding: 0.5rem 1rem; border-bottom: 1px solid #d0d7de; font-size: 14px; flex-wrap: wrap; }
+.bankgraph-bar strong { font-size: 16px; }
+.bankgraph-bar a, .bankgraph-bar button { font: inherit; padding: 0.25rem 0.75rem; border-radius: 6px; border: 1px solid #1f6feb; text-decoration: none; cursor: pointer; }
+.bankgraph-bar a { background: #1f6feb; color: #fff; }
+.bankgraph-bar button { background: #fff; color: #1f6feb; }
+.bankgraph-bar .hint { color: #57606a; }
+#graphiql { flex: 1; min-height: 0; }
+`;

@@ -1,0 +1,120 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PlaygroundAssets } from './playground-assets';
+
+/**
+ * The self-hosted GraphiQL: the page at GET / and at GET /graphql for browsers, and its assets under
+ * /playground/assets/. Everything comes from installed packages; nothing is fetched from a CDN.
+ */
+export class Playground {
+  private readonly assets = new PlaygroundAssets();
+  private readonly page: Buffer;
+
+  constructor(options: { sandbox: boolean }) {
+    this.page = Buffer.from(this.render(options.sandbox));
+  }
+
+  /** Serves the request when it is the playground's; false otherwise. */
+  async handle(path: string, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    if (path === '/' || (path === '/graphql' && wantsHtml(req))) {
+      this.sendPage(req, res);
+      return true;
+    }
+    if (!path.startsWith('/playground/assets/')) return false;
+    const asset = this.assets.find(path);
+    if (!asset) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+      res.end('not found');
+      return true;
+    }
+    const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+    const body = gzip ? await this.assets.gzipped(asset) : asset.body;
+    res.writeHead(200, {
+      'content-type': asset.contentType,
+      'content-length': body.length,
+      // The URL carries the content hash, so the file behind it never changes.
+      'cache-control': 'public, max-age=31536000, immutable',
+      'x-content-type-options': 'nosniff',
+      'cross-origin-resource-policy': 'same-origin',
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return true;
+  }
+
+  private sendPage(req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': this.page.length,
+      'content-security-policy': contentSecurityPolicy(req),
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-opener-policy': 'same-origin',
+      vary: 'accept',
+    });
+    res.end(req.method === 'HEAD' ? undefined : this.page);
+  }
+
+  private render(sandbox: boolean): string {
+    const script = (name: string) => `<script src="${this.assets.url(name)}"></script>`;
+    const style = (name: string) => `<link rel="stylesheet" href="${this.assets.url(name)}">`;
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>bankgraph playground</title>
+<link rel="icon" href="data:,">
+${style('graphiql.min.css')}
+${style('playground.css')}
+</head>
+<body>
+<header class="bankgraph-bar">
+<strong>bankgraph</strong>
+<a id="sign-in" href="/auth/login?returnTo=/graphql">${sandbox ? 'Sign in with the sandbox bank' : 'Sign in with your bank'}</a>
+<button id="sign-out" type="button">Sign out</button>
+<span class="hint">Merchant operations: put {"Authorization": "Bearer &lt;merchant key&gt;"} in the Headers tab.</span>
+</header>
+<div id="graphiql">Loading the playground…</div>
+${script('react.production.min.js')}
+${script('react-dom.production.min.js')}
+${script('graphql-ws.min.js')}
+${script('graphiql.min.js')}
+${script('playground.js')}
+</body>
+</html>
+`;
+  }
+}
+
+/**
+ * Scripts, styles, fonts and images only from this origin (GraphiQL's fonts and icons are data: URLs inside its
+ * stylesheet); no inline script; network access only to this origin, over HTTP and WebSocket. The WebSocket origin
+ * is spelt out because older browsers do not let 'self' cover ws: and wss:.
+ */
+export function contentSecurityPolicy(req: IncomingMessage): string {
+  const host = req.headers.host ?? '';
+  // The Host header is reflected into the policy, so it must look like a host and nothing else.
+  const socket = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? ` ws://${host} wss://${host}` : '';
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    `connect-src 'self'${socket}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** A browser navigating to /graphql asks for HTML first; GraphQL clients ask for JSON. */
+function wantsHtml(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return /\btext\/html\b/i.test(accept) && !/application\/(graphql-response\+)?json/i.test(accept.split(',')[0] ?? '');
+}

@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../auth/principal';
+import { describePrincipal } from '../context';
+import { sendError } from '../http/respond';
+import type { OperationRecorder } from '../ops/operation-recorder';
+import { operationLimitError } from './operation-limits';
+import { rateLimitKey } from './principal-key';
+import type { RateLimiter } from './rate-limiter';
+import { formattedRefusal, rateLimitedError, sendGraphQLRefusal } from './refusals';
+
+/**
+ * The HTTP refusals that happen before Apollo sees a request: over the rate limit (429 + Retry-After), body too
+ * large (413), body not JSON (400). Each answers in the GraphQL error shape and is logged as one operation.
+ */
+export class HttpOperationGuard {
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly recorder: OperationRecorder,
+  ) {}
+
+  /** Spends one token of the principal's allowance; false (and the 429 sent) when there is none left. */
+  admit(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): boolean {
+    const decision = this.limiter.take(rateLimitKey(principal, req.socket.remoteAddress));
+    if (decision.allowed) return true;
+    const error = rateLimitedError(decision.retryAfterSeconds);
+    sendGraphQLRefusal(req, res, 429, formattedRefusal(error), requestId, { 'retry-after': String(decision.retryAfterSeconds) });
+    this.recordRefusal(principal, requestId, started, 429, 'rate_limit', 'FORBIDDEN');
+    return false;
+  }
+
+  /**
+   * The sign-in routes have an allowance per client address of their own (each /auth/login stores a login state,
+   * so a flood would fill the store): past it, 429 in those routes' error shape.
+   */
+  admitSignIn(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
+    const decision = this.limiter.take(`sign-in:${rateLimitKey({ kind: 'anonymous' }, req.socket.remoteAddress)}`);
+    if (decision.allowed) return true;
+    sendError(res, 429, 'FORBIDDEN', `Too many requests from this client; retry after ${decision.retryAfterSeconds} s.`, requestId, {
+      'retry-after': String(decision.retryAfterSeconds),
+    });
+    return false;
+  }
+
+  bodyTooLarge(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number, limitBytes: number): void {
+    const error = operationLimitError('maxBodyBytes', `The request body exceeds ${limitBytes} bytes.`, limitBytes, 413);
+    sendGraphQLRefusal(req, res, 413, formattedRefusal(error), requestId, { connection: 'close' });
+    this.recordRefusal(principal, requestId, started, 413, 'maxBodyBytes', 'BAD_USER_INPUT');
+  }
+
+  notJson(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): void {
+    sendGraphQLRefusal(req, res, 400, { message: 'The request body is not valid JSON.', extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } }, requestId);
+    this.recorder.record({
+      requestId,
+      principal: describePrincipal(principal),
+      transport: 'http',
+      operationName: undefined,
+      operationType: undefined,
+      durationMs: performance.now() - started,
+      status: 400,
+      outcome: 'error',
+      errorCodes: ['BAD_USER_INPUT'],
+    });
+  }
+
+  private recordRefusal(principal: Principal, requestId: string, started: number, status: number, refusal: string, code: string): void {
+    this.recorder.record({
+      requestId,
+      principal: describePrincipal(principal),
+      transport: 'http',
+      operationName: undefined,
+      operationType: undefined,
+      durationMs: performance.now() - started,
+      status,
+      outcome: 'refused',
+      errorCodes: [code],
+      refusal,
+    });
+  }
+}

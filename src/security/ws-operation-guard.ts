@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { getOperationAST, GraphQLError, parse, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
+import { resolvePrincipal, type MerchantKeys, type Principal } from '../auth/principal';
+import { describePrincipal } from '../context';
+import type { Logger } from '../logger';
+import type { GatewayMetrics, OperationOutcome } from '../metrics/gateway-metrics';
+import { logErrorDetail } from '../ops/operation-observer.plugin';
+import { outcomeOf, type OperationRecorder } from '../ops/operation-recorder';
+import type { SessionStore } from '../store/session.store';
+import type { OperationLimits } from './operation-limits';
+import { rateLimitKey } from './principal-key';
+import type { RateLimiter } from './rate-limiter';
+import { rateLimitedError } from './refusals';
+
+/** The part of graphql-ws's per-connection context the guard reads. */
+interface ConnectionContext {
+  readonly connectionParams?: Readonly<Record<string, unknown>>;
+  readonly extra: { readonly request: IncomingMessage };
+}
+
+interface OperationState {
+  started: number;
+  principal: string;
+  operationName: string | undefined;
+  operationType: string | undefined;
+  /** Replaced by the context's own once the operation runs, so errors and the log line agree. */
+  requestId: string;
+  /** The subscription's root field while it counts as active. */
+  subscriptionField?: string;
+  outcome?: ReturnType<typeof outcomeOf>;
+  /** Until onSubscribe hands back execution arguments, an error is the operation's last event (no onComplete). */
+  executing: boolean;
+  /** Set when the principal's allowance was spent. */
+  retryAfterSeconds?: number;
+}
+
+export interface WsOperationGuardDeps {
+  schema: GraphQLSchema;
+  limits: OperationLimits;
+  limiter: RateLimiter;
+  recorder: OperationRecorder;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  merchantKeys: MerchantKeys;
+  sessions: SessionStore;
+}
+
+/**
+ * Over WebSocket what the HTTP path gets from Apollo and the HTTP guard, wrapped around the graphql-ws options
+ * (src/subscriptions/graphql-ws.server.ts keeps parsing, validation, context and masking): the rate limit and the
+ * token limit before anything is parsed, the cost limit once the operation is known, the request id on every error,
+ * one log line per operation, error detail in the log, and the active-subscription gauge.
+ */
+export class WsOperationGuard {
+  private readonly principals = new WeakMap<object, Promise<Principal>>();
+  private readonly operations = new WeakMap<object, Map<string, OperationState>>();
+  private readonly running = new Set<OperationState>();
+
+  constructor(private readonly deps: WsOperationGuardDeps) {}
+
+  /** Resolves once no query or mutation is running over any socket (open subscriptions do not count), or at the deadline. */
+  async drain(deadline: number): Promise<void> {
+    while ([...this.running].some((state) => state.operationType !== 'subscription') && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  wrap<P extends Record<string, unknown> | undefined, E>(options: ServerOptions<P, E>): ServerOptions<P, E> {
+    return {
+      ...options,
+      onSubscribe: async (ctx, id, payload) => {
+        const state = await this.begin(ctx as unknown as ConnectionContext, id, payload.operationName ?? undefined);
+        const refusal = this.admit(state, payload.query);
+        if (refusal) return refusal;
+        const result = await options.onSubscribe?.(ctx, id, payload);
+        if (!result || Array.isArray(result)) return result as readonly GraphQLError[] | undefined;
+        const args = result as ExecutionArgs;
+        const operation = getOperationAST(args.document, args.operationName);
+        if (operation) {
+          state.operationName = operation.name?.value ?? state.operationName;
+          state.operationType = operation.operation;
+          const tooCostly = this.deps.limits.checkCost(this.deps.schema, args.document, operation, args.variableValues ?? undefined);
+          if (tooCostly) return [tooCostly];
+          if (operation.operation === 'subscription') {
+            const first = operation.selectionSet.selections[0];
+            state.subscriptionField = first?.kind === 'Field' ? first.name.value : 'unknown';
+            this.deps.metrics.subscriptionStarted(state.subscriptionField);
+          }
+        }
+        state.executing = true;
+        this.running.add(state);
+        return args;
+      },
+      onOperation: async (ctx, id, payload, args, result) => {
+        const state = this.stateOf(ctx).get(id);
+        const requestId = (args.contextValue as { requestId?: unknown } | undefined)?.requestId;
+        if (state && typeof requestId === 'string') state.requestId = requestId;
+        return options.onOperation?.(ctx, id, payload, args, result);
+      },
+      onNext: async (ctx, id, payload, args, result) => {
+        const state = this.stateOf(ctx).get(id);
+        for (const error of result.errors ?? []) logErrorDetail(this.deps.logger, error, state?.requestId ?? 'none');
+        const sent: FormattedExecutionResult = (await options.onNext?.(ctx, id, payload, args, result)) ?? {
+          ...result,
+          ...(result.errors ? { errors: result.errors.map((error) => error.toJSON()) } : {}),
+        };
+        const errors = sent.errors && this.withRequestId(sent.errors, state);
+        if (state) state.outcome = outcomeOf(sent.data, errors);
+        return errors ? { ...sent, errors } : sent;
+      },
+      onError: async (ctx, id, payload, errors) => {
+        const state = this.stateOf(ctx).get(id);
+        for (const error of errors) logErrorDetail(this.deps.logger, error, state?.requestId ?? 'none');
+        const sent = this.withRequestId((await options.onError?.(ctx, id, payload, errors)) ?? errors.map((error) => error.toJSON()), state);
+        if (state) {
+          state.outcome = outcomeOf(null, sent);
+          if (!state.executing) this.finish(ctx, id, state);
+        }
+        return sent;
+      },
+      onComplete: async (ctx, id, payload) => {
+        const state = this.stateOf(ctx).get(id);
+        if (state) this.finish(ctx, id, state);
+        await options.onComplete?.(ctx, id, payload);
+      },
+      onClose: async (ctx, code, reason) => {
+        // Operations still open here were cut short: the client went, or executing one threw and graphql-ws closed the socket.
+        for (const [id, state] of this.stateOf(ctx)) this.finish(ctx, id, state, 'aborted');
+        await options.onClose?.(ctx, code, reason);
+      },
+    };
+  }
+
+  private async begin(ctx: ConnectionContext, id: string, operationName: string | undefined): Promise<OperationState> {
+    const principal = await this.principalOf(ctx);
+    const state: OperationState = { started: performance.now(), principal: describePrincipal(principal), operationName, operationType: undefined, requestId: randomUUID(), executing: false };
+    this.stateOf(ctx).set(id, state);
+    const decision = this.deps.limiter.take(rateLimitKey(principal, ctx.extra.request.socket.remoteAddress));
+    if (!decision.allowed) state.retryAfterSeconds = decision.retryAfterSeconds;
+    return state;
+  }
+
+  /** The rate limit's verdict (taken in begin) and the token limit, before the document is parsed for real. */
+  private admit(state: OperationState, query: string): readonly GraphQLError[] | undefined {
+    if (state.retryAfterSeconds !== undefined) return [rateLimitedError(state.retryAfterSeconds)];
+    try {
+      // Parsing with maxTokens stops at the limit; a document within it is parsed again, unlimited, by the next hook.
+      parse(query, this.deps.limits.parseOptions);
+      return undefined;
+    } catch (error) {
+      const syntax = error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.');
+      return [new GraphQLError(syntax.message, { source: syntax.source, positions: syntax.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
+    }
+  }
+
+  private withRequestId(errors: readonly GraphQLFormattedError[], state: OperationState | undefined): GraphQLFormattedError[] {
+    const requestId = state?.requestId;
+    return errors.map((error) => (requestId === undefined || error.extensions?.requestId ? error : { ...error, extensions: { ...error.extensions, requestId } }));
+  }
+
+  private finish(ctx: object, id: string, state: OperationState, forced?: OperationOutcome): void {
+    this.stateOf(ctx).delete(id);
+    this.running.delete(state);
+    if (state.subscriptionField) this.deps.metrics.subscriptionEnded(state.subscriptionField);
+    this.deps.recorder.record({
+      requestId: state.requestId,
+      principal: state.principal,
+      transport: 'ws',
+      operationName: state.operationName,
+      operationType: state.operationType,
+      durationMs: performance.now() - state.started,
+      ...(state.outcome ?? { outcome: forced ?? 'success' }),
+    });
+  }
+
+  private stateOf(ctx: object): Map<string, OperationState> {
+    let states = this.operations.get(ctx);
+    if (!states) {
+      states = new Map();
+      this.operations.set(ctx, states);
+    }
+    return states;
+  }
+
+  /** Once per connection, from the same credentials the context reads: they cannot change on an open socket. */
+  private principalOf(ctx: ConnectionContext): Promise<Principal> {
+    let principal = this.principals.get(ctx);
+    if (!principal) {
+      const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
+      principal = resolvePrincipal({ authorization, cookie: ctx.extra.request.headers.cookie }, this.deps.merchantKeys, this.deps.sessions);
+      this.principals.set(ctx, principal);
+      // A store hiccup must not pin a failure to the connection for its lifetime.
+      principal.catch(() => this.principals.delete(ctx));
+    }
+    return principal;
+  }
+}

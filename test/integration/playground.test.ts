@@ -1,0 +1,84 @@
+import { request as httpRequest } from 'node:http';
+import { startStack, type Stack } from '../helpers/stack';
+
+/** The playground as HTTP sees it (the browser test drives it for real): page, policy, assets, caching. */
+describe('the playground over HTTP', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const host = (): string => new URL(stack.gateway.url).host;
+
+  async function page(path: string, accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'): Promise<{ response: Response; html: string }> {
+    const response = await fetch(`${stack.gateway.url}${path}`, { headers: { accept } });
+    return { response, html: await response.text() };
+  }
+
+  it('serves GraphiQL to browsers at / and GET /graphql, with a strict CSP and no inline script', async () => {
+    for (const path of ['/', '/graphql']) {
+      const { response, html } = await page(path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toBe(
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; " +
+          `connect-src 'self' ws://${host()} wss://${host()}; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+      );
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(html).toContain('href="/auth/login?returnTo=/graphql"');
+      expect(html).toContain('Sign in with the sandbox bank');
+      // Every script is a file from this origin: no inline code, no CDN.
+      const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+      expect(scripts.length).toBe(5);
+      for (const [, attributes, body] of scripts) {
+        expect(attributes).toMatch(/src="\/playground\/assets\/[0-9a-f]{16}\/[\w.-]+\.js"/);
+        expect(body).toBe('');
+      }
+      expect(html).not.toMatch(/https?:\/\//);
+    }
+  });
+
+  it('puts only a well-formed Host into the policy', async () => {
+    const policy = await new Promise<string | undefined>((resolve, reject) => {
+      const request = httpRequest(`${stack.gateway.url}/`, { headers: { accept: 'text/html', host: "evil.example; script-src 'unsafe-inline'" } }, (response) => {
+        response.resume();
+        resolve(response.headers['content-security-policy'] as string | undefined);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+    expect(policy).toContain("connect-src 'self';");
+    expect(policy).not.toContain('evil');
+  });
+
+  it('still answers GraphQL clients at GET /graphql', async () => {
+    const response = await fetch(`${stack.gateway.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/graphql-response+json', 'apollo-require-preflight': 'true' } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+  });
+
+  it('serves the assets from the installed packages, cacheable forever under their content hash, gzipped on request', async () => {
+    const { html } = await page('/');
+    const urls = [...html.matchAll(/(?:src|href)="(\/playground\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(urls.map((url) => url.split('/').pop())).toEqual(['graphiql.min.css', 'playground.css', 'react.production.min.js', 'react-dom.production.min.js', 'graphql-ws.min.js', 'graphiql.min.js', 'playground.js']);
+    for (const url of urls) {
+      const response = await fetch(`${stack.gateway.url}${url}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(url.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    const graphiql = urls.find((url) => url.endsWith('graphiql.min.js'))!;
+    const zipped = await fetch(`${stack.gateway.url}${graphiql}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect((await zipped.text()).length).toBeGreaterThan(1_000_000);
+    // An old or made-up hash is not served (it would be cached forever with the wrong content).
+    expect((await fetch(`${stack.gateway.url}${graphiql.replace(/[0-9a-f]{16}/, '0000000000000000')}`)).status).toBe(404);
+    expect((await fetch(`${stack.gateway.url}/playground/assets/../../package.json`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,75 @@
+import { Writable } from 'node:stream';
+import { createLogger, maskIbans, maskSecretsInText, sanitizeForLog } from '../../src/logger';
+
+/** The log sanitizer on its own: whatever a future change logs by mistake, credentials and IBANs stay out. */
+describe('log sanitising', () => {
+  const sessionToken = 'hJ8kVq2Xr7Lm0PzT5nYw3sA9dF6gB1cE4uI8oK2jH7q';
+  const jwt = 'eyJhbGciOiJFUzUxMiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJlLXZhbHVlLWhlcmU';
+  const iban = 'GB33BUKB20201555555555';
+
+  function capture(): { lines: () => Record<string, unknown>[]; text: () => string; logger: ReturnType<typeof createLogger> } {
+    const chunks: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    return { logger: createLogger('trace', sink), text: () => chunks.join(''), lines: () => chunks.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
+  }
+
+  it('removes values under secret-sounding keys at any depth', () => {
+    const out = sanitizeForLog({
+      req: { headers: { authorization: `Bearer ${sessionToken}`, cookie: `bankgraph_session=${sessionToken}`, 'x-request-id': 'abc' } },
+      body: { access_token: jwt, refresh_token: 'r', nested: { deeper: { client_secret: 's3cr3t', beneficiary_iban: iban, amount: 10 } } },
+      session: { sessionToken, tokens: { accessToken: jwt } },
+      merchantKeys: ['key-1'],
+      privateKeyPem: '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----',
+      tokenEndpoint: true,
+    }) as Record<string, Record<string, unknown>>;
+    const text = JSON.stringify(out);
+    for (const secret of [sessionToken, jwt, 's3cr3t', iban, 'key-1', 'BEGIN PRIVATE KEY']) expect(text).not.toContain(secret);
+    expect(out.req!.headers).toMatchObject({ authorization: '[redacted]', cookie: '[redacted]', 'x-request-id': 'abc' });
+    expect(text).toContain('"amount":10');
+    // Booleans are kept: `tokenEndpoint: true` says nothing secret.
+    expect(out.tokenEndpoint).toBe(true);
+  });
+
+  it('blanks credentials inside free text: messages, URLs, provider bodies, stacks', () => {
+    const text = maskSecretsInText(
+      `call failed: Authorization: Bearer ${sessionToken}; token ${jwt}; url /webhooks/data/task-secret-123?x=1 and /auth/callback?code=abc123def456&state=zzz; iban ${iban}; opaque ${sessionToken}`,
+    );
+    for (const secret of [sessionToken, jwt, 'task-secret-123', 'abc123def456', iban]) expect(text).not.toContain(secret);
+    expect(text).toContain('GB33****5555');
+    // Request ids (UUIDs) and ordinary words stay readable.
+    expect(maskSecretsInText('request 3f3a6bc1-5ae0-4431-a45c-c5aec0d052c5 failed')).toBe('request 3f3a6bc1-5ae0-4431-a45c-c5aec0d052c5 failed');
+  });
+
+  it('masks IBANs keeping country, check digits and the last four characters', () => {
+    expect(maskIbans(`to ${iban} and DE89370400440532013000`)).toBe('to GB33****5555 and DE89****3000');
+  });
+
+  it('serialises errors with their own fields and causes, sanitised', () => {
+    const { logger, lines } = capture();
+    const cause = new Error(`socket hang up while sending Bearer ${sessionToken}`);
+    const error = Object.assign(new Error(`provider said: account ${iban} unknown`, { cause }), { body: { access_token: jwt, detail: `iban ${iban}` }, status: 400 });
+    logger.error({ err: error, requestId: 'r-1' }, `failed for ${iban}`);
+    const [line] = lines();
+    expect(line).toMatchObject({ level: 'error', requestId: 'r-1', msg: 'failed for GB33****5555', err: { type: 'Error', status: 400, body: { access_token: '[redacted]', detail: 'iban GB33****5555' } } });
+    const text = JSON.stringify(line);
+    for (const secret of [sessionToken, jwt, iban]) expect(text).not.toContain(secret);
+    expect(text).toContain('socket hang up');
+  });
+
+  it('survives cycles, buffers and very deep or long values', () => {
+    const cyclic: Record<string, unknown> = { name: 'a' };
+    cyclic.self = cyclic;
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 50; i += 1) deep = { deep };
+    const out = sanitizeForLog({ cyclic, deep, buffer: Buffer.from('secret bytes'), list: Array.from({ length: 500 }, (_, i) => i) }) as Record<string, unknown>;
+    expect((out.cyclic as Record<string, unknown>).self).toBe('[circular]');
+    expect(out.buffer).toBe('[12 bytes]');
+    expect((out.list as unknown[]).length).toBe(101);
+    expect(JSON.stringify(out.deep)).toContain('[truncated]');
+  });
+});
