@@ -57,6 +57,8 @@ export interface LiveDependencies {
   payouts: PayoutClient;
   /** A keyv store on STORE_URL under a namespace (services.ts owns their lifecycle). */
   store<T>(namespace: string): Keyv<T>;
+  /** Counts each webhook delivery by source and outcome (metrics). */
+  onWebhook?(source: string, outcome: string): void;
 }
 
 /**
@@ -99,6 +101,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     () => (publicUrl ? new URL(publicUrl).pathname.replace(/\/+$/, '') : ''),
     logger,
     settings.webhookMaxBodyBytes,
+    deps.onWebhook,
   );
   const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch);
 

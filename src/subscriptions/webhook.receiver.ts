@@ -49,15 +49,19 @@ export class WebhookReceiver {
     private readonly publicPathPrefix: () => string,
     private readonly logger: Logger,
     private readonly maxBodyBytes = MAX_WEBHOOK_BODY_BYTES,
+    /** For /metrics: every delivery's source (`payments`, `data`) and outcome (`accepted`, `refused_401`, …). */
+    private readonly onOutcome: (source: string, outcome: string) => void = () => undefined,
   ) {}
 
   /** True when `path` is a webhook route (and the request has been answered). */
   async handle(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<boolean> {
     const isPayments = path === PAYMENTS_WEBHOOK_PATH;
     if (!isPayments && !path.startsWith(DATA_WEBHOOK_PREFIX)) return false;
-    const log = this.logger.child({ requestId, webhook: isPayments ? 'payments' : 'data' });
+    const source = isPayments ? 'payments' : 'data';
+    const log = this.logger.child({ requestId, webhook: source });
     const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): true => {
       this.stats.refused[status] = (this.stats.refused[status] ?? 0) + 1;
+      this.onOutcome(source, `refused_${status}`);
       log.warn({ status, reason: message }, 'webhook refused');
       sendError(res, status, code, message, requestId, headers);
       return true;
@@ -104,6 +108,7 @@ export class WebhookReceiver {
     if (outcome.result === 'ignored') this.stats.ignored += 1;
     else if (outcome.result === 'duplicate') this.stats.duplicate += 1;
     else this.stats.accepted += 1;
+    this.onOutcome(source, outcome.result);
     sendJson(res, outcome.status, { status: outcome.result });
     if (outcome.result === 'accepted' && outcome.after) this.track(outcome.after, log);
     return true;

@@ -87,6 +87,8 @@ describe('operations', () => {
       expect(text).not.toContain('secret-task-token-123');
       expect(text).not.toContain('secret-xyz');
       expect(text).toContain('route="/webhooks/data/:token"');
+      // The unsigned delivery above is counted as what it was: refused for its signature.
+      expect(sample(text, 'bankgraph_webhook_events_total{source="data",outcome="refused_401"}')).toBeGreaterThanOrEqual(1);
       expect(text).toContain('route="other"');
     });
   });
