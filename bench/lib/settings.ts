@@ -1,0 +1,44 @@
+/**
+ * Sizes and durations of one bench run. The full run is what BENCHMARKS.md reports and must finish within ten
+ * minutes on a 2-core machine; `--quick` runs every scenario briefly so CI proves the harness still works.
+ */
+export interface BenchSettings {
+  quick: boolean;
+  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions. */
+  only: Set<string>;
+  /** `first` of the query: a page of 20 transactions per account and card. */
+  first: number;
+  warm: { accounts: number; transactionsPerAccount: number; cards: number; connections: number; warmupS: number; durationS: number };
+  cold: { latencyMs: number; runs: number };
+  scale: { accounts: number; transactionsPerAccount: number; cards: number; runs: number };
+  soak: { queries: number; batches: number; connections: number; maxDurationS: number };
+  subscriptions: { subscribers: number; events: number; connectTimeoutS: number };
+}
+
+export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions'] as const;
+
+export function parseSettings(argv: readonly string[]): BenchSettings {
+  const quick = argv.includes('--quick');
+  const onlyArg = argv.find((arg) => arg.startsWith('--only='));
+  const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',').filter(Boolean) : []);
+  const unknown = [...only].filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  const badArgs = argv.filter((arg) => arg !== '--quick' && !arg.startsWith('--only='));
+  if (unknown.length > 0 || badArgs.length > 0) {
+    throw new Error(`usage: npm run bench -- [--quick] [--only=${SCENARIOS.join(',')}]; got ${[...badArgs, ...unknown].join(' ')}`);
+  }
+  return {
+    quick,
+    only,
+    first: 20,
+    // The issue's warm user: 5 accounts x 20 transactions, 2 cards (the sandbox gives cards half as many).
+    warm: { accounts: 5, transactionsPerAccount: 20, cards: 2, connections: 16, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 10 },
+    cold: { latencyMs: 50, runs: quick ? 2 : 9 },
+    scale: { accounts: 50, transactionsPerAccount: 500, cards: 2, runs: quick ? 1 : 3 },
+    soak: { queries: quick ? 600 : 100_000, batches: 4, connections: 16, maxDurationS: quick ? 30 : 400 },
+    subscriptions: { subscribers: quick ? 300 : 5_000, events: quick ? 3 : 9, connectTimeoutS: 60 },
+  };
+}
+
+export function wants(settings: BenchSettings, scenario: (typeof SCENARIOS)[number]): boolean {
+  return settings.only.size === 0 || settings.only.has(scenario);
+}

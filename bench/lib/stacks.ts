@@ -1,0 +1,50 @@
+import type { FixtureSizes } from '../../src/sandbox/fixtures/types';
+import type { CeilingInit } from '../servers/ceiling.server';
+import type { GatewayInfo, GatewayInit } from '../servers/gateway.server';
+import type { NaiveInit } from '../servers/naive.server';
+import type { SandboxInfo, SandboxInit } from '../servers/sandbox.server';
+import { ChildServer } from './child-server';
+
+/**
+ * Every child the bench started, so each is closed (by its own handle, never by name) when its scenario ends,
+ * when the bench fails, or when it is interrupted.
+ */
+export class Children {
+  private readonly running = new Set<ChildServer>();
+
+  async start<Info>(options: Parameters<typeof ChildServer.start>[0]): Promise<ChildServer<Info>> {
+    const child = await ChildServer.start<Info>(options);
+    this.running.add(child as ChildServer);
+    return child;
+  }
+
+  async close(...children: ChildServer<unknown>[]): Promise<void> {
+    await Promise.all(
+      children.map(async (child) => {
+        this.running.delete(child as ChildServer);
+        await child.close();
+      }),
+    );
+  }
+
+  async closeAll(): Promise<void> {
+    await this.close(...this.running);
+  }
+}
+
+export function startSandbox(children: Children, label: string, latencyMs: number, fixtures: FixtureSizes): Promise<ChildServer<SandboxInfo>> {
+  return children.start<SandboxInfo>({ script: 'sandbox.server', label, init: { latencyMs, fixtures } satisfies SandboxInit });
+}
+
+/** bankgraph; started with --expose-gc so its memory can be sampled after a full collection. */
+export function startBankgraph(children: Children, sandbox: ChildServer<SandboxInfo>): Promise<ChildServer<GatewayInfo>> {
+  return children.start<GatewayInfo>({ script: 'gateway.server', label: 'bankgraph', exposeGc: true, init: { provider: sandbox.info.provider } satisfies GatewayInit });
+}
+
+export function startNaive(children: Children, sandbox: ChildServer<SandboxInfo>): Promise<ChildServer<{ url: string }>> {
+  return children.start<{ url: string }>({ script: 'naive.server', label: 'naive gateway', exposeGc: true, init: { dataUrl: sandbox.info.provider.dataUrl } satisfies NaiveInit });
+}
+
+export function startCeiling(children: Children, init: CeilingInit): Promise<ChildServer<{ url: string }>> {
+  return children.start<{ url: string }>({ script: 'ceiling.server', label: 'node:http ceiling', init });
+}

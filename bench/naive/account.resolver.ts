@@ -1,0 +1,25 @@
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import type { ProviderAccountBalance, ProviderTransaction } from '../../src/datasources/provider-types';
+import { toAccountBalance } from '../../src/mappers/account.mapper';
+import { toTransactionConnection } from '../../src/mappers/transaction-connection.mapper';
+import { AccountBalance } from '../../src/schema/account-balance.type';
+import { Account } from '../../src/schema/account.type';
+import { TransactionConnection } from '../../src/schema/transaction-connection.type';
+import { TransactionsArgs } from '../../src/schema/transactions.args';
+import type { NaiveContext } from './naive.context';
+import { providerResults } from './provider.fetch';
+
+@Resolver(() => Account)
+export class NaiveAccountResolver {
+  @FieldResolver(() => AccountBalance, { nullable: true })
+  async balance(@Root() account: Account, @Ctx() context: NaiveContext): Promise<AccountBalance | null> {
+    const [balance] = await providerResults<ProviderAccountBalance>(context, `/data/v1/accounts/${encodeURIComponent(account.id)}/balance`);
+    return balance ? toAccountBalance(balance) : null;
+  }
+
+  @FieldResolver(() => TransactionConnection)
+  async transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: NaiveContext): Promise<TransactionConnection> {
+    const list = await providerResults<ProviderTransaction>(context, `/data/v1/accounts/${encodeURIComponent(account.id)}/transactions`, { from: args.from, to: args.to });
+    return toTransactionConnection(list, args.first, args.after);
+  }
+}

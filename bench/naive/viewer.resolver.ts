@@ -1,0 +1,27 @@
+import { Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
+import type { ProviderAccount, ProviderCard } from '../../src/datasources/provider-types';
+import { toAccount } from '../../src/mappers/account.mapper';
+import { toCard } from '../../src/mappers/card.mapper';
+import { Account } from '../../src/schema/account.type';
+import { Card } from '../../src/schema/card.type';
+import { Viewer } from '../../src/schema/viewer.type';
+import type { NaiveContext } from './naive.context';
+import { providerResults } from './provider.fetch';
+
+@Resolver(() => Viewer)
+export class NaiveViewerResolver {
+  @Query(() => Viewer)
+  viewer(): Viewer {
+    return new Viewer();
+  }
+
+  @FieldResolver(() => [Account])
+  async accounts(@Ctx() context: NaiveContext): Promise<Account[]> {
+    return (await providerResults<ProviderAccount>(context, '/data/v1/accounts')).map(toAccount);
+  }
+
+  @FieldResolver(() => [Card])
+  async cards(@Ctx() context: NaiveContext): Promise<Card[]> {
+    return (await providerResults<ProviderCard>(context, '/data/v1/cards')).map(toCard);
+  }
+}

@@ -1,0 +1,79 @@
+import type { ChildServer } from '../lib/child-server';
+import type { BenchContext } from '../lib/context';
+import type { MemorySample } from '../lib/ipc.types';
+import { assertClean, runLoad } from '../lib/load';
+import { fmt, mb, verdict } from '../lib/table';
+import type { GatewayInfo } from '../servers/gateway.server';
+
+/**
+ * Growth that counts as a leak: more than this fraction of the start, and more than the absolute floor (a few MB
+ * of RSS move with allocator and JIT behaviour alone on a 100 MB process, whatever the code does).
+ */
+const GROWTH_FRACTION = 0.05;
+const RSS_FLOOR_BYTES = 8 * 1024 * 1024;
+const HEAP_FLOOR_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Scenario 5: the warm query over and over against the same bankgraph process, its memory sampled inside the
+ * process after a full GC before the first batch and after each one.
+ */
+export async function runSoak(ctx: BenchContext, bankgraph: ChildServer<GatewayInfo>, body: string, headers: Record<string, string>, expectBody: string): Promise<void> {
+  const { soak } = ctx.settings;
+  const url = `${bankgraph.info.url}/graphql`;
+  // Settles JIT, pools and caches first, so the start sample is of a process in its steady state.
+  assertClean(await runLoad({ url, body, headers, connections: soak.connections, amount: Math.min(2_000, Math.ceil(soak.queries / 10)), maxDurationS: 30, expectBody }), 'soak warm-up');
+
+  const samples: MemorySample[] = [await bankgraph.memory(true)];
+  const deadline = Date.now() + soak.maxDurationS * 1000;
+  const perBatch = Math.ceil(soak.queries / soak.batches);
+  let queries = 0;
+  let seconds = 0;
+  let cutShort = false;
+  for (let batch = 1; batch <= soak.batches && !cutShort; batch++) {
+    const remainingS = (deadline - Date.now()) / 1000;
+    if (remainingS <= 1) {
+      cutShort = true;
+      break;
+    }
+    ctx.progress(`soak: batch ${batch}/${soak.batches}, ${perBatch} queries`);
+    const result = await runLoad({ url, body, headers, connections: soak.connections, amount: perBatch, maxDurationS: remainingS, expectBody });
+    assertClean(result, `soak batch ${batch}`);
+    queries += result.requests;
+    seconds += result.durationS;
+    cutShort = result.cutShort;
+    samples.push(await bankgraph.memory(true));
+  }
+
+  const start = samples[0]!;
+  const end = samples.at(-1)!;
+  const rssGrowth = end.rssBytes - start.rssBytes;
+  const heapGrowth = end.heapUsedBytes - start.heapUsedBytes;
+  const rssOk = rssGrowth <= Math.max(RSS_FLOOR_BYTES, start.rssBytes * GROWTH_FRACTION);
+  const heapOk = heapGrowth <= Math.max(HEAP_FLOOR_BYTES, start.heapUsedBytes * GROWTH_FRACTION);
+  const scenario = `5. Soak: ${fmt(queries)} warm queries on one bankgraph process (${fmt(queries / seconds)} req/s)`;
+  // Running out of time is reported as such, apart from the memory verdict: it says the gateway was too slow to
+  // serve the full soak within the bench's time budget, not that it leaked.
+  const shortfall = cutShort || queries < soak.queries ? `; only ${fmt(queries)} of ${fmt(soak.queries)} queries fit in ${soak.maxDurationS} s` : '';
+  const trend = (pick: (sample: MemorySample) => number): string => samples.map((sample) => fmt(pick(sample) / (1024 * 1024), 1)).join(' → ');
+  const gc = start.collected ? 'after GC' : 'without GC';
+  ctx.rows.push(
+    {
+      scenario,
+      metric: `RSS ${gc}, start → end (every ${fmt(perBatch)}: ${trend((s) => s.rssBytes)} MB)`,
+      bankgraph: `${mb(start.rssBytes)} → ${mb(end.rssBytes)} (${signedMb(rssGrowth)})`,
+      target: `no growth (≤ 5 % or ${mb(RSS_FLOOR_BYTES)})`,
+      verdict: verdict(rssOk) + shortfall,
+    },
+    {
+      scenario,
+      metric: `JS heap used ${gc}, start → end (${trend((s) => s.heapUsedBytes)} MB)`,
+      bankgraph: `${mb(start.heapUsedBytes)} → ${mb(end.heapUsedBytes)} (${signedMb(heapGrowth)})`,
+      target: `no growth (≤ 5 % or ${mb(HEAP_FLOOR_BYTES)})`,
+      verdict: verdict(heapOk) + shortfall,
+    },
+  );
+}
+
+function signedMb(bytes: number): string {
+  return `${bytes >= 0 ? '+' : '−'}${mb(Math.abs(bytes))}`;
+}

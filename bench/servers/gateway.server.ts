@@ -1,0 +1,48 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, withProvider, type ProviderConfig } from '../../src/config';
+import { createGateway } from '../../src/server';
+import { runChild } from './child.runtime';
+
+export interface GatewayInit {
+  provider: ProviderConfig;
+}
+
+export interface GatewayInfo {
+  url: string;
+  merchantKey: string;
+}
+
+const MERCHANT_KEY = 'bench-merchant-key-0123456789';
+
+// bankgraph as it runs in production: production mode, silent logs, the default durable store (an SQLite file,
+// here in a temporary directory) and the in-memory cache and pubsub. One exception: the per-client rate limit is
+// off, because the bench's load comes from one session (or one merchant key) where production's comes from many;
+// left on, it would measure the limiter refusing requests, not the gateway answering them.
+runChild(async (init) => {
+  const { provider } = init as GatewayInit;
+  const dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-bench-'));
+  const base = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
+    MERCHANT_KEYS: MERCHANT_KEY,
+    RATE_LIMIT_PER_SECOND: '0',
+  });
+  const gateway = await createGateway(withProvider(base, provider));
+  const info: GatewayInfo = { url: gateway.url, merchantKey: MERCHANT_KEY };
+  return {
+    info,
+    async close() {
+      try {
+        await gateway.close();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+});

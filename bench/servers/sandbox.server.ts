@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import type { ProviderConfig } from '../../src/config';
+import { startEmbeddedSandbox } from '../../src/embedded-sandbox';
+import type { FixtureSizes } from '../../src/sandbox/fixtures/types';
+import { runChild } from './child.runtime';
+
+export interface SandboxInit {
+  latencyMs: number;
+  fixtures: FixtureSizes;
+}
+
+export interface SandboxInfo {
+  url: string;
+  /** What a gateway needs to talk to this sandbox, the signing key included (it stays on loopback, in IPC). */
+  provider: ProviderConfig;
+}
+
+// The mock provider, in its own process so its CPU time is not charged to the gateway being measured.
+runChild(async (init) => {
+  const { latencyMs, fixtures } = init as SandboxInit;
+  const { sandbox, provider } = await startEmbeddedSandbox({ sandbox: { port: 0, latencyMs, timeScale: 1 } }, { host: '127.0.0.1', fixtures });
+  const info: SandboxInfo = { url: sandbox.url, provider };
+  return { info, close: () => sandbox.close() };
+});
