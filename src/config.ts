@@ -150,7 +150,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       backoffBaseMs: read.integer('HTTP_BACKOFF_BASE_MS', 100, { min: 0 }),
       backoffCapMs: read.integer('HTTP_BACKOFF_CAP_MS', 2_000, { min: 0 }),
       maxRetryAfterMs: read.integer('HTTP_MAX_RETRY_AFTER_MS', 5_000, { min: 0 }),
-      connectionsPerOrigin: read.integer('HTTP_CONNECTIONS_PER_ORIGIN', 64, { min: 1 }),
+      connectionsPerOrigin: read.integer('HTTP_CONNECTIONS_PER_ORIGIN', 128, { min: 1 }),
     },
     limits: {
       maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1_000 }),

@@ -14,6 +14,13 @@ export interface GatewayContext {
   cacheMode: CacheMode;
   /** The signed-in user's loaders; UNAUTHENTICATED / FORBIDDEN for any other principal. */
   dataLoaders(): DataLoaders;
+  /**
+   * Set once the operation is known: whether its answer may be stored in the AnswerCache (src/http/answer-cache.ts).
+   * An object, not a flag, because Apollo hands plugins a shallow copy of the context.
+   */
+  answer: { cacheable: boolean };
+  /** Until when everything this request read from the data cache stays fresh (epoch ms); 0 when it read nothing. */
+  dataFreshUntilMs(): number;
 }
 
 export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode): GatewayContext {
@@ -24,6 +31,8 @@ export function createContext(services: Services, principal: Principal, requestI
     services,
     logger: services.logger.child({ requestId, principal: describePrincipal(principal) }),
     cacheMode,
+    answer: { cacheable: false },
+    dataFreshUntilMs: () => (loaders && Number.isFinite(loaders.freshUntilMs) ? loaders.freshUntilMs : 0),
     dataLoaders() {
       const user = requireUser(principal);
       loaders ??= new DataLoaders(

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { handleAuthRoute } from './auth/auth.routes';
-import { credentialsFromHeaders, resolvePrincipal } from './auth/principal';
+import { credentialsFromHeaders, resolvePrincipal, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
-import { createContext, type GatewayContext } from './context';
+import { createContext, describePrincipal, type GatewayContext } from './context';
 import type { CacheMode } from './datasources/response-cache';
+import { AnswerCache, type CachedAnswer } from './http/answer-cache';
+import { isAnswerCacheable } from './http/answer-cacheability';
 import { PayloadTooLargeError, readBody } from './http/body';
 import { sendError } from './http/respond';
 import { createLogger, type Logger } from './logger';
@@ -59,6 +62,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const httpGuard = new HttpOperationGuard(limiter, recorder);
   const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
   const tracker = new HttpRequestTracker(metrics);
+  const answers = new AnswerCache();
   const playground = new Playground({ sandbox: config.providerKind === 'sandbox' });
 
   const apollo = new ApolloServer<GatewayContext>({
@@ -70,7 +74,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     formatError: maskError,
-    plugins: [requestIdPlugin(), costLimitPlugin<GatewayContext>(limits), operationObserverPlugin(recorder, logger)],
+    plugins: [
+      requestIdPlugin(),
+      answerCachePlugin(),
+      costLimitPlugin<GatewayContext>(limits),
+      operationObserverPlugin(recorder, logger),
+      // Its per-field hook costs on every field of every answer, for cache hints this gateway does not use.
+      ApolloServerPluginCacheControlDisabled(),
+    ],
   });
   await apollo.start();
 
@@ -115,6 +126,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const principal = await resolvePrincipal(credentialsFromHeaders(req.headers), services.merchantKeys, services.sessions);
     if (!httpGuard.admit(req, res, principal, requestId, started)) return;
     let body: unknown;
+    let answerKey: string | undefined;
     if (req.method === 'POST') {
       let raw: Buffer;
       try {
@@ -130,6 +142,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         } catch {
           return httpGuard.notJson(req, res, principal, requestId, started);
         }
+        // Only JSON POSTs (which CSRF prevention allows) from a signed-in user who did not ask for fresh data.
+        if (principal.kind === 'user' && cacheModeOf(req) === 'use') {
+          answerKey = answers.keyFor(principal.userId, raw);
+          const cached = answers.get(answerKey);
+          if (cached) return sendCachedAnswer(res, cached, principal, requestId, started, body);
+        }
       } else {
         body = raw.toString('utf8');
       }
@@ -138,18 +156,40 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
+    let context: GatewayContext | undefined;
     const result = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
-      context: async () => createContext(services, principal, requestId, cacheModeOf(req)),
+      context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
     });
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
+      if (answerKey && context?.answer.cacheable && res.statusCode === 200) {
+        answers.put(answerKey, { headers: [...result.headers], body: result.body.string, freshUntilMs: context.dataFreshUntilMs() });
+      }
       res.end(result.body.string);
       return;
     }
     for await (const chunk of result.body.asyncIterator) res.write(chunk);
     res.end();
+  }
+
+  function sendCachedAnswer(res: ServerResponse, answer: CachedAnswer, principal: Principal, requestId: string, started: number, body: unknown): void {
+    for (const [name, value] of answer.headers) res.setHeader(name, value);
+    res.statusCode = 200;
+    res.end(answer.body);
+    const operationName = (body as { operationName?: unknown }).operationName;
+    recorder.record({
+      requestId,
+      principal: describePrincipal(principal),
+      transport: 'http',
+      operationName: typeof operationName === 'string' ? operationName : undefined,
+      operationType: 'query',
+      durationMs: performance.now() - started,
+      outcome: 'success',
+      status: 200,
+      answerCache: 'hit',
+    });
   }
 
   // Apollo adds the introspection rule itself when introspection is off; graphql-ws needs it spelt out.
@@ -201,6 +241,22 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
 }
 
 /** Adds the request id to every error, so a client can quote it and support can find the log lines. */
+/** Marks the operations whose answers the AnswerCache may keep: data-API reads only, and only without errors. */
+function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, contextValue }) {
+          contextValue.answer.cacheable = operation !== undefined && isAnswerCacheable(schema, document, operation);
+        },
+        async didEncounterErrors({ contextValue }) {
+          contextValue.answer.cacheable = false;
+        },
+      };
+    },
+  };
+}
+
 function requestIdPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {

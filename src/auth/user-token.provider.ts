@@ -51,7 +51,7 @@ export class UserTokenProvider {
   }
 
   private async refreshOnce(sessionToken: string, staleAccessToken: string): Promise<ProviderTokens> {
-    const stored = await this.sessions.get(sessionToken);
+    const stored = await this.sessions.get(sessionToken, { fresh: true });
     if (!stored) throw new UnauthenticatedError('The session has ended; sign in again at /auth/login.');
     // Another request (or another gateway instance) may have refreshed already: use its tokens.
     if (stored.tokens.accessToken !== staleAccessToken && stored.tokens.expiresAtMs - REFRESH_MARGIN_MS > this.now()) return stored.tokens;
@@ -61,7 +61,7 @@ export class UserTokenProvider {
       return fresh;
     } catch (error) {
       // Lost a rotation race with another instance: its tokens are in the store now.
-      const after = await this.sessions.get(sessionToken);
+      const after = await this.sessions.get(sessionToken, { fresh: true });
       if (after && after.tokens.refreshToken !== stored.tokens.refreshToken) return after.tokens;
       throw error;
     }

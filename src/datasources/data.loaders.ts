@@ -16,14 +16,25 @@ export interface DataUser {
 export class DataLoaders {
   private readonly loader: DataLoader<DataRequest, unknown[], string>;
 
+  /** Until when everything loaded so far may be served again (epoch ms); see AnswerCache. */
+  freshUntilMs = Number.POSITIVE_INFINITY;
+
   constructor(data: DataClient, cache: ResponseCache, user: DataUser, mode: CacheMode, options: CallOptions = {}) {
     this.loader = new DataLoader<DataRequest, unknown[], string>(
       (requests) =>
         Promise.all(
           requests.map((request) =>
-            cache
-              .getOrLoad(user.userId, request, mode, () => data.fetch(user.bearer, request, options) as Promise<unknown[]>)
-              .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+            cache.getOrLoad(user.userId, request, mode, () => data.fetch(user.bearer, request, options) as Promise<unknown[]>).then(
+              (entry) => {
+                this.freshUntilMs = Math.min(this.freshUntilMs, entry.freshUntilMs);
+                return entry.value;
+              },
+              (error: unknown) => {
+                // Nothing built on a failed call is served again from cache.
+                this.freshUntilMs = 0;
+                return error instanceof Error ? error : new Error(String(error));
+              },
+            ),
           ),
         ),
       { cacheKeyFn: requestKey },

@@ -18,9 +18,6 @@ export class JsonSyntaxError extends SyntaxError {
   override readonly name = 'JsonSyntaxError';
 }
 
-const MAX_DEPTH = 256;
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 
 /** Writes an exponent literal out in plain digits by moving the decimal point; the digits themselves never change. */
 function plainDecimal(literal: string): DecimalString {
@@ -39,105 +36,20 @@ function plainDecimal(literal: string): DecimalString {
   return `${sign}${text}` as DecimalString;
 }
 
-class Parser {
-  private index = 0;
+/** A JSON string token, or a number token outside strings (in valid JSON no digit stands anywhere else). */
+const TOKEN = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
-  constructor(private readonly text: string) {}
-
-  parseDocument(): unknown {
-    const value = this.value(0);
-    this.skipWhitespace();
-    if (this.index !== this.text.length) this.fail('unexpected trailing characters');
-    return value;
-  }
-
-  private fail(reason: string): never {
-    throw new JsonSyntaxError(`${reason} at position ${this.index}`);
-  }
-
-  private skipWhitespace(): void {
-    while (this.index < this.text.length) {
-      const c = this.text.charCodeAt(this.index);
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
-      this.index += 1;
-    }
-  }
-
-  private value(depth: number): unknown {
-    if (depth > MAX_DEPTH) this.fail('nesting too deep');
-    this.skipWhitespace();
-    const c = this.text[this.index];
-    if (c === '{') return this.object(depth);
-    if (c === '[') return this.array(depth);
-    if (c === '"') return this.string();
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
-      if (this.text.startsWith(word, this.index)) {
-        this.index += word.length;
-        return value;
-      }
-    }
-    return this.fail(c === undefined ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`);
-  }
-
-  private number(): DecimalString {
-    NUMBER.lastIndex = this.index;
-    const match = NUMBER.exec(this.text);
-    if (!match) this.fail('malformed number');
-    this.index = NUMBER.lastIndex;
-    return plainDecimal(match[0]);
-  }
-
-  private string(): string {
-    STRING.lastIndex = this.index;
-    const match = STRING.exec(this.text);
-    if (!match) this.fail('malformed string');
-    this.index = STRING.lastIndex;
-    // The regex has validated every escape, so JSON.parse of the token only decodes it.
-    return JSON.parse(match[0]) as string;
-  }
-
-  private expect(char: string): void {
-    this.skipWhitespace();
-    if (this.text[this.index] !== char) this.fail(`expected ${JSON.stringify(char)}`);
-    this.index += 1;
-  }
-
-  private closes(char: string): boolean {
-    this.skipWhitespace();
-    if (this.text[this.index] !== char) return false;
-    this.index += 1;
-    return true;
-  }
-
-  private object(depth: number): Record<string, unknown> {
-    this.index += 1;
-    const result: Record<string, unknown> = {};
-    if (this.closes('}')) return result;
-    do {
-      this.skipWhitespace();
-      if (this.text[this.index] !== '"') this.fail('expected a property name');
-      const key = this.string();
-      this.expect(':');
-      // defineProperty, not assignment: a `__proto__` key must become data, as JSON.parse makes it.
-      Object.defineProperty(result, key, { value: this.value(depth + 1), enumerable: true, writable: true, configurable: true });
-    } while (this.closes(','));
-    this.expect('}');
-    return result;
-  }
-
-  private array(depth: number): unknown[] {
-    this.index += 1;
-    const result: unknown[] = [];
-    if (this.closes(']')) return result;
-    do result.push(this.value(depth + 1));
-    while (this.closes(','));
-    this.expect(']');
-    return result;
-  }
-}
-
-/** JSON.parse, except that numbers come back as DecimalString with their source digits. */
+/**
+ * JSON.parse, except that numbers come back as DecimalString with their source digits. Every number token is
+ * turned into a string token first and the native parser does the rest: a parser written in JavaScript was a
+ * third of the CPU of a large cold query. Anything malformed is left for JSON.parse to refuse (a leading zero, say,
+ * becomes two adjacent string tokens, which it rejects).
+ */
 export function parseDecimalJson(text: string): unknown {
-  return new Parser(text).parseDocument();
+  const quoted = text.replace(TOKEN, (token) => (token.charCodeAt(0) === 0x22 ? token : `"${plainDecimal(token)}"`));
+  try {
+    return JSON.parse(quoted);
+  } catch (error) {
+    throw new JsonSyntaxError(`not valid JSON: ${(error as Error).message}`);
+  }
 }

@@ -26,29 +26,33 @@ export interface CacheEvents {
  * `bypass` skips the read (the client asked for fresh data) but still stores the fresh answer.
  */
 export class ResponseCache {
-  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly inFlight = new Map<string, Promise<CacheEntry<unknown>>>();
 
   constructor(
     private readonly keyv: Keyv<unknown>,
     private readonly ttlSeconds: Record<DataResource, number> = DEFAULT_CACHE_TTL_SECONDS,
     private readonly events: CacheEvents = {},
+    private readonly now: () => number = Date.now,
   ) {}
 
-  async getOrLoad<T>(userId: string, request: DataRequest, mode: CacheMode, load: () => Promise<T>): Promise<T> {
+  /** The value, and until when it may be served (so an answer built from several values knows its own limit). */
+  async getOrLoad<T>(userId: string, request: DataRequest, mode: CacheMode, load: () => Promise<T>): Promise<CacheEntry<T>> {
     const key = `${userId}|${requestKey(request)}`;
     if (mode === 'use') {
-      const cached = (await this.keyv.get(key)) as T | undefined;
+      const cached = (await this.keyv.get(key)) as CacheEntry<T> | undefined;
       if (cached !== undefined) {
         this.events.onHit?.(request.resource);
         return cached;
       }
       const pending = this.inFlight.get(key);
-      if (pending) return pending as Promise<T>;
+      if (pending) return pending as Promise<CacheEntry<T>>;
     }
     this.events.onMiss?.(request.resource);
+    const ttlMs = this.ttlSeconds[request.resource] * 1000;
     const loading = load().then(async (value) => {
-      await this.keyv.set(key, value, this.ttlSeconds[request.resource] * 1000);
-      return value;
+      const entry: CacheEntry<T> = { value, freshUntilMs: this.now() + ttlMs };
+      await this.keyv.set(key, entry, ttlMs);
+      return entry;
     });
     const shared = loading.finally(() => {
       if (this.inFlight.get(key) === shared) this.inFlight.delete(key);
@@ -56,6 +60,12 @@ export class ResponseCache {
     this.inFlight.set(key, shared);
     return shared;
   }
+}
+
+export interface CacheEntry<T> {
+  value: T;
+  /** Epoch milliseconds when the entry expires. */
+  freshUntilMs: number;
 }
 
 /** The identity of one data call: resource, id and date range. */

@@ -17,6 +17,8 @@ export interface OperationRecord {
   refusal?: string;
   /** HTTP status, for HTTP. */
   status?: number;
+  /** The answer was served from the AnswerCache, without executing. */
+  answerCache?: 'hit';
 }
 
 /**

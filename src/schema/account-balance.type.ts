@@ -3,7 +3,7 @@ import { Field, ObjectType } from 'type-graphql';
 import { DateTimeScalar } from './scalars/date-time.scalar';
 import { DecimalScalar, type DecimalValue } from './scalars/decimal.scalar';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AccountBalance {
   @Field(() => String)
   currency!: string;

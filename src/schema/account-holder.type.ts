@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Field, Float, ObjectType } from 'type-graphql';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AccountHolder {
   @Field(() => String)
   name!: string;

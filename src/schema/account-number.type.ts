@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AccountNumber {
   @Field(() => String, { nullable: true })
   iban?: string | null;

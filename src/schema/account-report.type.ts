@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import { AccountHolder } from './account-holder.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class AccountReport {
   @Field(() => Boolean)
   verifiable!: boolean;

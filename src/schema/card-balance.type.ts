@@ -4,7 +4,7 @@ import { DateTimeScalar } from './scalars/date-time.scalar';
 import { DateScalar } from './scalars/date.scalar';
 import { DecimalScalar, type DecimalValue } from './scalars/decimal.scalar';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class CardBalance {
   @Field(() => String)
   currency!: string;

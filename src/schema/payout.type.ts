@@ -3,7 +3,7 @@ import { Field, ID, ObjectType } from 'type-graphql';
 import { DateTimeScalar } from './scalars/date-time.scalar';
 import { MinorUnitsScalar } from './scalars/minor-units.scalar';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Payout {
   @Field(() => ID)
   transactionId!: string;

@@ -4,7 +4,7 @@ import { RefundStatus } from './refund-status.enum';
 import { DateTimeScalar } from './scalars/date-time.scalar';
 import { MinorUnitsScalar } from './scalars/minor-units.scalar';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Refund {
   @Field(() => ID)
   id!: string;

@@ -4,7 +4,7 @@ import { PageInfo } from './page-info.type';
 import { TransactionEdge } from './transaction-edge.type';
 import { Transaction } from './transaction.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TransactionConnection {
   @Field(() => [TransactionEdge])
   edges!: TransactionEdge[];

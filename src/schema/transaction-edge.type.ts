@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import { Transaction } from './transaction.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TransactionEdge {
   @Field(() => String)
   cursor!: string;

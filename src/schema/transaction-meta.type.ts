@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import { JSONScalar } from './scalars/json.scalar';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class TransactionMeta {
   @Field(() => String, { nullable: true })
   bankTransactionId?: string | null;

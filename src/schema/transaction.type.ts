@@ -4,7 +4,7 @@ import { Money } from './money.type';
 import { DateTimeScalar } from './scalars/date-time.scalar';
 import { TransactionMeta } from './transaction-meta.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Transaction {
   @Field(() => ID)
   id!: string;

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Field, Float, ObjectType } from 'type-graphql';
 import { AccountReport } from './account-report.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class VerificationResult {
   @Field(() => Boolean)
   verified!: boolean;

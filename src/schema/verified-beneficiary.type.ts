@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import { DateTimeScalar } from './scalars/date-time.scalar';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class VerifiedBeneficiary {
   @Field(() => String)
   iban!: string;

@@ -4,21 +4,28 @@ import Keyv from 'keyv';
 import KeyvPostgres from '@keyv/postgres';
 import KeyvRedis from '@keyv/redis';
 import KeyvSqlite from '@keyv/sqlite';
+import { BoundedMap } from './bounded-map';
+
+/** About a hundred users' worth of data-API answers; the oldest go first. */
+const MAX_MEMORY_ENTRIES = 10_000;
 
 /**
  * One keyv per namespace: keyv adapters keep the namespace on the adapter itself, so two namespaces must not
  * share one adapter. `url` is STORE_URL (sqlite://, redis://, postgres://) or CACHE_URL (memory, redis://).
  */
 export function createKeyv<Value>(url: string, namespace: string): Keyv<Value> {
+  // In memory, values are kept as they are: serialising an answer on every write and parsing it on every hit was a
+  // sixth of a warm query's CPU. Callers treat cached values as read-only.
+  const inMemory = url === 'memory' ? { serialize: undefined, deserialize: undefined } : {};
   // Store failures must surface (a payout record that silently did not save is worse than an error).
-  const keyv = new Keyv<Value>({ store: adapterFor(url, namespace), namespace, useKeyPrefix: true, throwOnErrors: true });
+  const keyv = new Keyv<Value>({ store: adapterFor(url, namespace), namespace, useKeyPrefix: true, throwOnErrors: true, ...inMemory });
   // keyv also emits adapter errors as events; without a listener Node would treat them as uncaught.
   keyv.on('error', () => undefined);
   return keyv;
 }
 
 function adapterFor(url: string, namespace: string): Keyv['store'] {
-  if (url === 'memory') return new Map();
+  if (url === 'memory') return new BoundedMap(MAX_MEMORY_ENTRIES);
   const protocol = /^[a-z]+:/.exec(url)?.[0];
   switch (protocol) {
     case 'sqlite:': {

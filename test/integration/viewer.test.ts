@@ -182,6 +182,34 @@ describe('the query graph over the data API', () => {
     expect(janeAgain.data!.viewer.first).toBeNull();
   });
 
+  describe('the answer cache', () => {
+    afterEach(async () => {
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
+    });
+
+    it('never serves one user the answer another user got for the same request', async () => {
+      const jane = userNamed(fixtures, 'jane');
+      const janeSession = await stack.signIn('jane', 'doe');
+      await stack.graphql(BalancesDocument, {}, johnSession);
+      const johnAgain = await stack.graphql(BalancesDocument, {}, johnSession);
+      const janeView = await stack.graphql(BalancesDocument, {}, janeSession);
+      expect(johnAgain.data!.viewer.accounts.map((account) => account.id)).toEqual(john.accounts.map((a) => a.account.account_id));
+      expect(janeView.data!.viewer.accounts.map((account) => account.id)).toEqual(jane.accounts.map((a) => a.account.account_id));
+    });
+
+    it('does not keep an answer that carried an error', async () => {
+      const session = await stack.signIn('lee', 'doe');
+      const failing = userNamed(fixtures, 'lee').accounts[0]!.account.account_id;
+      await stack.sandboxJson('POST', '/sandbox/faults', { match: `GET /data/v1/accounts/${failing}/balance`, status: 503 });
+      const broken = await stack.graphql(BalancesDocument, {}, session);
+      expect(broken.errors).toHaveLength(1);
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
+      const mended = await stack.graphql(BalancesDocument, {}, session);
+      expect(mended.errors).toBeUndefined();
+      expect(mended.data!.viewer.accounts[0]!.balance).not.toBeNull();
+    });
+  });
+
   describe('bad input', () => {
     it('refuses an anonymous viewer with UNAUTHENTICATED', async () => {
       const result = await stack.graphql(BalancesDocument, {});

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { BoundedMap } from '../store/bounded-map';
+
+export interface CachedAnswer {
+  headers: [string, string][];
+  body: string;
+  freshUntilMs: number;
+}
+
+/**
+ * Whole HTTP answers to a user's read-only queries over the data API, served again to the same user for the same
+ * request bytes until the first data-cache entry behind them expires: a warm query then costs a lookup instead of
+ * executing thousands of fields. Per instance and in memory: it is derived from the shared data cache and short-lived.
+ * Only what `isAnswerCacheable` allows is stored, and only answers without errors.
+ */
+export class AnswerCache {
+  private readonly entries: BoundedMap<string, CachedAnswer>;
+
+  constructor(
+    maxEntries = 1_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.entries = new BoundedMap(maxEntries);
+  }
+
+  /** Keyed by the user and the exact body: variables, operation name and document are all part of it. */
+  keyFor(userId: string, body: Buffer): string {
+    return createHash('sha256').update(userId).update('\n').update(body).digest('base64url');
+  }
+
+  get(key: string): CachedAnswer | undefined {
+    const answer = this.entries.get(key);
+    if (!answer) return undefined;
+    if (answer.freshUntilMs > this.now()) return answer;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  put(key: string, answer: CachedAnswer): void {
+    if (answer.freshUntilMs > this.now()) this.entries.set(key, answer);
+  }
+}

@@ -1,0 +1,25 @@
+import Keyv from 'keyv';
+import { BoundedMap } from '../../src/store/bounded-map';
+import { createKeyv } from '../../src/store/keyv.factory';
+
+describe('BoundedMap', () => {
+  it('forgets the entry written longest ago once it holds more than its limit', () => {
+    const map = new BoundedMap<string, number>(2);
+    map.set('a', 1).set('b', 2).set('a', 3).set('c', 4);
+    expect([...map.entries()]).toEqual([
+      ['a', 3],
+      ['c', 4],
+    ]);
+  });
+});
+
+describe('the in-memory cache store', () => {
+  it('hands back the value it was given, without a JSON round trip, until it expires', async () => {
+    const keyv: Keyv<{ amount: string }> = createKeyv('memory', 'cache');
+    const value = { amount: '100.10' };
+    await keyv.set('k', value, 30);
+    expect(await keyv.get('k')).toBe(value);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await keyv.get('k')).toBeUndefined();
+  });
+});
