@@ -25,11 +25,15 @@ export interface GatewayContext {
 
 export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode): GatewayContext {
   let loaders: DataLoaders | undefined;
+  let logger: Logger | undefined;
   return {
     requestId,
     principal,
     services,
-    logger: services.logger.child({ requestId, principal: describePrincipal(principal) }),
+    // Made on first use: most operations never log, and an idle subscription should not carry a logger of its own.
+    get logger() {
+      return (logger ??= services.logger.child({ requestId, principal: describePrincipal(principal) }));
+    },
     cacheMode,
     answer: { cacheable: false },
     dataFreshUntilMs: () => (loaders && Number.isFinite(loaders.freshUntilMs) ? loaders.freshUntilMs : 0),

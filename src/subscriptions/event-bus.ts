@@ -27,10 +27,12 @@ export class MemoryEventBus implements EventBus {
   constructor(private readonly logger: Logger) {}
 
   async publish(topic: string, payload: unknown): Promise<void> {
-    const text = JSON.stringify(payload);
+    // A JSON round trip, as over Redis, so both buses hand listeners the same kind of value; parsed once and frozen,
+    // because thousands of subscribers share it and none may change what the others see.
+    const shared = deepFreeze(JSON.parse(JSON.stringify(payload)) as unknown);
     // Delivered on a later tick, as a Redis message would be: a publisher never runs its listeners inline.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const handler of [...(this.handlers.get(topic) ?? [])]) deliver(handler, JSON.parse(text), topic, this.logger);
+    for (const handler of [...(this.handlers.get(topic) ?? [])]) deliver(handler, shared, topic, this.logger);
   }
 
   async listen(topic: string, handler: EventHandler): Promise<() => Promise<void>> {
@@ -54,6 +56,14 @@ export class MemoryEventBus implements EventBus {
   get listenedTopics(): string[] {
     return [...this.handlers.keys()];
   }
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 export function deliver(handler: EventHandler, payload: unknown, topic: string, logger: Logger): void {
