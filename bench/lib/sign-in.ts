@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ProviderConfig } from '../../src/config';
+import { parseLoginForm } from '../../src/sandbox/auth/bank-form.reader';
 
 const TIMEOUT_MS = 30_000;
 /** Loopback: the sandbox allow-lists http://localhost/auth/callback for any port (RFC 8252 §7.3). */
@@ -59,14 +60,7 @@ async function submitBankForm(pageUrl: string, username: string, password: strin
   const page = await fetch(pageUrl, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
   const html = await page.text();
   if (page.status !== 200) throw new Error(`the bank page answered HTTP ${page.status}`);
-  const form = /<form\b[^>]*>/i.exec(html)?.[0];
-  if (!form) throw new Error('no <form> on the bank page');
-  const action = new URL(decodeEntities(attribute(form, 'action') ?? ''), pageUrl).toString();
-  const fields: Record<string, string> = {};
-  for (const input of html.match(/<input\b[^>]*>/gi) ?? []) {
-    const name = attribute(input, 'name');
-    if (name && (attribute(input, 'type') ?? 'text').toLowerCase() === 'hidden') fields[decodeEntities(name)] = decodeEntities(attribute(input, 'value') ?? '');
-  }
+  const { action, fields } = parseLoginForm(html, pageUrl);
   const submitted = await fetch(action, {
     method: 'POST',
     redirect: 'manual',
@@ -77,20 +71,4 @@ async function submitBankForm(pageUrl: string, username: string, password: strin
   const location = submitted.headers.get('location');
   if (submitted.status !== 302 || !location) throw new Error(`expected the bank to redirect after sign-in, got HTTP ${submitted.status}`);
   return location;
-}
-
-function attribute(tag: string, name: string): string | undefined {
-  const match = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(tag);
-  return match ? (match[2] ?? match[3] ?? match[4]) : undefined;
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replace(/&#(\d+);/g, (_m, code: string) => String.fromCodePoint(Number(code)))
-    .replace(/&#x([0-9a-f]+);/gi, (_m, code: string) => String.fromCodePoint(parseInt(code, 16)))
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;|&apos;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
 }

@@ -33,7 +33,7 @@ export async function runCold(ctx: BenchContext): Promise<void> {
   const sizes = { accounts: warm.accounts, cards: warm.cards, transactionsPerAccount: warm.transactionsPerAccount };
   const result = await coldPair(ctx, 'cold', sizes, cold.runs);
   const scenario = `2. Cold nested query (${sizes.accounts} accounts, ${sizes.cards} cards; provider latency ${cold.latencyMs} ms; bankgraph with Cache-Control: no-cache; median of ${cold.runs})`;
-  ctx.rows.push(...coldRows(ctx, scenario, sizes, result.bankgraph, result.naive));
+  ctx.rows.push(...coldRows(ctx, scenario, sizes, result.bankgraph, result.naive, 'wall time'));
 }
 
 /** Scenario 3: the same cold query for a user with 50 accounts of 500 transactions; peak RSS of each gateway. */
@@ -42,7 +42,7 @@ export async function runScale(ctx: BenchContext): Promise<void> {
   const { scale, cold } = ctx.settings;
   const result = await coldPair(ctx, 'scale', scale, scale.runs);
   const scenario = `3. Scale: cold query, ${scale.accounts} accounts × ${scale.transactionsPerAccount} transactions, ${scale.cards} cards (provider latency ${cold.latencyMs} ms; median of ${scale.runs})`;
-  ctx.rows.push(...coldRows(ctx, scenario, scale, result.bankgraph, result.naive), {
+  ctx.rows.push(...coldRows(ctx, scenario, scale, result.bankgraph, result.naive, 'critical path'), {
     scenario,
     metric: 'peak RSS of the gateway process (VmHWM)',
     bankgraph: mb(result.peakRss.bankgraph),
@@ -99,7 +99,12 @@ async function measureCold(
   return { wallMs, shapes };
 }
 
-function coldRows(ctx: BenchContext, scenario: string, sizes: Sizes, bankgraph: ColdRuns, naive: ColdRuns): Row[] {
+/**
+ * `roundTripTarget` says where the ≤ 3 sequential round trips target is checked. Issue 7 sets it for the cold
+ * query, on wall time. It sets no target for the scale query, whose wall time is mostly moving and parsing 25,000
+ * transactions (the naive gateway takes as long); there the calls in sequence in the provider log are checked.
+ */
+function coldRows(ctx: BenchContext, scenario: string, sizes: Sizes, bankgraph: ColdRuns, naive: ColdRuns, roundTripTarget: 'wall time' | 'critical path'): Row[] {
   const latency = ctx.settings.cold.latencyMs;
   const expectedCalls = 2 + 2 * sizes.accounts + 2 * sizes.cards;
   const roundTrips = (runs: ColdRuns): number => median(runs.wallMs) / latency;
@@ -111,8 +116,7 @@ function coldRows(ctx: BenchContext, scenario: string, sizes: Sizes, bankgraph: 
       metric: `sequential round trips (wall time ÷ ${latency} ms)`,
       bankgraph: fmt(roundTrips(bankgraph), 2),
       naive: fmt(roundTrips(naive), 2),
-      target: `≤ ${MAX_ROUND_TRIPS}`,
-      verdict: verdict(roundTrips(bankgraph) <= MAX_ROUND_TRIPS),
+      ...(roundTripTarget === 'wall time' ? { target: `≤ ${MAX_ROUND_TRIPS}`, verdict: verdict(roundTrips(bankgraph) <= MAX_ROUND_TRIPS) } : {}),
     },
     {
       scenario,
@@ -127,6 +131,12 @@ function coldRows(ctx: BenchContext, scenario: string, sizes: Sizes, bankgraph: 
       metric: 'provider log: most calls in flight / critical path (calls in sequence)',
       bankgraph: describeOverlap(bankgraph.shapes),
       naive: describeOverlap(naive.shapes),
+      ...(roundTripTarget === 'critical path'
+        ? {
+            target: `≤ ${MAX_ROUND_TRIPS} in sequence`,
+            verdict: verdict(bankgraph.shapes.every((shape) => shape.criticalPath <= MAX_ROUND_TRIPS)),
+          }
+        : {}),
     },
   ];
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sandbox } from '../../src/sandbox/sandbox';
-import { parseLoginForm } from './bank-form';
+import { parseLoginForm } from '../../src/sandbox/auth/bank-form.reader';
 
 /** Loopback, so any port matches the sandbox's allow-listed http://localhost/auth/callback. */
 export const TEST_REDIRECT_URI = 'http://localhost:3999/auth/callback';

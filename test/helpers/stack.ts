@@ -8,7 +8,7 @@ import { loadConfig, withProvider, type ProviderConfig, type ResolvedConfig } fr
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/server';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
-import { parseLoginForm } from './bank-form';
+import { parseLoginForm } from '../../src/sandbox/auth/bank-form.reader';
 
 export interface Stack {
   sandbox: Sandbox;

@@ -1,4 +1,4 @@
-import { parseLoginForm } from '../helpers/bank-form';
+import { parseLoginForm } from '../../src/sandbox/auth/bank-form.reader';
 import {
   authorizeUrl,
   bearer,

@@ -1,4 +1,7 @@
-/** Reads the sandbox bank's sign-in page the way a browser would: the form's action and its hidden fields. */
+/**
+ * Reads the sandbox bank's sign-in page the way a browser would: the form's action and its hidden fields. The bank
+ * page is scriptable on purpose, so tests, benchmarks and demos can sign in with a plain form POST.
+ */
 export function parseLoginForm(html: string, pageUrl: string): { action: string; fields: Record<string, string> } {
   const form = /<form\b[^>]*>/i.exec(html)?.[0];
   if (!form) throw new Error(`expected a <form> on the bank page, got:\n${html.slice(0, 500)}`);
