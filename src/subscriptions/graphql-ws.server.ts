@@ -17,6 +17,7 @@ import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal';
 import { createContext, type GatewayContext } from '../context';
 import type { Services } from '../services';
+import { sharedSubscribe } from './shared-subscribe';
 
 export interface GraphqlWsOptions {
   schema: GraphQLSchema;
@@ -46,6 +47,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
     wrap({
       schema,
+      subscribe: sharedSubscribe,
       onSubscribe: (_ctx, _id, payload) => {
         let document: DocumentNode;
         try {

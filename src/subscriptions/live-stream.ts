@@ -56,7 +56,7 @@ export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<Asyn
   const sent = new Map<string, { rank: number; json: string }>();
   const admit = (value: T): boolean => {
     const key = options.identity(value);
-    const json = JSON.stringify(value);
+    const json = jsonOf(value);
     const last = sent.get(key);
     if (last && (options.rank(value) < last.rank || last.json === json)) return false;
     sent.set(key, { rank: options.rank(value), json });
@@ -108,4 +108,14 @@ export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<Asyn
     },
   };
   return iterator;
+}
+
+/** An event's mapped value is one object shared by all its subscribers: serialise it once for all of them. */
+const serialised = new WeakMap<object, string>();
+
+function jsonOf(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let json = serialised.get(value);
+  if (json === undefined) serialised.set(value, (json = JSON.stringify(value)));
+  return json;
 }

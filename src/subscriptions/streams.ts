@@ -15,6 +15,7 @@ import { validatePaymentId, validateTransactionId } from '../validation/id.valid
 import { InputProblems } from '../validation/input-problems';
 import { isUuid, shown } from '../validation/text-rules';
 import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
+import { sharedMapping } from './shared-subscribe';
 import { requireOwnTask } from './data-tasks';
 import { liveStream } from './live-stream';
 import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-watcher';
@@ -25,6 +26,10 @@ import type { RefundEvent } from './webhook.handlers';
  * The event streams behind Subscription's fields. Each checks who may watch before anything is acknowledged
  * (an error here is the subscription's GraphQL error), listens, reads the current state, and sends it first.
  */
+
+// Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
+const refundOfEvent = sharedMapping((event) => toRefund((event as RefundEvent).refund, (event as RefundEvent).paymentId));
+const payoutOfEvent = sharedMapping((withdrawal) => toPayout(withdrawal as ProviderWithdrawal));
 
 /** dataTaskUpdated: the session that started the task; ends once the task has SUCCEEDED or FAILED. */
 export async function dataTaskStream(context: GatewayContext, id: string): Promise<AsyncIterableIterator<DataTaskSnapshot>> {
@@ -84,7 +89,7 @@ export async function refundStream(
       const event = payload as RefundEvent;
       if (event?.paymentId !== paymentId || typeof event.refund?.id !== 'string') return undefined;
       if (refundId !== undefined && event.refund.id.toLowerCase() !== refundId) return undefined;
-      return toRefund(event.refund, paymentId);
+      return refundOfEvent(event);
     },
     identity: (refund) => refund.id.toLowerCase(),
     rank: (refund) => REFUND_RANK[refund.status],
@@ -119,7 +124,7 @@ export async function payoutStream(context: GatewayContext, transactionIdArg: st
     },
     fromEvent: (payload) => {
       const withdrawal = payload as ProviderWithdrawal;
-      return withdrawal?.transaction_id?.toLowerCase() === transactionId ? toPayout(withdrawal) : undefined;
+      return withdrawal?.transaction_id?.toLowerCase() === transactionId ? payoutOfEvent(withdrawal) : undefined;
     },
     identity: () => transactionId,
     rank: (payout) => payoutRank(payout.status),

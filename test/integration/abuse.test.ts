@@ -169,8 +169,12 @@ describe('abuse', () => {
           if (answer.status === 429) refusals.push({ retryAfter: answer.headers.get('retry-after'), body: answer.body });
         }
       }
-      // The same principal is limited over WebSocket too: its allowance is shared across transports.
-      const ws = await overWebSocket('query Flood { viewer { accounts { id } } }');
+      // The same principal is limited over WebSocket too: its allowance is shared across transports. The bucket
+      // refills a token every 50 ms, so HTTP requests sent alongside keep it empty while the socket connects.
+      const [ws] = await Promise.all([
+        overWebSocket('query Flood { viewer { accounts { id } } }'),
+        ...Array.from({ length: 30 }, () => post(JSON.stringify({ query: 'query Flood { viewer { accounts { id } } }' }), abuser)),
+      ]);
       expect(ws.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number), requestId: expect.any(String) });
     });
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(60);
