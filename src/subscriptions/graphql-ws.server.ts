@@ -17,6 +17,7 @@ import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal';
 import { createContext, type GatewayContext } from '../context';
 import type { Services } from '../services';
+import { BoundedMap } from '../store/bounded-map';
 import { sharedSubscribe } from './shared-subscribe';
 
 export interface GraphqlWsOptions {
@@ -44,19 +45,36 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const rules = [...specifiedRules, ...options.validationRules];
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
   const wrap = options.wrap ?? ((serverOptions) => serverOptions);
+  // Parsing and validation depend only on the text (schema and rules are fixed), and clients send the same few
+  // operations over and over: each is checked once, and its one immutable document shared by every subscriber.
+  const checkedDocuments = new BoundedMap<string, { document: DocumentNode } | { errors: GraphQLError[] }>(200);
+  const checkDocument = (query: string): { document: DocumentNode } | { errors: GraphQLError[] } => {
+    let checked = checkedDocuments.get(query);
+    if (!checked) {
+      checked = parseAndValidate(query);
+      checkedDocuments.set(query, checked);
+    }
+    return checked;
+  };
+  const parseAndValidate = (query: string): { document: DocumentNode } | { errors: GraphQLError[] } => {
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch (error) {
+      return { errors: [requestError(error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.'), 'GRAPHQL_PARSE_FAILED')] };
+    }
+    const errors = validate(schema, document, rules);
+    if (errors.length > 0) return { errors: errors.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED')) };
+    return { document };
+  };
   const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
     wrap({
       schema,
       subscribe: sharedSubscribe,
       onSubscribe: (_ctx, _id, payload) => {
-        let document: DocumentNode;
-        try {
-          document = parse(payload.query);
-        } catch (error) {
-          return [requestError(error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.'), 'GRAPHQL_PARSE_FAILED')];
-        }
-        const errors = validate(schema, document, rules);
-        if (errors.length > 0) return errors.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED'));
+        const checked = checkDocument(payload.query);
+        if ('errors' in checked) return checked.errors;
+        const { document } = checked;
         if (!getOperationAST(document, payload.operationName)) {
           return [requestError(new GraphQLError('The document has no operation of that name (or several operations and no operationName).'), 'OPERATION_RESOLUTION_FAILURE')];
         }
