@@ -26,7 +26,7 @@ interface Sizes {
   transactionsPerAccount: number;
 }
 
-/** Scenario 2: the nested query with nothing cached, against a provider that takes 50 ms per call. */
+/** Scenario 2: the nested query with nothing cached, against a provider that takes 50 ms per call (or --latency=). */
 export async function runCold(ctx: BenchContext): Promise<void> {
   if (!wants(ctx.settings, 'cold')) return;
   const { warm, cold } = ctx.settings;
