@@ -1,5 +1,6 @@
 import type { Logger } from '../logger';
-import { deliver, type EventBus, type EventHandler } from './event-bus';
+import { BoundedMap } from '../store/bounded-map';
+import { deepFreeze, deliver, type EventBus, type EventHandler } from './event-bus';
 import type { RedisConnection } from './redis-connection';
 
 /**
@@ -11,6 +12,9 @@ import type { RedisConnection } from './redis-connection';
  * instance is disconnected does not reach it, which is why every subscription starts from the current state.
  */
 export class RedisEventBus implements EventBus {
+  /** The last message seen on each channel, parsed (see `parsed`). */
+  private readonly lastMessages = new BoundedMap<string, { message: string; payload: unknown }>(1_000);
+
   constructor(
     private readonly publisher: RedisConnection,
     private readonly subscriber: RedisConnection,
@@ -28,7 +32,7 @@ export class RedisEventBus implements EventBus {
     const listener = (message: string): void => {
       let payload: unknown;
       try {
-        payload = JSON.parse(message);
+        payload = this.parsed(channel, message);
       } catch (error) {
         this.logger.error({ err: error, channel }, 'a live event on redis is not JSON; dropped');
         return;
@@ -53,6 +57,18 @@ export class RedisEventBus implements EventBus {
 
   async close(): Promise<void> {
     // The connections are closed by their owner (LiveServices), which may share the publisher with other users.
+  }
+
+  /**
+   * node-redis calls every listener of a channel with the same message: it is parsed once, frozen, and the one
+   * object shared, as on the in-memory bus (so sharedSubscribe can execute it once for all identical subscribers).
+   */
+  private parsed(channel: string, message: string): unknown {
+    const last = this.lastMessages.get(channel);
+    if (last?.message === message) return last.payload;
+    const payload = deepFreeze(JSON.parse(message) as unknown);
+    this.lastMessages.set(channel, { message, payload });
+    return payload;
   }
 
   private channel(topic: string): string {

@@ -152,6 +152,10 @@ describe('leases and the Redis event bus', () => {
       ['one', { n: 1 }],
       ['two', { n: 1 }],
     ]);
+    // Parsed once for both listeners, and frozen, since they share it.
+    const [[, first], [, second]] = seen as [string, object][];
+    expect(first).toBe(second);
+    expect(Object.isFrozen(first)).toBe(true);
     await stopOne();
     await publisher.publish('topic:1', { n: 2 });
     await waitFor(() => (seen.length >= 3 ? true : undefined), 'the remaining listener to receive the event');
