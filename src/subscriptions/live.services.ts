@@ -17,6 +17,8 @@ import { RedisEventBus } from './redis-event-bus';
 import { createWebhookHandlers } from './webhook.handlers';
 import { MAX_WEBHOOK_BODY_BYTES, WebhookReceiver } from './webhook.receiver';
 import { WebhookVerifier } from './webhook-verifier';
+import { CoalescedReads } from './coalesced-reads';
+import type { Refund } from '../schema/refund.type';
 
 export interface LiveSettings {
   /** Prefixes every Redis key and channel (and Postgres nothing): lets several deployments or test runs share a Redis. */
@@ -44,6 +46,8 @@ export interface LiveServices {
   dataTaskResults: DataTaskResults;
   webhooks: WebhookReceiver;
   payoutWatchers: PayoutWatchers;
+  /** The refunds of a payment, read for the current state of refundUpdated subscriptions. */
+  refundReads: CoalescedReads<Refund[] | null>;
   /** Where the provider reaches this gateway (PUBLIC_URL, or the address it listens on). */
   publicUrl(): string;
   setPublicUrl(url: string): void;
@@ -112,6 +116,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     dataTaskResults: new DataTaskResults(dataTasks),
     webhooks,
     payoutWatchers,
+    refundReads: new CoalescedReads(),
     publicUrl() {
       if (!publicUrl) throw new Error('the gateway’s public URL is not known until it listens');
       return publicUrl.replace(/\/+$/, '');

@@ -81,7 +81,7 @@ export async function refundStream(
     topic: topics.refund(paymentId),
     current: async () => {
       if (refundId !== undefined) return [await getRefund(context, paymentId, refundId)];
-      const refunds = await refundsOfPayment(context, paymentId);
+      const refunds = await context.services.live.refundReads.read(paymentId, () => refundsOfPayment(context, paymentId));
       if (refunds === null) throw new NotFoundError('No payment with that id exists at the provider.');
       return refunds;
     },
