@@ -36,20 +36,58 @@ function plainDecimal(literal: string): DecimalString {
   return `${sign}${text}` as DecimalString;
 }
 
-/** A JSON string token, or a number token outside strings (in valid JSON no digit stands anywhere else). */
-const TOKEN = /"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+/** A JSON number literal, matched where a scan outside strings finds a minus sign or a digit. */
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
 
 /**
- * JSON.parse, except that numbers come back as DecimalString with their source digits. Every number token is
- * turned into a string token first and the native parser does the rest: a parser written in JavaScript was a
- * third of the CPU of a large cold query. Anything malformed is left for JSON.parse to refuse (a leading zero, say,
- * becomes two adjacent string tokens, which it rejects).
+ * JSON.parse, except that numbers come back as DecimalString with their source digits. A scan turns every number
+ * token outside strings into a string token, and the native parser does the rest: a parser written in JavaScript
+ * was a third of the CPU of a large cold query, and a regex replace over every token still took four times the
+ * native parse (this scan: under twice). Strings are skipped with indexOf. Anything malformed is left for
+ * JSON.parse to refuse (a leading zero, say, becomes two adjacent string tokens, which it rejects).
  */
 export function parseDecimalJson(text: string): unknown {
-  const quoted = text.replace(TOKEN, (token) => (token.charCodeAt(0) === 0x22 ? token : `"${plainDecimal(token)}"`));
+  const parts: string[] = [];
+  let copiedUpTo = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = endOfString(text, i + 1);
+    } else if (c === MINUS || (c >= 0x30 && c <= 0x39)) {
+      NUMBER.lastIndex = i;
+      const match = NUMBER.exec(text);
+      if (!match) {
+        i += 1;
+        continue;
+      }
+      parts.push(text.slice(copiedUpTo, i), '"', plainDecimal(match[0]), '"');
+      i = copiedUpTo = NUMBER.lastIndex;
+    } else {
+      i += 1;
+    }
+  }
+  parts.push(text.slice(copiedUpTo));
   try {
-    return JSON.parse(quoted);
+    return JSON.parse(parts.join(''));
   } catch (error) {
     throw new JsonSyntaxError(`not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The index just past the quote that closes a string whose content starts at `from` (or the end of the text). */
+function endOfString(text: string, from: number): number {
+  let search = from;
+  for (;;) {
+    const quote = text.indexOf('"', search);
+    if (quote < 0) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote + 1;
+    search = quote + 1;
   }
 }

@@ -45,6 +45,10 @@ describe('parseDecimalJson', () => {
     expect(parseDecimalJson(`${'['.repeat(10_000)}1${']'.repeat(10_000)}`)).toBeInstanceOf(Array);
   });
 
+  it('finds the end of strings that end in escaped backslashes or hold escaped quotes', () => {
+    expect(parseDecimalJson('["a\\\\",1,"b\\"2\\"",3]')).toEqual(['a\\', '1', 'b"2"', '3']);
+  });
+
   it('leaves digits inside strings alone', () => {
     expect(parseDecimalJson('{"ref":"INV-0012 \\"42\\" 1e3","n":7}')).toEqual({ ref: 'INV-0012 "42" 1e3', n: '7' });
   });
