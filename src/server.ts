@@ -142,10 +142,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         } catch {
           return httpGuard.notJson(req, res, principal, requestId, started);
         }
-        // Only JSON POSTs (which CSRF prevention allows) from a signed-in user who did not ask for fresh data.
-        if (principal.kind === 'user' && cacheModeOf(req) === 'use') {
+        // Only JSON POSTs (which CSRF prevention allows) from a signed-in user. One who asked for fresh data is not
+        // served a kept answer, but the fresh one replaces it, so a later request never sees older data than this one.
+        if (principal.kind === 'user') {
           answerKey = answers.keyFor(principal.userId, raw);
-          const cached = answers.get(answerKey);
+          const cached = cacheModeOf(req) === 'use' ? answers.get(answerKey) : undefined;
           if (cached) return sendCachedAnswer(res, cached, principal, requestId, started, body);
         }
       } else {
