@@ -18,7 +18,7 @@ export interface GatewayContext {
    * Set once the operation is known: whether its answer may be stored in the AnswerCache (src/http/answer-cache.ts).
    * An object, not a flag, because Apollo hands plugins a shallow copy of the context.
    */
-  answer: { cacheable: boolean };
+  answer: { cacheable: boolean; operationName?: string };
   /** Until when everything this request read from the data cache stays fresh (epoch ms); 0 when it read nothing. */
   dataFreshUntilMs(): number;
 }

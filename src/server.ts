@@ -147,7 +147,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         if (principal.kind === 'user') {
           answerKey = answers.keyFor(principal.userId, raw);
           const cached = cacheModeOf(req) === 'use' ? answers.get(answerKey) : undefined;
-          if (cached) return sendCachedAnswer(res, cached, principal, requestId, started, body);
+          if (cached) return sendCachedAnswer(res, cached, principal, requestId, started);
         }
       } else {
         body = raw.toString('utf8');
@@ -166,7 +166,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
       if (answerKey && context?.answer.cacheable && res.statusCode === 200) {
-        answers.put(answerKey, { headers: [...result.headers], body: result.body.string, freshUntilMs: context.dataFreshUntilMs() });
+        answers.put(answerKey, {
+          operationName: context.answer.operationName,
+          headers: [...result.headers],
+          body: result.body.string,
+          freshUntilMs: context.dataFreshUntilMs(),
+        });
       }
       res.end(result.body.string);
       return;
@@ -175,16 +180,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     res.end();
   }
 
-  function sendCachedAnswer(res: ServerResponse, answer: CachedAnswer, principal: Principal, requestId: string, started: number, body: unknown): void {
+  function sendCachedAnswer(res: ServerResponse, answer: CachedAnswer, principal: Principal, requestId: string, started: number): void {
     for (const [name, value] of answer.headers) res.setHeader(name, value);
     res.statusCode = 200;
     res.end(answer.body);
-    const operationName = (body as { operationName?: unknown }).operationName;
+    metrics.answerServedFromCache();
     recorder.record({
       requestId,
       principal: describePrincipal(principal),
       transport: 'http',
-      operationName: typeof operationName === 'string' ? operationName : undefined,
+      operationName: answer.operationName,
       operationType: 'query',
       durationMs: performance.now() - started,
       outcome: 'success',
@@ -249,6 +254,7 @@ function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
       return {
         async didResolveOperation({ schema, document, operation, contextValue }) {
           contextValue.answer.cacheable = operation !== undefined && isAnswerCacheable(schema, document, operation);
+          contextValue.answer.operationName = operation?.name?.value;
         },
         async didEncounterErrors({ contextValue }) {
           contextValue.answer.cacheable = false;

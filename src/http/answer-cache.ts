@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { BoundedMap } from '../store/bounded-map';
 
 export interface CachedAnswer {
+  /** The operation's name as GraphQL resolved it (the request need not name it), for logs and metrics. */
+  operationName: string | undefined;
   headers: [string, string][];
   body: string;
   freshUntilMs: number;

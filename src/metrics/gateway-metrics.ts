@@ -80,6 +80,11 @@ export class GatewayMetrics {
     labelNames: ['resource', 'result'] as const,
     registers: [this.registry],
   });
+  private readonly answerCacheHits = new Counter({
+    name: 'bankgraph_answer_cache_hits_total',
+    help: 'Queries answered from the answer cache, without executing (src/http/answer-cache.ts).',
+    registers: [this.registry],
+  });
   private readonly webhooks = new Counter({
     name: 'bankgraph_webhook_events_total',
     help: 'Provider webhook deliveries received, by source and outcome.',
@@ -135,6 +140,10 @@ export class GatewayMetrics {
   }
 
   /** One webhook delivery: `source` e.g. `payments` or `data`; `outcome` e.g. `accepted`, `duplicate`, `bad_signature`, `malformed`, `unknown_type`. */
+  answerServedFromCache(): void {
+    this.answerCacheHits.inc();
+  }
+
   webhookEvent(source: string, outcome: string): void {
     this.webhooks.inc({ source, outcome });
   }

@@ -52,6 +52,8 @@ describe('operations', () => {
       const session = await stack.signIn('john', 'doe');
       await stack.graphql('query Accounts { viewer { accounts { id balance { current } } } }', {}, session, { 'cache-control': 'no-cache' });
       await stack.graphql('query Accounts { viewer { accounts { id balance { current } } } }', {}, session);
+      // Another document over the same data: not in the answer cache, so it reads the data cache.
+      await stack.graphql('query AccountIds { viewer { accounts { id } } }', {}, session);
       await stack.graphql('query Broken { viewer { nope } }', {}, session);
       await injectFault(stack, { match: 'GET /data/v1/cards', status: 503, times: 1 });
       await stack.graphql('query Cards { viewer { cards { id } } }', {}, session, { 'cache-control': 'no-cache' });
@@ -70,6 +72,7 @@ describe('operations', () => {
       expect(sample(text, 'bankgraph_provider_requests_total{route="data.accounts",method="GET",status="200"}')).toBeGreaterThanOrEqual(1);
       expect(sample(text, 'bankgraph_provider_requests_total{route="data.cards",method="GET",status="503"}')).toBe(1);
       expect(sample(text, 'bankgraph_provider_retries_total{route="data.cards"}')).toBe(1);
+      expect(sample(text, 'bankgraph_answer_cache_hits_total')).toBe(1);
       expect(sample(text, 'bankgraph_cache_lookups_total{resource="accounts",result="hit"}')).toBeGreaterThanOrEqual(1);
       expect(sample(text, 'bankgraph_cache_lookups_total{resource="accountBalance",result="miss"}')).toBeGreaterThanOrEqual(1);
       expect(sample(text, 'bankgraph_websocket_connections')).toBe(1);
