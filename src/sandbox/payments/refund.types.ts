@@ -4,23 +4,6 @@ export type RefundStatus = 'pending' | 'authorized' | 'executed' | 'failed';
 /** Only failure_reason the spec names: the payment being refunded failed. */
 export type RefundFailureReason = 'payment_failed';
 
-export interface RefundRecord {
-  id: string;
-  paymentId: string;
-  amount_in_minor: number;
-  currency: string;
-  status: RefundStatus;
-  reference: string;
-  created_at: string;
-  authorized_at?: string;
-  executed_at?: string;
-  failure_reason?: RefundFailureReason;
-  /** Not a field of the refund object; the refund_failed webhook reports it. */
-  failed_at?: string;
-  /** Creation order, which breaks ties within one payment's refunds. */
-  seq: number;
-}
-
 /**
  * The refund object exactly as the spec lists its fields. Timestamps and failure_reason are absent until set
  * (rather than null), as TrueLayer's v3 API does (README, Refunds and payments).
@@ -35,6 +18,15 @@ export interface RefundView {
   authorized_at?: string;
   executed_at?: string;
   failure_reason?: RefundFailureReason;
+}
+
+/** What the sandbox keeps about a refund: the object it shows, and what only it needs. */
+export interface RefundRecord extends RefundView {
+  paymentId: string;
+  /** Not a field of the refund object; the refund_failed webhook reports it. */
+  failed_at?: string;
+  /** Creation order, which breaks ties within one payment's refunds. */
+  seq: number;
 }
 
 export function refundView(refund: RefundRecord): RefundView {
