@@ -5,8 +5,13 @@
  */
 export interface FaultSpec {
   match: string;
-  /** Answer with this status instead of serving the request (a problem or OAuth-style body in the route's shape). */
+  /**
+   * Answer with this status instead of serving the request: with `body`, any status from 200 to 599; without it,
+   * 400 to 599 with a problem or OAuth-style body in the route's shape.
+   */
   status?: number;
+  /** Answer with this JSON value (and `status`, 200 when omitted): odd provider answers without a proxy. */
+  body?: unknown;
   /** Seconds, sent as Retry-After with the status. */
   retryAfter?: number;
   /** Delay before the request is served (or the fault applied). */
@@ -57,9 +62,10 @@ export class FaultInjector {
   }
 
   list(): FaultSpec[] {
-    return this.faults.map(({ match, status, retryAfter, latencyMs, reset, malformed, afterProcessing, remaining }) => ({
+    return this.faults.map(({ match, status, body, retryAfter, latencyMs, reset, malformed, afterProcessing, remaining }) => ({
       match,
       status,
+      body,
       retryAfter,
       latencyMs,
       reset,
@@ -74,22 +80,23 @@ export function validateFaultSpec(value: unknown): FaultSpec | string {
   if (typeof value !== 'object' || value === null) return 'the body must be a JSON object';
   const spec = value as Record<string, unknown>;
   if (typeof spec.match !== 'string' || spec.match.trim() === '') return 'match must be a string such as "POST /v1/withdrawals"';
-  if (spec.status !== undefined && !(Number.isInteger(spec.status) && (spec.status as number) >= 400 && (spec.status as number) <= 599)) {
-    return 'status must be an integer from 400 to 599';
+  const lowestStatus = spec.body === undefined ? 400 : 200;
+  if (spec.status !== undefined && !(Number.isInteger(spec.status) && (spec.status as number) >= lowestStatus && (spec.status as number) <= 599)) {
+    return spec.body === undefined
+      ? 'status must be an integer from 400 to 599 (or from 200 with a body)'
+      : 'status must be an integer from 200 to 599';
   }
+  if (spec.body !== undefined && (spec.reset || spec.malformed)) return 'body cannot be combined with reset or malformed';
   for (const key of ['retryAfter', 'latencyMs', 'times'] as const) {
     if (spec[key] !== undefined && !(Number.isInteger(spec[key]) && (spec[key] as number) >= 0)) return `${key} must be a non-negative integer`;
   }
   for (const key of ['reset', 'malformed', 'afterProcessing'] as const) {
     if (spec[key] !== undefined && typeof spec[key] !== 'boolean') return `${key} must be a boolean`;
   }
-  if (spec.status === undefined && !spec.reset && !spec.malformed && spec.latencyMs === undefined) {
-    return 'give at least one of status, reset, malformed or latencyMs';
-  }
+  const answers = spec.status !== undefined || spec.body !== undefined || spec.reset || spec.malformed;
+  if (!answers && spec.latencyMs === undefined) return 'give at least one of status, body, reset, malformed or latencyMs';
   // Without an answer to replace, the request would be served twice, the second time with its body already read.
-  if (spec.afterProcessing && spec.status === undefined && !spec.reset && !spec.malformed) {
-    return 'afterProcessing needs status, reset or malformed: the answer that replaces the real one';
-  }
+  if (spec.afterProcessing && !answers) return 'afterProcessing needs status, body, reset or malformed: the answer that replaces the real one';
   return spec as unknown as FaultSpec;
 }
 

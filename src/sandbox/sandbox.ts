@@ -185,6 +185,11 @@ function applyFault(fault: FaultSpec, message: IncomingMessage, res: ServerRespo
     res.end('{"results": [{"account_id": ');
     return true;
   }
+  if (fault.body !== undefined) {
+    res.writeHead(fault.status ?? 200, { 'content-type': 'application/json', ...(fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) }) });
+    res.end(JSON.stringify(fault.body));
+    return true;
+  }
   if (fault.status === undefined) return false;
   const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) };
   const detail = `injected fault: ${fault.status}`;

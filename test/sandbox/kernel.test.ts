@@ -76,6 +76,27 @@ describe('faults', () => {
     expect(() => JSON.parse(response.text)).toThrow(SyntaxError);
   });
 
+  it('answers a given JSON body with any status, e.g. an odd 200 from the data API', async () => {
+    await addFault({ match: 'GET /data/v1/accounts', body: { results: [null] }, times: 1 });
+    const odd = await accounts();
+    expect(odd.status).toBe(200);
+    expect(odd.headers.get('content-type')).toBe('application/json');
+    expect(JSON.parse(odd.text)).toEqual({ results: [null] });
+    await addFault({ match: 'GET /data/v1/accounts', status: 409, body: { title: 'still processing' }, times: 1 });
+    const conflict = await accounts();
+    expect([conflict.status, JSON.parse(conflict.text)]).toEqual([409, { title: 'still processing' }]);
+    expect((await accounts()).status).toBe(200);
+  });
+
+  it('with afterProcessing and a body, does the work and answers the body instead', async () => {
+    const signedIn = await signIn(sandbox(), JOHN);
+    await addFault({ match: 'POST /connect/token', status: 409, body: { error: 'processing' }, afterProcessing: true, times: 1 });
+    const lost = await exchangeCode(sandbox(), signedIn.code!);
+    expect([lost.status, await lost.json()]).toEqual([409, { error: 'processing' }]);
+    const retried = await exchangeCode(sandbox(), signedIn.code!);
+    expect(await retried.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('already been used') });
+  });
+
   it('adds latency', async () => {
     await addFault({ match: 'GET /data/v1/accounts', latencyMs: 300, times: 1 });
     const started = performance.now();
@@ -103,12 +124,14 @@ describe('faults', () => {
 
   it.each([
     [{}, 'match must be a string'],
-    [{ match: '/x' }, 'give at least one of status, reset, malformed or latencyMs'],
-    [{ match: '/x', status: 200 }, 'status must be an integer from 400 to 599'],
+    [{ match: '/x' }, 'give at least one of status, body, reset, malformed or latencyMs'],
+    [{ match: '/x', status: 200 }, 'status must be an integer from 400 to 599 (or from 200 with a body)'],
+    [{ match: '/x', status: 199, body: {} }, 'status must be an integer from 200 to 599'],
+    [{ match: '/x', body: {}, reset: true }, 'body cannot be combined with reset or malformed'],
     [{ match: '/x', status: 500, times: -1 }, 'times must be a non-negative integer'],
     [{ match: '/x', status: 500, retryAfter: 1.5 }, 'retryAfter must be a non-negative integer'],
     [{ match: '/x', reset: 'yes' }, 'reset must be a boolean'],
-    [{ match: '/x', latencyMs: 10, afterProcessing: true }, 'afterProcessing needs status, reset or malformed'],
+    [{ match: '/x', latencyMs: 10, afterProcessing: true }, 'afterProcessing needs status, body, reset or malformed'],
     ['[1,2]', 'the body must be a JSON object'],
     ['{"match":', 'the body is not valid JSON'],
   ])('refuses the fault %j with 400', async (spec, message) => {
