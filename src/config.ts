@@ -280,8 +280,9 @@ class Reader {
     const value = this.env[name] ?? fallback;
     // sqlite://<path> is a file path (relative to the working directory, or absolute with sqlite:///), not a host.
     const sqlite = /^sqlite:\/\/.+/.test(value);
-    if (!sqlite && !isUrl(value, ['redis:', 'rediss:', 'postgres:', 'postgresql:'])) {
-      this.problems.push(`${name} must be sqlite://<file> (or sqlite://:memory:), redis:// or postgres:// URL; got ${JSON.stringify(value)}`);
+    if (!sqlite && !isUrl(value, ['postgres:', 'postgresql:'])) {
+      // Money and identity need constraints and transactions; Redis still serves CACHE_URL and PUBSUB_URL.
+      this.problems.push(`${name} must be sqlite://<file> (or sqlite://:memory:) or a postgres:// URL; got ${JSON.stringify(value)}`);
     }
     return value;
   }

@@ -8,6 +8,7 @@ import { handleAuthRoute } from './auth/auth.routes';
 import { credentialsFromHeaders, resolvePrincipal, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, type GatewayContext } from './context';
+import { openDatabase } from './db/database';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
@@ -50,7 +51,9 @@ export interface GatewayOptions {
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = new GatewayMetrics();
-  const services = createServices(config, logger, { metrics }, { keyPrefix: options.keyPrefix, live: options.live });
+  // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
+  const database = await openDatabase(config.storeUrl);
+  const services = createServices(config, logger, database, { metrics }, { keyPrefix: options.keyPrefix, live: options.live });
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
   let publicUrl = config.publicUrl;
   const production = config.nodeEnv === 'production';

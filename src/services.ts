@@ -9,6 +9,7 @@ import { PaymentsClient } from './datasources/payments.client';
 import { PayoutClient } from './datasources/payout.client';
 import { DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from './datasources/response-cache';
 import { ClientCredentialsTokenManager } from './datasources/token-manager';
+import type { Database } from './db/database';
 import { VerificationClient } from './datasources/verification.client';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -24,6 +25,8 @@ import { createLiveServices, type LiveServices, type LiveSettings } from './subs
 export interface Services {
   config: ResolvedConfig;
   logger: Logger;
+  /** The relational store (STORE_URL): money and identity, with constraints and transactions. */
+  database: Database;
   http: ProviderHttpClient;
   auth: AuthClient;
   data: DataClient;
@@ -60,6 +63,7 @@ export interface ServicesOptions {
 export function createServices(
   config: ResolvedConfig,
   logger: Logger,
+  database: Database,
   hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics } = {},
   options: ServicesOptions = {},
 ): Services {
@@ -99,6 +103,7 @@ export function createServices(
   return {
     config,
     logger,
+    database,
     http,
     auth,
     data: new DataClient(http, { dataUrl: provider.dataUrl }),
@@ -117,13 +122,13 @@ export function createServices(
     live,
     metrics,
     async checkReady() {
-      await Promise.all([...keyvs.map((keyv) => keyv.get('readiness-probe')), live.checkReady()]);
+      await Promise.all([database.ping(), ...keyvs.map((keyv) => keyv.get('readiness-probe')), live.checkReady()]);
     },
     async close() {
       // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
       await live.close();
       await http.close();
-      await Promise.allSettled(keyvs.map((keyv) => keyv.disconnect()));
+      await Promise.allSettled([...keyvs.map((keyv) => keyv.disconnect()), database.close()]);
     },
   };
 }

@@ -8,14 +8,15 @@ import type { Sandbox } from '../../src/sandbox/sandbox';
 import { createGateway, type Gateway } from '../../src/server';
 import { dataOf, ibanOf, paymentsIn, REFUND_PAYMENT, user, type PayoutView, type RefundView } from '../helpers/money';
 import { startWebhookListener, type ReceivedWebhook, type WebhookListener } from '../helpers/sandbox-webhooks';
+import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { MERCHANT_KEY, signInAt, type GraphQLResult } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 /*
- * Two gateway instances, A and B, sharing Redis for the store and for events (STORE_URL and PUBSUB_URL), in front
- * of one sandbox. Redis must be running on 127.0.0.1:6379 (.ci/run starts it): without it these tests fail, they
- * are never skipped. Every key and channel of this run carries a prefix of its own, removed afterwards.
+ * Two gateway instances, A and B, sharing PostgreSQL for the store (STORE_URL, a schema of this run's own) and
+ * Redis for events (PUBSUB_URL), in front of one sandbox. Both must be running on 127.0.0.1 (.ci/run starts them):
+ * without them these tests fail, they are never skipped. Every key, channel and table of this run is removed after.
  */
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -55,7 +56,8 @@ async function removeRunKeys(): Promise<void> {
   }
 }
 
-describe('two gateway instances sharing Redis', () => {
+describe('two gateway instances sharing PostgreSQL and Redis', () => {
+  let schema: PostgresSchema;
   let sandbox: Sandbox;
   let a: Gateway;
   let b: Gateway;
@@ -64,12 +66,13 @@ describe('two gateway instances sharing Redis', () => {
 
   beforeAll(async () => {
     await requireRedis();
+    schema = await createPostgresSchema('multi_instance');
     const base = loadConfig({
       NODE_ENV: 'test',
       PORT: '0',
       SANDBOX_PORT: '0',
       SANDBOX_TIME_SCALE: '0.001',
-      STORE_URL: REDIS_URL,
+      STORE_URL: schema.url,
       PUBSUB_URL: REDIS_URL,
       MERCHANT_KEYS: MERCHANT_KEY,
       HTTP_BACKOFF_BASE_MS: '5',
@@ -97,6 +100,7 @@ describe('two gateway instances sharing Redis', () => {
     await Promise.allSettled([a?.close(), b?.close()]);
     await sandbox?.close();
     await removeRunKeys().catch(() => undefined);
+    await schema?.drop();
   });
 
   async function sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {

@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       'PORT must be an integer from 0 to 65535; got "eighty"',
       'SANDBOX_TIME_SCALE must be a number greater than 0 and at most 1000000; got "0"',
       'MERCHANT_KEYS must be a comma-separated list of keys, each at least 16 characters without spaces',
-      'STORE_URL must be sqlite://<file> (or sqlite://:memory:), redis:// or postgres:// URL; got "mysql://db"',
+      'STORE_URL must be sqlite://<file> (or sqlite://:memory:) or a postgres:// URL; got "mysql://db"',
       'CACHE_URL must be "memory" or a redis:// URL; got "memcached://x"',
     ]);
   });

@@ -1,0 +1,37 @@
+import type { Transaction } from 'kysely';
+import type { Database } from './database';
+import type { Tables } from './tables';
+
+/** PostgreSQL's answers to a transaction that lost a race with another: safe to run again from the start. */
+const RETRYABLE_POSTGRES_CODES = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Runs `work` as one serializable transaction and retries it when the database reports that it conflicted with a
+ * concurrent one, so a check-then-write (a limit, an insert-if-absent) holds across instances without locks held
+ * in memory. SQLite write transactions start IMMEDIATE and so never conflict; PostgreSQL runs them SERIALIZABLE.
+ * `work` must touch nothing but the database: it may run more than once.
+ */
+export async function inTransaction<T>(database: Database, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const transaction = database.db.transaction();
+      return await (database.kind === 'postgres' ? transaction.setIsolationLevel('serializable') : transaction).execute(work);
+    } catch (error) {
+      if (attempt >= MAX_ATTEMPTS || !RETRYABLE_POSTGRES_CODES.has(codeOf(error) ?? '')) throw error;
+      // Jittered, so the transactions that collided do not collide again in lockstep.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+    }
+  }
+}
+
+/** A unique or primary-key constraint refused the write (pg 23505; better-sqlite3 SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
