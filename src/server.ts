@@ -46,6 +46,8 @@ export interface GatewayOptions {
   keyPrefix?: string;
   /** Webhook and subscription settings (payout watch schedule, webhook limits); defaults suit production. */
   live?: ServicesOptions['live'];
+  /** The rate limiter's clock in milliseconds (default performance.now); tests step it instead of sleeping. */
+  rateLimitClock?: () => number;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -59,7 +61,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const production = config.nodeEnv === 'production';
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
   const limits = new OperationLimits(config.limits, production);
-  const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
+  const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst, undefined, options.rateLimitClock);
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
   const httpGuard = new HttpOperationGuard(limiter, recorder);
