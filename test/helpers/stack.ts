@@ -8,7 +8,7 @@ import { loadConfig, withProvider, type ProviderConfig, type ResolvedConfig } fr
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/server';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
-import { parseLoginForm } from '../../src/sandbox/auth/bank-form.reader';
+import { signInAt as signInThroughBank } from '../../src/cli/gateway-sign-in';
 
 export interface Stack {
   sandbox: Sandbox;
@@ -117,22 +117,6 @@ export async function startStack(
 }
 
 /** Signs in through a gateway's /auth/login and the sandbox bank's form; returns the session token. */
-export async function signInAt(gatewayUrl: string, username = 'john', password = 'doe'): Promise<string> {
-  const start = await fetch(`${gatewayUrl}/auth/login?response=json`, { redirect: 'manual' });
-  const bankPage = start.headers.get('location');
-  if (start.status !== 302 || !bankPage) throw new Error(`expected /auth/login to redirect to the bank, got ${start.status}`);
-  const page = await fetch(bankPage);
-  const { action, fields } = parseLoginForm(await page.text(), bankPage);
-  const submitted = await fetch(action, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...fields, username, password }).toString(),
-  });
-  const callback = submitted.headers.get('location');
-  if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got ${submitted.status}`);
-  const session = await fetch(callback, { headers: { accept: 'application/json' } });
-  const body = (await session.json()) as { sessionToken?: string };
-  if (!session.ok || !body.sessionToken) throw new Error(`expected a session from /auth/callback, got ${session.status} ${JSON.stringify(body)}`);
-  return body.sessionToken;
+export function signInAt(gatewayUrl: string, username = 'john', password = 'doe'): Promise<string> {
+  return signInThroughBank(gatewayUrl, username, password);
 }
