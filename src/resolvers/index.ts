@@ -1,4 +1,4 @@
-import type { NonEmptyArray } from 'type-graphql';
+import type { ClassType, NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from './account.resolver';
 import { CardResolver } from './card.resolver';
 import { DataTaskResolver } from './data-task.resolver';
@@ -10,7 +10,7 @@ import { VerificationResolver } from './verification.resolver';
 import { ViewerMoneyResolver } from './viewer-money.resolver';
 import { ViewerResolver } from './viewer.resolver';
 
-export const RESOLVERS: NonEmptyArray<Function> = [
+export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,
   AccountResolver,
   CardResolver,

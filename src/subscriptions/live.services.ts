@@ -1,5 +1,5 @@
-import KeyvPostgres from '@keyv/postgres';
 import type Keyv from 'keyv';
+import pg from 'pg';
 import type { ResolvedConfig } from '../config';
 import type { ProviderHttpClient } from '../datasources/http.client';
 import type { PaymentsClient } from '../datasources/payments.client';
@@ -83,12 +83,20 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     if (!connection) connections.set(key, (connection = new RedisConnection(url, role, logger)));
     return connection;
   };
+  const pools: pg.Pool[] = [];
+  const postgres = (url: string): SqlQuery => {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    // An idle client's error (a restarted server) surfaces on the pool; the next query connects again.
+    pool.on('error', (error) => logger.warn({ err: error }, 'postgres connection error'));
+    pools.push(pool);
+    return async (sql, values) => (await pool.query(sql, values)).rows as Record<string, unknown>[];
+  };
 
   const bus: EventBus = isRedisUrl(config.pubsubUrl)
     ? new RedisEventBus(redis(config.pubsubUrl, 'commands'), redis(config.pubsubUrl, 'subscriber'), prefix, logger)
     : new MemoryEventBus(logger);
   const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
-  const inbox = createInbox(config.storeUrl, prefix, (url) => redis(url, 'commands'), deps);
+  const inbox = createInbox(config.storeUrl, prefix, (url) => redis(url, 'commands'), postgres, deps);
   const dataTasks = new DataTaskStore(deps.store('data-tasks'));
 
   let publicUrl = config.publicUrl;
@@ -132,17 +140,19 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await webhooks.idle();
       await bus.close();
       await Promise.allSettled([...connections.values()].map((connection) => connection.close()));
+      await Promise.allSettled(pools.map((pool) => pool.end()));
     },
   };
 }
 
-function createInbox(storeUrl: string, prefix: string, redis: (url: string) => RedisConnection, deps: LiveDependencies): EventInbox {
+function createInbox(
+  storeUrl: string,
+  prefix: string,
+  redis: (url: string) => RedisConnection,
+  postgres: (url: string) => SqlQuery,
+  deps: LiveDependencies,
+): EventInbox {
   if (isRedisUrl(storeUrl)) return new RedisEventInbox(redis(storeUrl), prefix);
-  if (/^postgres(ql)?:\/\//.test(storeUrl)) {
-    // keyv's Postgres adapter shares one pg pool per URL; its `query` runs any SQL on it.
-    const adapter = new KeyvPostgres({ uri: storeUrl, table: 'bankgraph' });
-    adapter.on('error', () => undefined);
-    return new PostgresEventInbox(adapter.query as SqlQuery);
-  }
+  if (/^postgres(ql)?:\/\//.test(storeUrl)) return new PostgresEventInbox(postgres(storeUrl));
   return new KeyvEventInbox(deps.store<InboxEntry>('webhook-inbox'));
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import KeyvPostgres from '@keyv/postgres';
-import { createClient } from '@keyv/redis';
+import { createClient } from 'redis';
 import Keyv from 'keyv';
 import { createLogger } from '../../../src/logger';
 import { KeyvEventInbox, PostgresEventInbox, RedisEventInbox, type EventInbox, type InboxEntry, type SqlQuery } from '../../../src/store/webhook-inbox.store';
@@ -68,7 +68,7 @@ describe('the webhook inbox', () => {
       try {
         await candidate.query('SELECT 1');
       } catch (error) {
-        throw new Error(`Postgres is not reachable at ${url} (${String(error)}); start it or set TEST_POSTGRES_URL.`);
+        throw new Error(`Postgres is not reachable at ${url} (${String(error)}); start it or set TEST_POSTGRES_URL.`, { cause: error });
       }
       query = candidate.query as SqlQuery;
     });
