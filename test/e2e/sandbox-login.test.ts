@@ -7,9 +7,14 @@ const ROOT = join(__dirname, '..', '..');
 /** Runs `npm run sandbox:login`'s program from the TypeScript sources, as the script runs it once compiled. */
 function sandboxLogin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['-r', './test/helpers/swc-register.js', 'src/cli/sandbox-login.ts', ...args], { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['-r', './test/helpers/swc-register.js', 'src/cli/sandbox-login.ts', ...args],
+      { cwd: ROOT, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
