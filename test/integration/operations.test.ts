@@ -110,7 +110,9 @@ describe('operations', () => {
           });
           const text = await response.text();
           const body = JSON.parse(text) as { errors: { message: string; extensions: Record<string, unknown> }[] };
-          expect(body.errors[0]!.extensions).toEqual({ code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/), requestId: response.headers.get('x-request-id') });
+          const { providerError, ...extensions } = body.errors[0]!.extensions;
+          expect(extensions).toEqual({ code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/), requestId: response.headers.get('x-request-id') });
+          if (providerError !== undefined) expect(providerError).toMatch(/^[a-z_-]+$/);
           for (const leak of ['trace_id', 'truelayer', 'problem', 'stacktrace', 'exception', '/work/', 'node_modules', 'Bearer']) expect(text).not.toContain(leak);
           await stack.sandboxJson('DELETE', '/sandbox/faults');
         }
