@@ -26,6 +26,7 @@ import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-mask
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
 import { RateLimiter } from './security/rate-limiter';
+import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { WsOperationGuard } from './security/ws-operation-guard';
 import { RESOLVERS } from './resolvers';
 import { buildGatewaySchema } from './schema/build-schema';
@@ -209,6 +210,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     validationRules,
     maxPayloadBytes: config.limits.maxBodyBytes,
     maskError,
+    originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => publicUrl),
     wrap: (serverOptions) => wsGuard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).

@@ -17,6 +17,7 @@ import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal';
 import { createContext, type GatewayContext } from '../context';
 import type { Services } from '../services';
+import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
 import { sharedSubscribe } from './shared-subscribe';
 
@@ -29,6 +30,8 @@ export interface GraphqlWsOptions {
   maxPayloadBytes: number;
   /** The HTTP side's error masking, so a WebSocket client sees the same errors. */
   maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /** Which connections may sign in with the session cookie (cross-site WebSocket hijacking). */
+  originPolicy: WebSocketOriginPolicy;
   /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
   wrap?(options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
 }
@@ -71,6 +74,12 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
     wrap({
       schema,
       subscribe: sharedSubscribe,
+      onConnect: (ctx) => {
+        if (options.originPolicy.admits(ctx.extra.request, ctx.connectionParams)) return true;
+        services.logger.warn({ origin: ctx.extra.request.headers.origin }, 'WebSocket refused: session cookie from a foreign origin');
+        ctx.extra.socket.close(4403, FOREIGN_ORIGIN_REASON);
+        return false;
+      },
       onSubscribe: (_ctx, _id, payload) => {
         const checked = checkDocument(payload.query);
         if ('errors' in checked) return checked.errors;

@@ -162,7 +162,7 @@ describe('operations', () => {
     let stack: Stack;
 
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'production', LOG_LEVEL: 'silent' } });
+      stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent' } });
     });
 
     afterAll(async () => {
