@@ -13,6 +13,7 @@ import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
 import { PayloadTooLargeError, readBody } from './http/body';
+import { withRequestIdOnErrors } from './http/request-id-on-errors';
 import { sendError } from './http/respond';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -169,6 +170,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
+      const text = withRequestIdOnErrors(result.body.string, requestId);
       if (answerKey && context?.answer.cacheable && res.statusCode === 200) {
         answers.put(answerKey, {
           operationName: context.answer.operationName,
@@ -177,7 +179,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
           freshUntilMs: context.dataFreshUntilMs(),
         });
       }
-      res.end(result.body.string);
+      res.end(text);
       return;
     }
     for await (const chunk of result.body.asyncIterator) res.write(chunk);
@@ -251,7 +253,6 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   };
 }
 
-/** Adds the request id to every error, so a client can quote it and support can find the log lines. */
 /** Marks the operations whose answers the AnswerCache may keep: data-API reads only, and only without errors. */
 function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
   return {
@@ -269,6 +270,7 @@ function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
   };
 }
 
+/** Adds the request id to every error, so a client can quote it and support can find the log lines. */
 function requestIdPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
