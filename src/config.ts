@@ -38,6 +38,11 @@ export interface HttpConfig {
   /** Longest Retry-After the gateway will wait out before giving up with UPSTREAM_RATE_LIMITED. */
   maxRetryAfterMs: number;
   connectionsPerOrigin: number;
+  /** Largest provider answer read; a larger one is UPSTREAM_ERROR. */
+  maxBodyBytes: number;
+  /** Consecutive failed sends on one provider route that open its circuit breaker, and how long it stays open. */
+  breakerFailures: number;
+  breakerCooldownMs: number;
 }
 
 /** Per-operation limits, the same for HTTP and WebSocket (README: "Operation limits"). */
@@ -81,6 +86,8 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
+  /** Every query and mutation's deadline: provider calls and their retries spend only what is left of it. */
+  operationTimeoutMs: number;
   /** When set, GET /metrics needs `Authorization: Bearer <this>`. */
   metricsToken: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -156,6 +163,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       backoffCapMs: read.integer('HTTP_BACKOFF_CAP_MS', 2_000, { min: 0 }),
       maxRetryAfterMs: read.integer('HTTP_MAX_RETRY_AFTER_MS', 5_000, { min: 0 }),
       connectionsPerOrigin: read.integer('HTTP_CONNECTIONS_PER_ORIGIN', 128, { min: 1 }),
+      maxBodyBytes: read.integer('PROVIDER_MAX_BODY_BYTES', 16 * 1024 * 1024, { min: 1_024, max: 1024 * 1024 * 1024 }),
+      breakerFailures: read.integer('PROVIDER_BREAKER_FAILURES', 5, { min: 1, max: 1_000 }),
+      breakerCooldownMs: read.integer('PROVIDER_BREAKER_COOLDOWN_MS', 10_000, { min: 1, max: 600_000 }),
     },
     limits: {
       maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1_000 }),
@@ -170,6 +180,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       burst: read.integer('RATE_LIMIT_BURST', 60, { min: 1, max: 1_000_000 }),
     },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 600_000 }),
+    operationTimeoutMs: read.integer('OPERATION_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     metricsToken: read.optionalSecret('METRICS_TOKEN'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, nodeEnv === 'test' ? 'silent' : 'info'),
   };

@@ -1,3 +1,4 @@
+import { BrokenCircuitError } from 'cockatiel';
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 
 /** The only values `extensions.code` ever takes; apps switch on them, so they are part of the API. */
@@ -141,7 +142,7 @@ export class ProviderResponseError extends Error {
   }
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'OPERATION_DEADLINE']);
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -281,7 +282,13 @@ function errorForStatus(response: UpstreamResponse, context: UpstreamErrorContex
 }
 
 function errorForNoResponse(cause: unknown): GatewayError {
+  if (cause instanceof BrokenCircuitError) {
+    return new UpstreamUnavailableError('The provider kept failing on this call, so the gateway is not calling it for a few seconds. Try again shortly.');
+  }
   const code = (cause as { code?: unknown } | undefined)?.code;
+  if (code === 'PROVIDER_BODY_TOO_LARGE') {
+    return new UpstreamError('The provider sent an answer larger than the gateway accepts (PROVIDER_MAX_BODY_BYTES). Report it if it persists.');
+  }
   const nested = ((cause as { cause?: { code?: unknown } } | undefined)?.cause ?? {}).code;
   const timedOut = TIMEOUT_CODES.has(String(code)) || TIMEOUT_CODES.has(String(nested));
   return new UpstreamUnavailableError(

@@ -9,6 +9,7 @@ import { credentialsFromHeaders, resolvePrincipal, type Principal } from './auth
 import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
+import { withOperationDeadline } from './datasources/operation-deadline';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
@@ -163,10 +164,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     let context: GatewayContext | undefined;
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
-      context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
-    });
+    const result = await withOperationDeadline(config.operationTimeoutMs, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
+        context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
+      }),
+    );
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
@@ -211,6 +214,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     services,
     validationRules,
     maxPayloadBytes: config.limits.maxBodyBytes,
+    operationTimeoutMs: config.operationTimeoutMs,
     maskError,
     originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => publicUrl),
     wrap: (serverOptions) => wsGuard.wrap(serverOptions),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import {
+  execute,
   getOperationAST,
   GraphQLError,
   parse,
@@ -15,6 +16,7 @@ import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal';
+import { withOperationDeadline } from '../datasources/operation-deadline';
 import { createContext, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
@@ -28,6 +30,8 @@ export interface GraphqlWsOptions {
   validationRules: readonly ValidationRule[];
   /** The largest message accepted, as for an HTTP body; a larger one closes the socket (1009). */
   maxPayloadBytes: number;
+  /** The deadline of each query and mutation, as over HTTP; a subscription lives as long as its client wants. */
+  operationTimeoutMs: number;
   /** The HTTP side's error masking, so a WebSocket client sees the same errors. */
   maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** Which connections may sign in with the session cookie (cross-site WebSocket hijacking). */
@@ -73,6 +77,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
     wrap({
       schema,
+      execute: (args) => withOperationDeadline(options.operationTimeoutMs, () => execute(args)),
       subscribe: sharedSubscribe,
       onConnect: (ctx) => {
         if (options.originPolicy.admits(ctx.extra.request, ctx.connectionParams)) return true;
