@@ -76,6 +76,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     introspection: !production,
+    // index.ts owns SIGTERM/SIGINT and drains through close(); Apollo's own handlers would stop it mid-request and
+    // re-send the signal, killing the process with in-flight requests (its default outside NODE_ENV=test).
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
