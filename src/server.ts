@@ -15,6 +15,7 @@ import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
 import { PayloadTooLargeError, readBody } from './http/body';
 import { withRequestIdOnErrors } from './http/request-id-on-errors';
+import { requestUrl } from './http/request-url';
 import { sendError } from './http/respond';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -107,7 +108,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    const path = requestUrl(req).pathname;
     if (await playground.handle(path, req, res)) return;
     if (path === '/graphql') return graphql(req, res, requestId);
     if (await handleOpsRoute(path, req, res, { metrics, checkReady: () => services.checkReady(), isDraining: () => tracker.isDraining, metricsToken: config.metricsToken, logger })) return;
@@ -169,7 +170,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     let context: GatewayContext | undefined;
     const result = await withOperationDeadline(config.operationTimeoutMs, () =>
       apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: requestUrl(req).search, body },
         context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
       }),
     );
