@@ -9,10 +9,13 @@ import { credentialsFromHeaders, resolvePrincipal, type Principal } from './auth
 import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
+import { withOperationDeadline } from './datasources/operation-deadline';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
 import { PayloadTooLargeError, readBody } from './http/body';
+import { withRequestIdOnErrors } from './http/request-id-on-errors';
+import { requestUrl } from './http/request-url';
 import { sendError } from './http/respond';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -26,6 +29,7 @@ import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-mask
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
 import { RateLimiter } from './security/rate-limiter';
+import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { WsOperationGuard } from './security/ws-operation-guard';
 import { RESOLVERS } from './resolvers';
 import { buildGatewaySchema } from './schema/build-schema';
@@ -75,6 +79,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     introspection: !production,
+    // index.ts owns SIGTERM/SIGINT and drains through close(); Apollo's own handlers would stop it mid-request and
+    // re-send the signal, killing the process with in-flight requests (its default outside NODE_ENV=test).
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
@@ -103,7 +110,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    const path = requestUrl(req).pathname;
     if (await playground.handle(path, req, res)) return;
     if (path === '/graphql') return graphql(req, res, requestId);
     if (await handleOpsRoute(path, req, res, { metrics, checkReady: () => services.checkReady(), isDraining: () => tracker.isDraining, metricsToken: config.metricsToken, logger })) return;
@@ -163,13 +170,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     let context: GatewayContext | undefined;
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
-      context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
-    });
+    const result = await withOperationDeadline(config.operationTimeoutMs, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: requestUrl(req).search, body },
+        context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
+      }),
+    );
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
+      const text = withRequestIdOnErrors(result.body.string, requestId);
       if (answerKey && context?.answer.cacheable && res.statusCode === 200) {
         answers.put(answerKey, {
           operationName: context.answer.operationName,
@@ -178,7 +188,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
           freshUntilMs: context.dataFreshUntilMs(),
         });
       }
-      res.end(result.body.string);
+      res.end(text);
       return;
     }
     for await (const chunk of result.body.asyncIterator) res.write(chunk);
@@ -210,7 +220,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     services,
     validationRules,
     maxPayloadBytes: config.limits.maxBodyBytes,
+    operationTimeoutMs: config.operationTimeoutMs,
     maskError,
+    originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => publicUrl),
     wrap: (serverOptions) => wsGuard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
@@ -251,7 +263,6 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   };
 }
 
-/** Adds the request id to every error, so a client can quote it and support can find the log lines. */
 /** Marks the operations whose answers the AnswerCache may keep: data-API reads only, and only without errors. */
 function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
   return {
@@ -269,6 +280,7 @@ function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
   };
 }
 
+/** Adds the request id to every error, so a client can quote it and support can find the log lines. */
 function requestIdPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {

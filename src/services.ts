@@ -78,6 +78,12 @@ export function createServices(
     backoffCapMs: config.http.backoffCapMs,
     retryAfterCapMs: config.http.maxRetryAfterMs,
     connectionsPerOrigin: config.http.connectionsPerOrigin,
+    maxBodyBytes: config.http.maxBodyBytes,
+    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs },
+    onCircuitStateChange: (route, state) => {
+      logger.warn({ route, state }, 'provider circuit breaker changed state');
+      metrics.circuitState(route, state);
+    },
     signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
     onAttempt: (event) => {
       if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');

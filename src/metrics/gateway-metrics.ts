@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CircuitStateName } from '../datasources/circuit-breakers';
 import type { AttemptEvent } from '../datasources/http.client';
 import type { DataResource } from '../datasources/data.client';
 import type { CacheEvents } from '../datasources/response-cache';
@@ -6,6 +7,8 @@ import type { CacheEvents } from '../datasources/response-cache';
 export type Transport = 'http' | 'ws';
 /** success: no errors; partial: data and errors; error: errors and no data; refused: stopped before execution. */
 export type OperationOutcome = 'success' | 'partial' | 'error' | 'refused' | 'aborted';
+
+const CIRCUIT_STATES: readonly CircuitStateName[] = ['closed', 'open', 'half-open'];
 
 /** Operation names are chosen by clients; past this many distinct ones, new names are counted as `other`. */
 const MAX_OPERATION_NAMES = 200;
@@ -97,6 +100,12 @@ export class GatewayMetrics {
     labelNames: ['field'] as const,
     registers: [this.registry],
   });
+  private readonly circuits = new Gauge({
+    name: 'bankgraph_provider_circuit_state',
+    help: 'Provider circuit breakers that have changed state, by route: 1 on the current state (closed, open, half-open), 0 on the others.',
+    labelNames: ['route', 'state'] as const,
+    registers: [this.registry],
+  });
   private readonly webSockets = new Gauge({
     name: 'bankgraph_websocket_connections',
     help: 'WebSocket connections currently open.',
@@ -137,6 +146,11 @@ export class GatewayMetrics {
     this.providerCalls.inc({ route: event.route, method: event.method, status: event.status === undefined ? 'none' : String(event.status) });
     this.providerDuration.observe({ route: event.route }, event.durationMs / 1000);
     if (event.retry) this.providerRetries.inc({ route: event.route });
+  }
+
+  /** For the provider HTTP client's circuit breakers. */
+  circuitState(route: string, state: CircuitStateName): void {
+    for (const each of CIRCUIT_STATES) this.circuits.set({ route, state: each }, each === state ? 1 : 0);
   }
 
   /** One webhook delivery: `source` e.g. `payments` or `data`; `outcome` e.g. `accepted`, `duplicate`, `bad_signature`, `malformed`, `unknown_type`. */

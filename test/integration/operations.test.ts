@@ -110,7 +110,9 @@ describe('operations', () => {
           });
           const text = await response.text();
           const body = JSON.parse(text) as { errors: { message: string; extensions: Record<string, unknown> }[] };
-          expect(body.errors[0]!.extensions).toEqual({ code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/), requestId: response.headers.get('x-request-id') });
+          const { providerError, ...extensions } = body.errors[0]!.extensions;
+          expect(extensions).toEqual({ code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/), requestId: response.headers.get('x-request-id') });
+          if (providerError !== undefined) expect(providerError).toMatch(/^[a-z_-]+$/);
           for (const leak of ['trace_id', 'truelayer', 'problem', 'stacktrace', 'exception', '/work/', 'node_modules', 'Bearer']) expect(text).not.toContain(leak);
           await stack.sandboxJson('DELETE', '/sandbox/faults');
         }
@@ -160,7 +162,7 @@ describe('operations', () => {
     let stack: Stack;
 
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'production', LOG_LEVEL: 'silent' } });
+      stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent' } });
     });
 
     afterAll(async () => {
