@@ -6,15 +6,24 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * every client's options, so no call site can forget it; a call made outside an operation (a webhook, a watcher)
  * has none and keeps the per-request HTTP timeouts only.
  */
-const deadlines = new AsyncLocalStorage<number>();
-
-/** Runs `operation` with a deadline `timeoutMs` from now (performance.now() milliseconds). */
-export function withOperationDeadline<T>(timeoutMs: number, operation: () => T): T {
-  return deadlines.run(performance.now() + timeoutMs, operation);
+export interface OperationDeadline {
+  /** performance.now() milliseconds. */
+  readonly at: number;
+  /** Aborts when the deadline passes; one per operation, made on the first provider call that needs it. */
+  signal(): AbortSignal;
 }
 
-/** The current operation's deadline in performance.now() milliseconds, if there is one. */
-export function operationDeadline(): number | undefined {
+const deadlines = new AsyncLocalStorage<OperationDeadline>();
+
+/** Runs `operation` with a deadline `timeoutMs` from now. */
+export function withOperationDeadline<T>(timeoutMs: number, operation: () => T): T {
+  const at = performance.now() + timeoutMs;
+  let signal: AbortSignal | undefined;
+  return deadlines.run({ at, signal: () => (signal ??= AbortSignal.timeout(Math.max(1, Math.ceil(at - performance.now())))) }, operation);
+}
+
+/** The current operation's deadline, if there is one. */
+export function operationDeadline(): OperationDeadline | undefined {
   return deadlines.getStore();
 }
 
