@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 
 /**
  * Every GraphQL operation has a deadline (OPERATION_TIMEOUT_MS): the provider calls its resolvers make, their
@@ -19,7 +20,15 @@ const deadlines = new AsyncLocalStorage<OperationDeadline>();
 export function withOperationDeadline<T>(timeoutMs: number, operation: () => T): T {
   const at = performance.now() + timeoutMs;
   let signal: AbortSignal | undefined;
-  return deadlines.run({ at, signal: () => (signal ??= AbortSignal.timeout(Math.max(1, Math.ceil(at - performance.now())))) }, operation);
+  return deadlines.run({ at, signal: () => (signal ??= deadlineSignal(at)) }, operation);
+}
+
+function deadlineSignal(at: number): AbortSignal {
+  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(at - performance.now())));
+  // Every provider call of the operation listens on it at once (a 50-account query makes 100), each removing its
+  // listener when it ends: many listeners here are the design, not a leak (Node warns past 10).
+  setMaxListeners(0, signal);
+  return signal;
 }
 
 /** The current operation's deadline, if there is one. */
