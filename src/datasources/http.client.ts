@@ -245,14 +245,13 @@ export class ProviderHttpClient {
     let sendsLeft = this.settings.maxAttempts;
     let refreshed = false;
     const deadline = operationDeadline();
-    const fitsDeadline = (waitMs: number): boolean => deadline === undefined || performance.now() + waitMs < deadline;
+    const fitsDeadline = (waitMs: number): boolean => deadline === undefined || performance.now() + waitMs < deadline.at;
 
     for (let attempt = 1; ; attempt += 1) {
       sendsLeft -= 1;
       const token = request.auth ? await request.auth.token() : undefined;
-      const remainingMs = deadline === undefined ? undefined : deadline - performance.now();
-      if (remainingMs !== undefined && remainingMs <= 0) throw upstreamErrorFrom(undefined, { ...context, cause: new OperationDeadlineError() });
-      const deadlineSignal = remainingMs === undefined ? undefined : AbortSignal.timeout(Math.ceil(remainingMs));
+      if (deadline !== undefined && deadline.at <= performance.now()) throw upstreamErrorFrom(undefined, { ...context, cause: new OperationDeadlineError() });
+      const deadlineSignal = deadline?.signal();
       const signals = [request.signal, deadlineSignal].filter((signal): signal is AbortSignal => signal !== undefined);
       const started = performance.now();
       let outcome: { status: number; headers: ProviderResponse<unknown>['headers']; text: string } | { error: unknown };

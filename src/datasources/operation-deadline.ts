@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { setMaxListeners } from 'node:events';
 
 /**
  * Every GraphQL operation has a deadline (OPERATION_TIMEOUT_MS): the provider calls its resolvers make, their
@@ -6,15 +7,32 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * every client's options, so no call site can forget it; a call made outside an operation (a webhook, a watcher)
  * has none and keeps the per-request HTTP timeouts only.
  */
-const deadlines = new AsyncLocalStorage<number>();
-
-/** Runs `operation` with a deadline `timeoutMs` from now (performance.now() milliseconds). */
-export function withOperationDeadline<T>(timeoutMs: number, operation: () => T): T {
-  return deadlines.run(performance.now() + timeoutMs, operation);
+export interface OperationDeadline {
+  /** performance.now() milliseconds. */
+  readonly at: number;
+  /** Aborts when the deadline passes; one per operation, made on the first provider call that needs it. */
+  signal(): AbortSignal;
 }
 
-/** The current operation's deadline in performance.now() milliseconds, if there is one. */
-export function operationDeadline(): number | undefined {
+const deadlines = new AsyncLocalStorage<OperationDeadline>();
+
+/** Runs `operation` with a deadline `timeoutMs` from now. */
+export function withOperationDeadline<T>(timeoutMs: number, operation: () => T): T {
+  const at = performance.now() + timeoutMs;
+  let signal: AbortSignal | undefined;
+  return deadlines.run({ at, signal: () => (signal ??= deadlineSignal(at)) }, operation);
+}
+
+function deadlineSignal(at: number): AbortSignal {
+  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(at - performance.now())));
+  // Every provider call of the operation listens on it at once (a 50-account query makes 100), each removing its
+  // listener when it ends: many listeners here are the design, not a leak (Node warns past 10).
+  setMaxListeners(0, signal);
+  return signal;
+}
+
+/** The current operation's deadline, if there is one. */
+export function operationDeadline(): OperationDeadline | undefined {
   return deadlines.getStore();
 }
 

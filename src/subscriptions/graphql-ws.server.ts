@@ -131,6 +131,8 @@ function requestError(error: GraphQLError, code: string): GraphQLError {
     source: error.source,
     positions: error.positions,
     path: error.path,
+    // Kept so masking sees where the error came from, as it does over HTTP.
+    originalError: error.originalError,
     extensions: { ...error.extensions, code },
   });
 }
