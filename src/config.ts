@@ -45,7 +45,7 @@ export interface HttpConfig {
   breakerCooldownMs: number;
 }
 
-/** Per-operation limits, the same for HTTP and WebSocket (README: "Operation limits"). */
+/** Per-operation limits, the same for HTTP and WebSocket (docs/operations.md, "Operation limits"). */
 export interface OperationLimitsConfig {
   maxDepth: number;
   maxAliases: number;

@@ -72,7 +72,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
-  const playground = new Playground({ sandbox: config.providerKind === 'sandbox' });
+  const playground = new Playground({
+    sandbox: config.providerKind === 'sandbox',
+    session: async (req) => {
+      const principal = await resolvePrincipal({ cookie: req.headers.cookie }, services.merchantKeys, services.sessions);
+      if (principal.kind === 'user') return { signedIn: true, userId: principal.userId };
+      return principal.kind === 'invalid' ? { signedIn: false, reason: principal.reason } : { signedIn: false };
+    },
+  });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,

@@ -75,7 +75,7 @@ function unauthenticated(principal: Extract<Principal, { kind: 'anonymous' | 'in
   return new UnauthenticatedError(
     principal.kind === 'invalid'
       ? principal.reason
-      : 'Sign in first: send "Authorization: Bearer <session token>" (from /auth/login) or a merchant key.',
+      : 'Sign in first. In a browser: use "Sign in" in the playground, or open /auth/login. From a program: send "Authorization: Bearer <session token>" (from /auth/login?response=json) or a merchant key.',
   );
 }
 

@@ -1,16 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PlaygroundAssets } from './playground-assets';
 
+/** Who the page is signed in as, for its banner; `reason` says why a session cookie was not accepted. */
+export type PlaygroundSession = { signedIn: true; userId: string } | { signedIn: false; reason?: string };
+
+export interface PlaygroundOptions {
+  sandbox: boolean;
+  /** The browser's own sign-in, read from the session cookie alone (a merchant key typed into the page is not one). */
+  session(req: IncomingMessage): Promise<PlaygroundSession>;
+}
+
+const NONCE_PLACEHOLDER = '__STYLE_NONCE__';
+
 /**
- * The self-hosted GraphiQL: the page at GET / and at GET /graphql for browsers, and its assets under
- * /playground/assets/. Everything comes from installed packages; nothing is fetched from a CDN.
+ * The self-hosted GraphiQL: the page at GET / and at GET /graphql for browsers, its assets under
+ * /playground/assets/, and GET /playground/session for its banner. Everything comes from installed packages;
+ * nothing is fetched from a CDN.
  */
 export class Playground {
   private readonly assets = new PlaygroundAssets();
-  private readonly page: Buffer;
+  private readonly page: string;
 
-  constructor(options: { sandbox: boolean }) {
-    this.page = Buffer.from(this.render(options.sandbox));
+  constructor(private readonly options: PlaygroundOptions) {
+    this.page = this.render(options.sandbox);
   }
 
   /** Serves the request when it is the playground's; false otherwise. */
@@ -18,6 +31,12 @@ export class Playground {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if (path === '/' || (path === '/graphql' && wantsHtml(req))) {
       this.sendPage(req, res);
+      return true;
+    }
+    if (path === '/playground/session') {
+      const body = Buffer.from(JSON.stringify(await this.options.session(req)));
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      res.end(req.method === 'HEAD' ? undefined : body);
       return true;
     }
     if (!path.startsWith('/playground/assets/')) return false;
@@ -44,10 +63,13 @@ export class Playground {
   }
 
   private sendPage(req: IncomingMessage, res: ServerResponse): void {
+    // A fresh nonce per page: GraphiQL's menus add <style> elements at run time, which playground.js marks with it.
+    const nonce = randomBytes(16).toString('base64');
+    const page = Buffer.from(this.page.replace(NONCE_PLACEHOLDER, nonce));
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
-      'content-length': this.page.length,
-      'content-security-policy': contentSecurityPolicy(req),
+      'content-length': page.length,
+      'content-security-policy': contentSecurityPolicy(req, nonce),
       'cache-control': 'no-cache',
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'DENY',
@@ -55,7 +77,7 @@ export class Playground {
       'cross-origin-opener-policy': 'same-origin',
       vary: 'accept',
     });
-    res.end(req.method === 'HEAD' ? undefined : this.page);
+    res.end(req.method === 'HEAD' ? undefined : page);
   }
 
   private render(sandbox: boolean): string {
@@ -67,6 +89,7 @@ export class Playground {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>bankgraph playground</title>
+<meta name="bankgraph-style-nonce" content="${NONCE_PLACEHOLDER}">
 <link rel="icon" href="data:,">
 ${style('graphiql.min.css')}
 ${style('playground.css')}
@@ -74,9 +97,10 @@ ${style('playground.css')}
 <body>
 <header class="bankgraph-bar">
 <strong>bankgraph</strong>
-<a id="sign-in" href="/auth/login?returnTo=/graphql">${sandbox ? 'Sign in with the sandbox bank' : 'Sign in with your bank'}</a>
-<button id="sign-out" type="button">Sign out</button>
-<span class="hint">Merchant operations: put {"Authorization": "Bearer &lt;merchant key&gt;"} in the Headers tab.</span>
+<span id="who" role="status">Checking who is signed in…</span>
+<a id="sign-in" href="/auth/login?returnTo=/graphql" hidden>${sandbox ? 'Sign in with the sandbox bank' : 'Sign in with your bank'}</a>
+<button id="sign-out" type="button" hidden>Sign out</button>
+<label class="merchant-key">Merchant key <input id="merchant-key" type="password" autocomplete="off" spellcheck="false" placeholder="for payment and refund operations"></label>
 </header>
 <div id="graphiql">Loading the playground…</div>
 ${script('react.production.min.js')}
@@ -92,17 +116,18 @@ ${script('playground.js')}
 
 /**
  * Scripts, styles, fonts and images only from this origin (GraphiQL's fonts and icons are data: URLs inside its
- * stylesheet); no inline script; network access only to this origin, over HTTP and WebSocket. The WebSocket origin
- * is spelt out because older browsers do not let 'self' cover ws: and wss:.
+ * stylesheet), plus style elements carrying this page's nonce; no inline script; network access only to this
+ * origin, over HTTP and WebSocket. The WebSocket origin is spelt out because older browsers do not let 'self'
+ * cover ws: and wss:.
  */
-export function contentSecurityPolicy(req: IncomingMessage): string {
+export function contentSecurityPolicy(req: IncomingMessage, styleNonce: string): string {
   const host = req.headers.host ?? '';
   // The Host header is reflected into the policy, so it must look like a host and nothing else.
   const socket = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? ` ws://${host} wss://${host}` : '';
   return [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self'",
+    `style-src 'self' 'nonce-${styleNonce}'`,
     "img-src 'self' data:",
     "font-src 'self' data:",
     `connect-src 'self'${socket}`,

@@ -4,7 +4,7 @@ import { KeyedMutex } from './keyed-mutex';
 
 /**
  * How long the gateway remembers a refund request's idempotency key: the provider remembers keys for 24 hours
- * (README, Refunds and payments), and a key the provider has forgotten no longer protects anything.
+ * (docs/provider-choices.md, Refunds and payments), and a key the provider has forgotten no longer protects anything.
  */
 export const REFUND_KEY_TTL_MS = 24 * 3600 * 1000;
 

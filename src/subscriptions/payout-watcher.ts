@@ -5,7 +5,7 @@ import type { EventBus } from './event-bus';
 import type { Leases } from './lease';
 import { topics } from './topics';
 
-/** README, Withdrawals: nothing changes after these. */
+/** docs/provider-choices.md, Withdrawals: nothing changes after these. */
 export const FINAL_PAYOUT_STATUSES: ReadonlySet<string> = new Set(['settled', 'rejected', 'failed']);
 
 const STAGE_RANK: Readonly<Record<string, number>> = { 'pending-submission': 0, authorised: 1, submitted: 2, settled: 3, rejected: 3, failed: 3 };

@@ -6,7 +6,7 @@ import { validateFaultSpec, type FaultInjector } from '../faults';
 import type { RequestLog } from '../request-log';
 import type { SandboxContext, SandboxRoutes } from '../context';
 
-/** Control routes for tests and demos (DESIGN.md, "Sandbox"); errors here are plain `{error, error_description}`. */
+/** Control routes for tests and demos (docs/sandbox.md); errors here are plain `{error, error_description}`. */
 export function registerControlRoutes(
   { control }: SandboxRoutes,
   context: SandboxContext,
