@@ -1,5 +1,7 @@
 import type Keyv from 'keyv';
 import { MerchantKeys } from './auth/principal';
+import { BeneficiaryLedger } from './payouts/beneficiary-ledger';
+import { PayoutLedger } from './payouts/payout-ledger';
 import { UserTokenProvider } from './auth/user-token.provider';
 import type { ResolvedConfig } from './config';
 import { AuthClient } from './datasources/auth.client';
@@ -16,8 +18,6 @@ import { GatewayMetrics } from './metrics/gateway-metrics';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
 import { SessionStore } from './store/session.store';
-import { BeneficiaryStore } from './store/beneficiary.store';
-import { PayoutStore } from './store/payout.store';
 import { RefundKeyStore } from './store/refund-key.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './subscriptions/live.services';
 
@@ -38,9 +38,9 @@ export interface Services {
   sessions: SessionStore;
   loginStates: LoginStateStore;
   /** Verified beneficiaries per user, and who verified each IBAN. */
-  beneficiaries: BeneficiaryStore;
+  beneficiaries: BeneficiaryLedger;
   /** Payouts created through the gateway (the provider client is `payouts`). */
-  payoutRecords: PayoutStore;
+  payoutLedger: PayoutLedger;
   /** Refund idempotency keys, including the ones the gateway generated. */
   refundKeys: RefundKeyStore;
   responseCache: ResponseCache;
@@ -114,8 +114,8 @@ export function createServices(
     userTokens: new UserTokenProvider(sessions, auth),
     sessions,
     loginStates: new LoginStateStore(store('login-states')),
-    beneficiaries: new BeneficiaryStore(store('beneficiaries')),
-    payoutRecords: new PayoutStore(store('payouts')),
+    beneficiaries: new BeneficiaryLedger(database),
+    payoutLedger: new PayoutLedger(database),
     refundKeys: new RefundKeyStore(store('refund-keys')),
     responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents),
     merchantKeys: new MerchantKeys(config.merchantKeys),

@@ -8,6 +8,9 @@
  */
 export interface Tables {
   leases: LeasesTable;
+  payouts: PayoutsTable;
+  payoutFingerprints: PayoutFingerprintsTable;
+  beneficiaries: BeneficiariesTable;
 }
 
 /** A named lease (background jobs run by one instance at a time): who holds it and until when. */
@@ -15,4 +18,43 @@ export interface LeasesTable {
   name: string;
   holder: string;
   expiresAtMs: number;
+}
+
+/** A payout recorded by the gateway (src/payouts/payout-ledger.ts), from before the provider is called. */
+export interface PayoutsTable {
+  transactionId: string;
+  /** `user:<userId>` or `merchant:<keyId>`. */
+  owner: string;
+  status: string;
+  currency: string;
+  amountInMinor: number;
+  /** The exact withdrawal request (JSON), so a retry resends the same bytes. */
+  request: string;
+  /** The provider's withdrawal as last seen (JSON); null until it confirmed the payout. */
+  withdrawal: string | null;
+  /** The last failed submission (JSON: code and when), for logs and support. */
+  lastError: string | null;
+  declineReason: string | null;
+  /** Which instance is sending it to the provider, and until when that claim holds. */
+  claimedBy: string | null;
+  claimedUntilMs: number | null;
+  /** When it became sendable (recorded, or approved): PAYOUT_SUBMISSION_EXPIRY counts from here. */
+  queuedAtMs: number;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** An identical createPayout without transactionId, within its window, answers the payout it names. */
+export interface PayoutFingerprintsTable {
+  fingerprint: string;
+  transactionId: string;
+  expiresAtMs: number;
+}
+
+/** An IBAN a user verified (verifyAccountHolder), with the holder name the bank reported. */
+export interface BeneficiariesTable {
+  userId: string;
+  iban: string;
+  name: string;
+  verifiedAtMs: number;
 }

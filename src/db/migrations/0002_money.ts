@@ -1,0 +1,51 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * Payouts and verified beneficiaries (src/payouts/). The constraints carry the guarantees the workflow relies on
+ * across instances: one payout per transaction id, one live fingerprint per identical request, one verification
+ * per user and IBAN.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('payouts')
+    .addColumn('transaction_id', 'text', (column) => column.primaryKey())
+    .addColumn('owner', 'text', (column) => column.notNull())
+    .addColumn('status', 'text', (column) => column.notNull())
+    .addColumn('currency', 'text', (column) => column.notNull())
+    .addColumn('amount_in_minor', 'bigint', (column) => column.notNull().check(sql`amount_in_minor > 0`))
+    .addColumn('request', 'text', (column) => column.notNull())
+    .addColumn('withdrawal', 'text')
+    .addColumn('last_error', 'text')
+    .addColumn('decline_reason', 'text')
+    .addColumn('claimed_by', 'text')
+    .addColumn('claimed_until_ms', 'bigint')
+    .addColumn('queued_at_ms', 'bigint', (column) => column.notNull())
+    .addColumn('created_at_ms', 'bigint', (column) => column.notNull())
+    .addColumn('updated_at_ms', 'bigint', (column) => column.notNull())
+    .execute();
+  await db.schema.createIndex('payouts_owner_created').on('payouts').columns(['owner', 'created_at_ms']).execute();
+  await db.schema.createIndex('payouts_status').on('payouts').column('status').execute();
+
+  await db.schema
+    .createTable('payout_fingerprints')
+    .addColumn('fingerprint', 'text', (column) => column.primaryKey())
+    .addColumn('transaction_id', 'text', (column) => column.notNull().references('payouts.transaction_id').onDelete('cascade'))
+    .addColumn('expires_at_ms', 'bigint', (column) => column.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('beneficiaries')
+    .addColumn('user_id', 'text', (column) => column.notNull())
+    .addColumn('iban', 'text', (column) => column.notNull())
+    .addColumn('name', 'text', (column) => column.notNull())
+    .addColumn('verified_at_ms', 'bigint', (column) => column.notNull())
+    .addPrimaryKeyConstraint('beneficiaries_pk', ['user_id', 'iban'])
+    .execute();
+  await db.schema.createIndex('beneficiaries_iban').on('beneficiaries').column('iban').execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('beneficiaries').execute();
+  await db.schema.dropTable('payout_fingerprints').execute();
+  await db.schema.dropTable('payouts').execute();
+}
