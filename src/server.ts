@@ -9,6 +9,7 @@ import { credentialsFromHeaders, resolvePrincipal, type Principal } from './auth
 import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
+import { DatabaseLeases } from './db/database-leases';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
@@ -27,6 +28,7 @@ import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
 import { RateLimiter } from './security/rate-limiter';
 import { WsOperationGuard } from './security/ws-operation-guard';
+import { Reconciler } from './reconciler/reconciler';
 import { RESOLVERS } from './resolvers';
 import { buildGatewaySchema } from './schema/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
@@ -37,6 +39,8 @@ export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
   url: string;
   services: Services;
+  /** The background repair job (started once listening); tests run a pass with `reconciler.runOnce()`. */
+  reconciler: Reconciler;
   close(): Promise<void>;
 }
 
@@ -225,11 +229,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const url = `http://127.0.0.1:${port}`;
   publicUrl ??= url;
   services.live.setPublicUrl(publicUrl);
+  const reconciler = new Reconciler(services, new DatabaseLeases(database), logger, config.money.reconcileIntervalMs);
+  reconciler.start();
 
   let closing: Promise<void> | undefined;
   return {
     url,
     services,
+    reconciler,
     close() {
       closing ??= (async () => {
         // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS),
@@ -242,6 +249,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await tracker.drain(httpServer, deadline);
         await closed;
         await apollo.stop();
+        await reconciler.close();
         await services.close();
       })();
       return closing;

@@ -91,6 +91,18 @@ export class GatewayMetrics {
     labelNames: ['source', 'outcome'] as const,
     registers: [this.registry],
   });
+  private readonly reconcilerRepairs = new Counter({
+    name: 'bankgraph_reconciler_repairs_total',
+    help: 'What the reconciler repaired, by kind (payout_confirmed, payout_updated, payout_expired, data_task_completed, data_task_failed).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly reconcilerRuns = new Counter({
+    name: 'bankgraph_reconciler_runs_total',
+    help: 'Reconciler passes run by this instance (while it held the lease), by outcome (ok or error).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly activeSubscriptions = new Gauge({
     name: 'bankgraph_active_subscriptions',
     help: 'GraphQL subscriptions currently open, by subscription field.',
@@ -146,6 +158,14 @@ export class GatewayMetrics {
 
   webhookEvent(source: string, outcome: string): void {
     this.webhooks.inc({ source, outcome });
+  }
+
+  reconcilerRepair(kind: string): void {
+    this.reconcilerRepairs.inc({ kind });
+  }
+
+  reconcilerRun(outcome: 'ok' | 'error'): void {
+    this.reconcilerRuns.inc({ outcome });
   }
 
   subscriptionStarted(field: string): void {

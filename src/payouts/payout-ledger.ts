@@ -3,7 +3,7 @@ import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../datasourc
 import type { Database } from '../db/database';
 import type { PayoutsTable, Tables } from '../db/tables';
 import { inTransaction, isUniqueViolation } from '../db/transaction';
-import { DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
+import { DECLINED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
 
 /** Who created a payout: a session's user, or a merchant key (by its id, never the key). */
 export type PayoutOwner = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
@@ -127,16 +127,18 @@ export class PayoutLedger {
   }
 
   /**
-   * Takes the right to send a pending payout to the provider until `untilMs`: true for exactly one caller at a
-   * time across instances, and never for a payout that is no longer pending-submission.
+   * Takes the right to send a pending payout to the provider for `holdMs`: true for exactly one caller at a time
+   * across instances, and never for a payout that is no longer pending-submission or was queued `expiryMs` ago
+   * (so nothing is sent while the reconciler may be expiring it).
    */
-  async claim(transactionId: string, claimant: string, holdMs: number): Promise<boolean> {
+  async claim(transactionId: string, claimant: string, holdMs: number, expiryMs: number): Promise<boolean> {
     const now = this.now();
     const result = await this.database.db
       .updateTable('payouts')
       .set({ claimedBy: claimant, claimedUntilMs: now + holdMs })
       .where('transactionId', '=', transactionId)
       .where('status', '=', PENDING_SUBMISSION)
+      .where('queuedAtMs', '>', now - expiryMs)
       .where((eb) => eb.or([eb('claimedUntilMs', 'is', null), eb('claimedUntilMs', '<=', now)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -148,7 +150,8 @@ export class PayoutLedger {
       .updateTable('payouts')
       .set({ withdrawal: JSON.stringify(withdrawal), status: withdrawal.status, lastError: null, claimedBy: null, claimedUntilMs: null, updatedAtMs: this.now() })
       .where('transactionId', '=', transactionId)
-      .where('status', 'not in', [DECLINED, EXPIRED])
+      // Declined payouts were never sent; an expired one the provider does hold is the provider's truth.
+      .where('status', '!=', DECLINED)
       .execute();
     return this.get(transactionId);
   }
@@ -180,6 +183,8 @@ export class PayoutLedger {
       .where('transactionId', '=', transactionId)
       .where('status', '=', from)
       .where('withdrawal', 'is', null)
+      // Never under a submission in progress: its outcome decides.
+      .where((eb) => eb.or([eb('claimedUntilMs', 'is', null), eb('claimedUntilMs', '<=', now)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1 ? this.get(transactionId) : undefined;
   }

@@ -20,6 +20,9 @@ import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SU
 
 type Caller = Extract<Principal, { kind: 'user' | 'merchant' }>;
 
+/** What the workflow needs outside a request too (the reconciler runs it with a logger and services of its own). */
+export type MoneyDeps = Pick<GatewayContext, 'services' | 'logger' | 'requestId'>;
+
 /**
  * How long an identical createPayout without transactionId answers the first payout instead of paying again
  * (docs/money.md). Long enough for any client's timeout-and-retry; a deliberate second identical payout within it
@@ -106,7 +109,7 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
   const claimant = randomUUID();
   for (;;) {
     if (Date.now() - record.queuedAtMs >= config.money.payoutSubmissionExpiryMs) return toPayoutFromRecord(await reconcilePending(context, record));
-    if (await payoutLedger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS)) break;
+    if (await payoutLedger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, config.money.payoutSubmissionExpiryMs)) break;
     await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
     const current = await payoutLedger.get(record.transactionId);
     if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
@@ -147,7 +150,7 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
  * other fields is someone else's (created at the provider without the gateway): the record is dropped, so this
  * caller never reads it as theirs.
  */
-async function adoptFromProvider(context: GatewayContext, record: PayoutRecord): Promise<ProviderWithdrawal | undefined> {
+export async function adoptFromProvider(context: MoneyDeps, record: PayoutRecord): Promise<ProviderWithdrawal | undefined> {
   const live = await context.services.payouts
     .getWithdrawal(record.transactionId, { requestId: context.requestId })
     .catch((error: unknown) => {
@@ -168,7 +171,7 @@ async function adoptFromProvider(context: GatewayContext, record: PayoutRecord):
  * A pending payout past its submission window (or found by the reconciler): what the provider has is stored; past
  * the window with nothing there, it is marked expired so that it can never be sent.
  */
-export async function reconcilePending(context: GatewayContext, record: PayoutRecord): Promise<PayoutRecord> {
+export async function reconcilePending(context: MoneyDeps, record: PayoutRecord): Promise<PayoutRecord> {
   const { payoutLedger, config } = context.services;
   const found = await adoptFromProvider(context, record).catch(() => undefined);
   if (found) return (await payoutLedger.get(record.transactionId)) ?? record;
@@ -203,7 +206,7 @@ async function notAwaiting(context: GatewayContext, transactionId: string): Prom
 }
 
 /** payoutUpdated subscribers see the gateway's own status changes too. */
-async function publish(context: GatewayContext, record: PayoutRecord): Promise<void> {
+export async function publish(context: MoneyDeps, record: PayoutRecord): Promise<void> {
   await context.services.live.bus
     .publish(topics.payout(record.transactionId), withdrawalView(record))
     .catch((error: unknown) => context.logger.warn({ err: error, transactionId: record.transactionId }, 'payout change could not be published'));
