@@ -1,4 +1,4 @@
-import type { Selectable, Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../datasources/provider-types';
 import type { Database } from '../db/database';
 import type { PayoutsTable, Tables } from '../db/tables';
@@ -59,13 +59,30 @@ export class PayoutLedger {
   async record(payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await inTransaction(this.database, (trx) => this.recordIn(trx, payout, admit));
+        return await this.underOwnerLock(payout.owner, (trx) => this.recordIn(trx, payout, admit));
       } catch (error) {
         // Another instance inserted the same id or fingerprint between our read and our write: read theirs.
         if (attempt < 3 && isUniqueViolation(error)) continue;
         throw error;
       }
     }
+  }
+
+  /**
+   * One owner's payouts are recorded one at a time across instances. On PostgreSQL a transaction-scoped advisory
+   * lock on the owner, under READ COMMITTED so that every statement after the lock sees what the previous holder
+   * committed: parallel payouts queue instead of failing serialization over and over (twenty at once would exhaust
+   * any retry budget). On SQLite every write transaction is IMMEDIATE, which already serialises them.
+   */
+  private underOwnerLock<T>(owner: PayoutOwner, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+    if (this.database.kind !== 'postgres') return inTransaction(this.database, work);
+    return this.database.db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`payout-owner:${ownerKey(owner)}`}, 0))`.execute(trx);
+        return work(trx);
+      });
   }
 
   private async recordIn(trx: Transaction<Tables>, payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
