@@ -93,8 +93,8 @@ export function createServices(
     keyvs.push(keyv as Keyv<never>);
     return keyv;
   };
+  // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
   const cacheKeyv = createKeyv<unknown>(config.cacheUrl, 'cache');
-  keyvs.push(cacheKeyv as Keyv<never>);
   const sessions = new SessionStore(store('sessions'));
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
@@ -128,7 +128,9 @@ export function createServices(
       // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
       await live.close();
       await http.close();
-      await Promise.allSettled([...keyvs.map((keyv) => keyv.disconnect()), database.close()]);
+      // The cache is dropped at once: it loses nothing, and a polite quit would wait forever on a Redis that is down.
+      const cacheStore = cacheKeyv.store as { disconnect?(force?: boolean): Promise<void> };
+      await Promise.allSettled([...keyvs.map((keyv) => keyv.disconnect()), cacheStore.disconnect?.(true), database.close()]);
     },
   };
 }

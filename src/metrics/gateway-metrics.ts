@@ -80,6 +80,12 @@ export class GatewayMetrics {
     labelNames: ['resource', 'result'] as const,
     registers: [this.registry],
   });
+  private readonly cacheFailures = new Counter({
+    name: 'bankgraph_cache_failures_total',
+    help: 'Response-cache reads and writes that failed or took longer than 250 ms (answered as a miss), by operation.',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
   private readonly answerCacheHits = new Counter({
     name: 'bankgraph_answer_cache_hits_total',
     help: 'Queries answered from the answer cache, without executing (src/http/answer-cache.ts).',
@@ -119,6 +125,7 @@ export class GatewayMetrics {
   readonly cacheEvents: CacheEvents = {
     onHit: (resource: DataResource) => this.cacheLookups.inc({ resource, result: 'hit' }),
     onMiss: (resource: DataResource) => this.cacheLookups.inc({ resource, result: 'miss' }),
+    onFailure: (operation: 'get' | 'set') => this.cacheFailures.inc({ operation }),
   };
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
