@@ -98,7 +98,7 @@ export function createServices(
   const sessions = new SessionStore(store('sessions'));
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const live = createLiveServices(config, logger, { http, payments, payouts, store, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
+  const live = createLiveServices(config, logger, { http, payments, payouts, database, store, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
 
   return {
     config,

@@ -11,6 +11,8 @@ export interface Tables {
   payouts: PayoutsTable;
   payoutFingerprints: PayoutFingerprintsTable;
   beneficiaries: BeneficiariesTable;
+  dataTaskRequests: DataTaskRequestsTable;
+  dataTasks: DataTasksTable;
 }
 
 /** A named lease (background jobs run by one instance at a time): who holds it and until when. */
@@ -57,4 +59,31 @@ export interface BeneficiariesTable {
   iban: string;
   name: string;
   verifiedAtMs: number;
+}
+
+/** What startDataTask asked for, keyed by the hash of the task's webhook secret (never the secret itself). */
+export interface DataTaskRequestsTable {
+  tokenHash: string;
+  userId: string;
+  /** The starting session's key (a hash, not its token): whose bank token fetches results the webhook never brought. */
+  sessionKey: string | null;
+  resource: string;
+  /** The provider call made (JSON). */
+  request: string;
+  taskId: string | null;
+  createdAtMs: number;
+}
+
+/** One provider task of a request, as its notifications (or the reconciler) left it. */
+export interface DataTasksTable {
+  taskId: string;
+  tokenHash: string;
+  status: string;
+  providerStatus: string | null;
+  failureReason: string | null;
+  /** The provider's results (JSON), kept by the first reader after success. */
+  results: string | null;
+  completedAtMs: number | null;
+  createdAtMs: number;
+  updatedAtMs: number;
 }

@@ -4,10 +4,11 @@ import type { ResolvedConfig } from '../config';
 import type { ProviderHttpClient } from '../datasources/http.client';
 import type { PaymentsClient } from '../datasources/payments.client';
 import type { PayoutClient } from '../datasources/payout.client';
+import type { Database } from '../db/database';
 import type { Logger } from '../logger';
-import { DataTaskStore } from '../store/data-task.store';
+import { DataTaskStore } from '../data-tasks/data-task.store';
 import { KeyvEventInbox, PostgresEventInbox, RedisEventInbox, type EventInbox, type InboxEntry, type SqlQuery } from '../store/webhook-inbox.store';
-import { DataTaskResults } from './data-tasks';
+import { DataTaskResults } from '../data-tasks/data-tasks';
 import { MemoryEventBus, type EventBus } from './event-bus';
 import { JwksKeyCache } from './jwks-cache';
 import { InProcessLeases, RedisLeases, type Leases } from './lease';
@@ -59,6 +60,8 @@ export interface LiveDependencies {
   http: ProviderHttpClient;
   payments: PaymentsClient;
   payouts: PayoutClient;
+  /** The relational store (data tasks). */
+  database: Database;
   /** A keyv store on STORE_URL under a namespace (services.ts owns their lifecycle). */
   store<T>(namespace: string): Keyv<T>;
   /** Counts each webhook delivery by source and outcome (metrics). */
@@ -89,7 +92,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     : new MemoryEventBus(logger);
   const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
   const inbox = createInbox(config.storeUrl, prefix, (url) => redis(url, 'commands'), deps);
-  const dataTasks = new DataTaskStore(deps.store('data-tasks'));
+  const dataTasks = new DataTaskStore(deps.database);
 
   let publicUrl = config.publicUrl;
   const jwks = new JwksKeyCache(

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Payouts and verified beneficiaries (src/payouts/). The constraints carry the guarantees the workflow relies on
+ * Payouts and verified beneficiaries (src/payouts/), async data tasks (src/data-tasks/). The constraints carry the guarantees the workflow relies on
  * across instances: one payout per transaction id, one live fingerprint per identical request, one verification
  * per user and IBAN.
  */
@@ -42,9 +42,35 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('beneficiaries_pk', ['user_id', 'iban'])
     .execute();
   await db.schema.createIndex('beneficiaries_iban').on('beneficiaries').column('iban').execute();
+
+  await db.schema
+    .createTable('data_task_requests')
+    .addColumn('token_hash', 'text', (column) => column.primaryKey())
+    .addColumn('user_id', 'text', (column) => column.notNull())
+    .addColumn('session_key', 'text')
+    .addColumn('resource', 'text', (column) => column.notNull())
+    .addColumn('request', 'text', (column) => column.notNull())
+    .addColumn('task_id', 'text')
+    .addColumn('created_at_ms', 'bigint', (column) => column.notNull())
+    .execute();
+  await db.schema
+    .createTable('data_tasks')
+    .addColumn('task_id', 'text', (column) => column.primaryKey())
+    .addColumn('token_hash', 'text', (column) => column.notNull().references('data_task_requests.token_hash').onDelete('cascade'))
+    .addColumn('status', 'text', (column) => column.notNull())
+    .addColumn('provider_status', 'text')
+    .addColumn('failure_reason', 'text')
+    .addColumn('results', 'text')
+    .addColumn('completed_at_ms', 'bigint')
+    .addColumn('created_at_ms', 'bigint', (column) => column.notNull())
+    .addColumn('updated_at_ms', 'bigint', (column) => column.notNull())
+    .execute();
+  await db.schema.createIndex('data_tasks_status_created').on('data_tasks').columns(['status', 'created_at_ms']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('data_tasks').execute();
+  await db.schema.dropTable('data_task_requests').execute();
   await db.schema.dropTable('beneficiaries').execute();
   await db.schema.dropTable('payout_fingerprints').execute();
   await db.schema.dropTable('payouts').execute();
