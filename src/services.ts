@@ -2,6 +2,7 @@ import type Keyv from 'keyv';
 import { MerchantKeys } from './auth/principal';
 import { BeneficiaryLedger } from './payouts/beneficiary-ledger';
 import { PayoutLedger } from './payouts/payout-ledger';
+import { RefundKeyStore } from './refunds/refund-key.store';
 import { UserTokenProvider } from './auth/user-token.provider';
 import type { ResolvedConfig } from './config';
 import { AuthClient } from './datasources/auth.client';
@@ -18,7 +19,6 @@ import { GatewayMetrics } from './metrics/gateway-metrics';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
 import { SessionStore } from './store/session.store';
-import { RefundKeyStore } from './store/refund-key.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './subscriptions/live.services';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
@@ -98,7 +98,7 @@ export function createServices(
   const sessions = new SessionStore(store('sessions'));
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const live = createLiveServices(config, logger, { http, payments, payouts, database, store, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
+  const live = createLiveServices(config, logger, { http, payments, payouts, database, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
 
   return {
     config,
@@ -116,7 +116,7 @@ export function createServices(
     loginStates: new LoginStateStore(store('login-states')),
     beneficiaries: new BeneficiaryLedger(database),
     payoutLedger: new PayoutLedger(database),
-    refundKeys: new RefundKeyStore(store('refund-keys')),
+    refundKeys: new RefundKeyStore(database),
     responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents),
     merchantKeys: new MerchantKeys(config.merchantKeys),
     live,

@@ -13,6 +13,9 @@ export interface Tables {
   beneficiaries: BeneficiariesTable;
   dataTaskRequests: DataTaskRequestsTable;
   dataTasks: DataTasksTable;
+  refundKeys: RefundKeysTable;
+  refundGeneratedKeys: RefundGeneratedKeysTable;
+  webhookEvents: WebhookEventsTable;
 }
 
 /** A named lease (background jobs run by one instance at a time): who holds it and until when. */
@@ -86,4 +89,36 @@ export interface DataTasksTable {
   completedAtMs: number | null;
   createdAtMs: number;
   updatedAtMs: number;
+}
+
+/** One refund request under one idempotency key, written before the provider is called. */
+export interface RefundKeysTable {
+  idempotencyKey: string;
+  fingerprint: string;
+  paymentId: string;
+  /** The provider request (JSON). */
+  request: string;
+  /** 1 when the gateway chose the key because the client sent none. */
+  generated: number;
+  refundId: string | null;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+/** The key the gateway generated for a refund request that came without one, so a retry reuses it. */
+export interface RefundGeneratedKeysTable {
+  fingerprint: string;
+  idempotencyKey: string;
+  expiresAtMs: number;
+}
+
+/** Every accepted webhook delivery, once per source and event id. */
+export interface WebhookEventsTable {
+  source: string;
+  eventId: string;
+  type: string;
+  /** The body as received (JSON). */
+  body: string;
+  receivedAtMs: number;
+  expiresAtMs: number;
 }

@@ -3,7 +3,7 @@ import type { ProviderRefund } from '../datasources/provider-types';
 import type { Logger } from '../logger';
 import { DataTaskStatus } from '../schema/data-task-status.enum';
 import { hashTaskToken, isFinalDataTaskStatus, type DataTaskStore } from '../data-tasks/data-task.store';
-import type { EventInbox } from '../store/webhook-inbox.store';
+import type { EventInbox } from '../webhooks/event-inbox';
 import { isUuid } from '../validation/text-rules';
 import type { EventBus } from './event-bus';
 import { toDataTaskSnapshot } from '../data-tasks/data-task.snapshot';

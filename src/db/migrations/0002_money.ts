@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Payouts and verified beneficiaries (src/payouts/), async data tasks (src/data-tasks/). The constraints carry the guarantees the workflow relies on
+ * Payouts and verified beneficiaries (src/payouts/), async data tasks (src/data-tasks/), refund idempotency keys
+ * (src/refunds/) and the webhook inbox (src/webhooks/). The constraints carry the guarantees the workflow relies on
  * across instances: one payout per transaction id, one live fingerprint per identical request, one verification
  * per user and IBAN.
  */
@@ -66,9 +67,41 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at_ms', 'bigint', (column) => column.notNull())
     .execute();
   await db.schema.createIndex('data_tasks_status_created').on('data_tasks').columns(['status', 'created_at_ms']).execute();
+
+  await db.schema
+    .createTable('refund_keys')
+    .addColumn('idempotency_key', 'text', (column) => column.primaryKey())
+    .addColumn('fingerprint', 'text', (column) => column.notNull())
+    .addColumn('payment_id', 'text', (column) => column.notNull())
+    .addColumn('request', 'text', (column) => column.notNull())
+    .addColumn('generated', 'integer', (column) => column.notNull())
+    .addColumn('refund_id', 'text')
+    .addColumn('created_at_ms', 'bigint', (column) => column.notNull())
+    .addColumn('expires_at_ms', 'bigint', (column) => column.notNull())
+    .execute();
+  await db.schema
+    .createTable('refund_generated_keys')
+    .addColumn('fingerprint', 'text', (column) => column.primaryKey())
+    .addColumn('idempotency_key', 'text', (column) => column.notNull())
+    .addColumn('expires_at_ms', 'bigint', (column) => column.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('webhook_events')
+    .addColumn('source', 'text', (column) => column.notNull())
+    .addColumn('event_id', 'text', (column) => column.notNull())
+    .addColumn('type', 'text', (column) => column.notNull())
+    .addColumn('body', 'text', (column) => column.notNull())
+    .addColumn('received_at_ms', 'bigint', (column) => column.notNull())
+    .addColumn('expires_at_ms', 'bigint', (column) => column.notNull())
+    .addPrimaryKeyConstraint('webhook_events_pk', ['source', 'event_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('webhook_events').execute();
+  await db.schema.dropTable('refund_generated_keys').execute();
+  await db.schema.dropTable('refund_keys').execute();
   await db.schema.dropTable('data_tasks').execute();
   await db.schema.dropTable('data_task_requests').execute();
   await db.schema.dropTable('beneficiaries').execute();
