@@ -10,7 +10,7 @@ import { DataClient } from './datasources/data.client';
 import { ProviderHttpClient, type AttemptEvent } from './datasources/http.client';
 import { PaymentsClient } from './datasources/payments.client';
 import { PayoutClient } from './datasources/payout.client';
-import { DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from './datasources/response-cache';
+import { CACHE_TIMEOUT_MS, DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from './datasources/response-cache';
 import { ClientCredentialsTokenManager } from './datasources/token-manager';
 import type { Database } from './db/database';
 import { VerificationClient } from './datasources/verification.client';
@@ -117,7 +117,7 @@ export function createServices(
     beneficiaries: new BeneficiaryLedger(database),
     payoutLedger: new PayoutLedger(database),
     refundKeys: new RefundKeyStore(database),
-    responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents),
+    responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents, Date.now, config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS),
     merchantKeys: new MerchantKeys(config.merchantKeys),
     live,
     metrics,

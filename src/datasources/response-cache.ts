@@ -72,6 +72,15 @@ export class ResponseCache {
   }
 
   private async guarded<R>(operation: 'get' | 'set', work: () => Promise<R>): Promise<R | undefined> {
+    // An in-process cache answers at once: no timer on the hot path.
+    if (!Number.isFinite(this.timeoutMs)) {
+      try {
+        return await work();
+      } catch {
+        this.events.onFailure?.(operation);
+        return undefined;
+      }
+    }
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
