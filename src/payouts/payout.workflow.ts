@@ -187,7 +187,11 @@ export async function approvePayout(context: GatewayContext, transactionId: stri
   if (!approved) throw await notAwaiting(context, transactionId);
   context.logger.info({ transactionId }, 'payout approved');
   await publish(context, approved);
-  return submit(context, approved);
+  const payout = await submit(context, approved);
+  // Its subscribers were watching before it was sent: they see the provider's answer too.
+  const sent = await context.services.payoutLedger.get(transactionId);
+  if (sent) await publish(context, sent);
+  return payout;
 }
 
 /** declinePayout (merchant keys): an awaiting-approval payout ends as declined, never sent. */
