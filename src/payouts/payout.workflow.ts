@@ -14,7 +14,7 @@ import { toPayout, toPayoutFromRecord, withdrawalView } from '../mappers/payout.
 import type { Payout } from '../schema/payout.type';
 import { topics } from '../subscriptions/topics';
 import { sameHolderName } from '../validation/holder-name';
-import { sameOwner, type PayoutOwner, type PayoutRecord } from './payout-ledger';
+import { ownerKey, sameOwner, type PayoutOwner, type PayoutRecord } from './payout-ledger';
 import { payoutAdmission } from './payout-policy';
 import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
 
@@ -69,10 +69,8 @@ export async function createPayout(context: GatewayContext, caller: Caller, requ
     payoutAdmission(config.money),
   );
   if (!created) {
-    // The same request raced in on another instance, or a retry of a fingerprinted request: its payout.
-    return record.transactionId === request.transaction_id
-      ? answerRepeat(context, owner, record, request)
-      : answerRepeat(context, owner, record, { ...request, transaction_id: record.transactionId });
+    // The same id raced in on another instance, or an identical request within the window: that payout.
+    return answerRepeat(context, owner, record, { ...request, transaction_id: record.transactionId });
   }
   if (record.status === AWAITING_APPROVAL) {
     context.logger.info({ transactionId: record.transactionId, amountInMinor: request.amount_in_minor }, 'payout awaits approval');
@@ -317,7 +315,7 @@ function liveWithdrawal(context: GatewayContext, transactionId: string): Promise
 /** The owner and every field that makes a payout what it is: identical requests share it. */
 export function fingerprintOf(owner: PayoutOwner, request: ProviderWithdrawalRequest): string {
   const parts = [
-    owner.kind === 'user' ? `user:${owner.userId}` : `merchant:${owner.keyId}`,
+    ownerKey(owner),
     request.beneficiary_iban,
     request.beneficiary_name,
     request.beneficiary_reference,
