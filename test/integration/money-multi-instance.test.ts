@@ -154,4 +154,10 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     const sent = await withdrawalsOf(ids);
     expect(sent.reduce((sum, entry) => sum + entry.amount_in_minor, 0)).toBe(500_000);
   });
+
+  it('runs the reconciler on one instance at a time (its database lease)', async () => {
+    const passes = await Promise.all([a.reconciler.runOnce(), b.reconciler.runOnce(), a.reconciler.runOnce(), b.reconciler.runOnce()]);
+    const ranOn = new Set(passes.map((ran, index) => (ran ? ['a', 'b'][index % 2] : undefined)).filter(Boolean));
+    expect(ranOn.size).toBe(1);
+  });
 });
