@@ -45,6 +45,22 @@ export interface HttpConfig {
   breakerCooldownMs: number;
 }
 
+/** Payout policy and reconciliation (docs/money.md); amounts in minor units, per currency. */
+export interface MoneyConfig {
+  /** The largest single payout, for every caller. */
+  payoutMaxMinor: number;
+  /** A user's payouts per currency over a rolling 24 h; failed, rejected, declined and expired ones do not count. */
+  payoutDailyMaxMinor: number;
+  /** A session's payout above this waits for a merchant key's approvePayout. */
+  payoutApprovalAboveMinor: number;
+  /** A payout the provider never confirmed is marked expired this long after it was recorded. */
+  payoutSubmissionExpiryMs: number;
+  /** A data task with no webhook this long after it started is fetched by the reconciler. */
+  dataTaskWebhookGraceMs: number;
+  /** How often the reconciler runs (on whichever instance holds its lease). */
+  reconcileIntervalMs: number;
+}
+
 /** Per-operation limits, the same for HTTP and WebSocket (docs/operations.md, "Operation limits"). */
 export interface OperationLimitsConfig {
   maxDepth: number;
@@ -78,6 +94,8 @@ export interface Config {
   storeUrl: string;
   cacheUrl: string;
   pubsubUrl: string;
+  /** The payout policy and the reconciler's windows (docs/money.md). */
+  money: MoneyConfig;
   merchantKeys: string[];
   /** True when MERCHANT_KEYS was not set and a key was made up at start (so index.ts prints it). */
   merchantKeysGenerated: boolean;
@@ -152,6 +170,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     storeUrl: read.storeUrl('STORE_URL', 'sqlite://./data/gateway.sqlite'),
     cacheUrl: read.memoryOrRedis('CACHE_URL'),
     pubsubUrl: read.memoryOrRedis('PUBSUB_URL'),
+    money: {
+      payoutMaxMinor: read.integer('PAYOUT_MAX_MINOR', 100_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+      payoutDailyMaxMinor: read.integer('PAYOUT_DAILY_MAX_MINOR', 500_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+      payoutApprovalAboveMinor: read.integer('PAYOUT_APPROVAL_ABOVE_MINOR', 50_000, { min: 0, max: Number.MAX_SAFE_INTEGER }),
+      payoutSubmissionExpiryMs: read.integer('PAYOUT_SUBMISSION_EXPIRY_MS', 24 * 60 * 60 * 1000, { min: 1_000 }),
+      dataTaskWebhookGraceMs: read.integer('DATA_TASK_WEBHOOK_GRACE_MS', 30_000, { min: 0 }),
+      reconcileIntervalMs: read.integer('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 24 * 60 * 60 * 1000 }),
+    },
     merchantKeys,
     merchantKeysGenerated: merchantKeysRaw === undefined,
     http: {

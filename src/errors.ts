@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'PAYMENT_NOT_REFUNDABLE',
   'REFUND_EXCEEDS_PAYMENT',
   'IDEMPOTENCY_CONFLICT',
+  'PAYOUT_LIMIT_EXCEEDED',
   'UPSTREAM_RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_ERROR',
@@ -305,4 +306,13 @@ function errorForNoResponse(cause: unknown): GatewayError {
 export function upstreamErrorFrom(response: UpstreamResponse | undefined, context: UpstreamErrorContext): GatewayError {
   const error = response === undefined ? errorForNoResponse(context.cause) : errorForStatus(response, context);
   return attachUpstream(error, response, context);
+}
+
+/** A payout refused by the payout policy before anything reached the provider (docs/money.md). */
+export class PayoutLimitExceededError extends GatewayError {
+  static override readonly code = 'PAYOUT_LIMIT_EXCEEDED';
+
+  constructor(message: string, limit: 'PAYOUT_MAX_MINOR' | 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: number) {
+    super(message, { limit, remainingInMinor });
+  }
 }

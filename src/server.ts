@@ -10,6 +10,7 @@ import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
 import { withOperationDeadline } from './datasources/operation-deadline';
+import { DatabaseLeases } from './db/database-leases';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
@@ -31,6 +32,7 @@ import { OperationLimits } from './security/operation-limits';
 import { RateLimiter } from './security/rate-limiter';
 import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { WsOperationGuard } from './security/ws-operation-guard';
+import { Reconciler } from './reconciler/reconciler';
 import { RESOLVERS } from './resolvers';
 import { buildGatewaySchema } from './schema/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
@@ -41,6 +43,8 @@ export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
   url: string;
   services: Services;
+  /** The background repair job (started once listening); tests run a pass with `reconciler.runOnce()`. */
+  reconciler: Reconciler;
   close(): Promise<void>;
 }
 
@@ -246,11 +250,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const url = `http://127.0.0.1:${port}`;
   publicUrl ??= url;
   services.live.setPublicUrl(publicUrl);
+  const reconciler = new Reconciler(services, new DatabaseLeases(database), logger, config.money.reconcileIntervalMs);
+  reconciler.start();
 
   let closing: Promise<void> | undefined;
   return {
     url,
     services,
+    reconciler,
     close() {
       closing ??= (async () => {
         // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS),
@@ -263,6 +270,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await tracker.drain(httpServer, deadline);
         await closed;
         await apollo.stop();
+        await reconciler.close();
         await services.close();
       })();
       return closing;

@@ -83,6 +83,12 @@ export class GatewayMetrics {
     labelNames: ['resource', 'result'] as const,
     registers: [this.registry],
   });
+  private readonly cacheFailures = new Counter({
+    name: 'bankgraph_cache_failures_total',
+    help: 'Response-cache reads and writes that failed or took longer than 250 ms (answered as a miss), by operation.',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
   private readonly answerCacheHits = new Counter({
     name: 'bankgraph_answer_cache_hits_total',
     help: 'Queries answered from the answer cache, without executing (src/http/answer-cache.ts).',
@@ -92,6 +98,18 @@ export class GatewayMetrics {
     name: 'bankgraph_webhook_events_total',
     help: 'Provider webhook deliveries received, by source and outcome.',
     labelNames: ['source', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly reconcilerRepairs = new Counter({
+    name: 'bankgraph_reconciler_repairs_total',
+    help: 'What the reconciler repaired, by kind (payout_confirmed, payout_updated, payout_expired, data_task_completed, data_task_failed).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly reconcilerRuns = new Counter({
+    name: 'bankgraph_reconciler_runs_total',
+    help: 'Reconciler passes run by this instance (while it held the lease), by outcome (ok or error).',
+    labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
   private readonly activeSubscriptions = new Gauge({
@@ -116,6 +134,7 @@ export class GatewayMetrics {
   readonly cacheEvents: CacheEvents = {
     onHit: (resource: DataResource) => this.cacheLookups.inc({ resource, result: 'hit' }),
     onMiss: (resource: DataResource) => this.cacheLookups.inc({ resource, result: 'miss' }),
+    onFailure: (operation: 'get' | 'set') => this.cacheFailures.inc({ operation }),
   };
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
@@ -160,6 +179,14 @@ export class GatewayMetrics {
 
   webhookEvent(source: string, outcome: string): void {
     this.webhooks.inc({ source, outcome });
+  }
+
+  reconcilerRepair(kind: string): void {
+    this.reconcilerRepairs.inc({ kind });
+  }
+
+  reconcilerRun(outcome: 'ok' | 'error'): void {
+    this.reconcilerRuns.inc({ outcome });
   }
 
   subscriptionStarted(field: string): void {

@@ -64,6 +64,11 @@ export class SessionStore {
     this.remember(keyOf(sessionToken), updated);
   }
 
+  /** A session by its key (sessionKey), for background work that holds no session token: the reconciler. */
+  async getByKey(key: string): Promise<Session | undefined> {
+    return this.keyv.get(key);
+  }
+
   async delete(sessionToken: string): Promise<void> {
     this.recent.delete(keyOf(sessionToken));
     await this.keyv.delete(keyOf(sessionToken));

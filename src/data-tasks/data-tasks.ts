@@ -6,10 +6,10 @@ import { NotFoundError, UpstreamError } from '../errors';
 import { DataResource } from '../schema/data-resource.enum';
 import { DataTaskStatus } from '../schema/data-task-status.enum';
 import type { StartDataTaskInput } from '../schema/start-data-task.input';
-import { hashTaskToken, type DataTaskRecord, type DataTaskRequestRecord, type DataTaskStore } from '../store/data-task.store';
+import { hashTaskToken, type DataTaskRecord, type DataTaskRequestRecord, type DataTaskStore } from './data-task.store';
 import { InputProblems } from '../validation/input-problems';
 import { isUuid, shown } from '../validation/text-rules';
-import { DATA_WEBHOOK_PREFIX } from './webhook.receiver';
+import { DATA_WEBHOOK_PREFIX } from '../subscriptions/webhook.receiver';
 
 type User = Extract<Principal, { kind: 'user' }>;
 
@@ -68,6 +68,7 @@ export async function startDataTask(context: GatewayContext, input: StartDataTas
   const record: DataTaskRequestRecord = {
     tokenHash: hashTaskToken(token),
     userId: user.userId,
+    sessionKey: user.sessionKey,
     resource: input.resource,
     request,
     createdAt: new Date().toISOString(),
@@ -130,7 +131,7 @@ export class DataTaskResults {
       const results = (await context.services.data.taskResults(bearerOf(context, user), task.id, RESOURCES[task.resource].provider, {
         requestId: context.requestId,
       })) as unknown[];
-      await this.store.putResults(task.id, results, task.createdAt);
+      await this.store.putResults(task.id, results);
       return results;
     })().finally(() => this.inFlight.delete(task.id));
     this.inFlight.set(task.id, work);
