@@ -206,8 +206,11 @@ describe('the playground in Chromium', () => {
 
   it('keeps one copy of each tab when reloaded with the Payment tab open', async () => {
     await openTab('Payment');
-    // GraphiQL writes its tabs to localStorage half a second after a change; a person's reload comes later than that.
-    await page.waitForTimeout(1_000);
+    // GraphiQL writes its tabs to localStorage a moment after a change: reload once it has (as a person's reload would).
+    await page.waitForFunction(() => {
+      const stored = (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('graphiql:tabState');
+      return stored !== null && (JSON.parse(stored) as { activeTabIndex: number }).activeTabIndex === 3;
+    });
     await page.reload();
     await page.waitForSelector('.graphiql-container');
     await page.locator('#who', { hasText: 'Signed in as' }).waitFor();
