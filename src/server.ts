@@ -25,6 +25,10 @@ import { costLimitPlugin } from './security/cost-limit.plugin';
 import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-masking';
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
+import { loadManifest } from './persisted/manifest';
+import { isOwnPage, PersistedDocuments, type DocumentRequest } from './persisted/persisted-documents';
+import { createKeyv } from './store/keyv.factory';
+import { GatewayError } from './errors';
 import { RateLimiter } from './security/rate-limiter';
 import { WsOperationGuard } from './security/ws-operation-guard';
 import { RESOLVERS } from './resolvers';
@@ -62,8 +66,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
+  // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all.
+  const apqStore = config.persistedDocuments.mode === 'allow' ? createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
+  const documents = new PersistedDocuments(
+    config.persistedDocuments.mode,
+    config.persistedDocuments.manifestPath === undefined ? new Map() : loadManifest(config.persistedDocuments.manifestPath),
+    apqStore,
+    config.nodeEnv === 'development',
+  );
   const httpGuard = new HttpOperationGuard(limiter, recorder);
-  const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
+  const wsGuard = new WsOperationGuard({ schema, documents, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
   const playground = new Playground({ sandbox: config.providerKind === 'sandbox' });
@@ -74,6 +86,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     allowBatchedHttpRequests: false,
     introspection: !production,
     includeStacktraceInErrorResponses: false,
+    // src/persisted resolves hashes before Apollo sees a request, from the manifest and the shared APQ store.
+    persistedQueries: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     formatError: maskError,
@@ -130,6 +144,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     if (!httpGuard.admit(req, res, principal, requestId, started)) return;
     let body: unknown;
     let answerKey: string | undefined;
+    let search = new URL(req.url ?? '/', 'http://gateway').search;
+    if (req.method === 'GET') {
+      const params = new URLSearchParams(search);
+      const request = documentRequestOf(params);
+      if (request) {
+        const resolved = await resolveDocument(request);
+        if (resolved === false) return;
+        search = `?${withDocumentParams(params, resolved)}`;
+      }
+    }
     if (req.method === 'POST') {
       let raw: Buffer;
       try {
@@ -144,6 +168,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
           body = JSON.parse(raw.toString('utf8'));
         } catch {
           return httpGuard.notJson(req, res, principal, requestId, started);
+        }
+        if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+          const resolved = await resolveDocument(body as DocumentRequest);
+          if (resolved === false) return;
+          body = withDocument(body as Record<string, unknown>, resolved);
         }
         // Only JSON POSTs (which CSRF prevention allows) from a signed-in user. One who asked for fresh data is not
         // served a kept answer, but the fresh one replaces it, so a later request never sees older data than this one.
@@ -162,7 +191,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     }
     let context: GatewayContext | undefined;
     const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
       context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
     });
     for (const [name, value] of result.headers) res.setHeader(name, value);
@@ -181,6 +210,17 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     }
     for await (const chunk of result.body.asyncIterator) res.write(chunk);
     res.end();
+
+    /** The text to run (undefined: none given), or false when the request was refused and answered. */
+    async function resolveDocument(request: DocumentRequest): Promise<string | undefined | false> {
+      try {
+        return await documents.resolve(request, isOwnPage(req.headers));
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        httpGuard.documentRefused(req, res, principal, requestId, started, error);
+        return false;
+      }
+    }
   }
 
   function sendCachedAnswer(res: ServerResponse, answer: CachedAnswer, principal: Principal, requestId: string, started: number): void {
@@ -243,6 +283,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await closed;
         await apollo.stop();
         await services.close();
+        await apqStore?.disconnect();
       })();
       return closing;
     },
@@ -280,6 +321,37 @@ function requestIdPlugin(): ApolloServerPlugin<GatewayContext> {
       };
     },
   };
+}
+
+/** A GET's document fields, when it names a document by hash or id (the only case src/persisted changes it). */
+function documentRequestOf(params: URLSearchParams): DocumentRequest | undefined {
+  const documentId = params.get('documentId') ?? undefined;
+  let extensions: unknown;
+  try {
+    extensions = JSON.parse(params.get('extensions') ?? 'null');
+  } catch {
+    // Apollo refuses unreadable extensions with its own message.
+    return undefined;
+  }
+  const query = params.get('query') ?? undefined;
+  return { query, documentId, extensions };
+}
+
+/** The request as Apollo should see it: the resolved text as `query`, no hash it would try to resolve again. */
+function withDocument(body: Record<string, unknown>, query: string | undefined): Record<string, unknown> {
+  const { documentId: _documentId, extensions, ...rest } = body;
+  const { persistedQuery: _persistedQuery, ...otherExtensions } = (typeof extensions === 'object' && extensions !== null ? extensions : {}) as Record<string, unknown>;
+  return { ...rest, ...(query === undefined ? {} : { query }), ...(Object.keys(otherExtensions).length > 0 ? { extensions: otherExtensions } : {}) };
+}
+
+function withDocumentParams(params: URLSearchParams, query: string | undefined): URLSearchParams {
+  const rewritten = new URLSearchParams(params);
+  const extensions = withDocument({ extensions: JSON.parse(params.get('extensions') ?? 'null') }, undefined).extensions;
+  rewritten.delete('documentId');
+  rewritten.delete('extensions');
+  if (extensions !== undefined) rewritten.set('extensions', JSON.stringify(extensions));
+  if (query !== undefined) rewritten.set('query', query);
+  return rewritten;
 }
 
 /** A client's own X-Request-Id is kept when it looks like an id; anything else is replaced, so logs stay clean. */
