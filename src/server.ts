@@ -29,6 +29,11 @@ import { loadManifest } from './persisted/manifest';
 import { isOwnPage, PersistedDocuments, type DocumentRequest } from './persisted/persisted-documents';
 import { createKeyv } from './store/keyv.factory';
 import { GatewayError } from './errors';
+import { routeLabel } from './metrics/route-label';
+import { traceResolvers } from './telemetry/resolver-spans';
+import { traceOperation } from './telemetry/operation-span';
+import { SpanKind, SpanStatusCode, Telemetry } from './telemetry/telemetry';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { RateLimiter } from './security/rate-limiter';
 import { WsOperationGuard } from './security/ws-operation-guard';
 import { RESOLVERS } from './resolvers';
@@ -50,15 +55,19 @@ export interface GatewayOptions {
   keyPrefix?: string;
   /** Webhook and subscription settings (payout watch schedule, webhook limits); defaults suit production. */
   live?: ServicesOptions['live'];
+  /** Exports this gateway's spans here instead of where OTEL_* says, tracing on (tests read them back). */
+  spanExporter?: SpanExporter;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = new GatewayMetrics();
+  const telemetry = new Telemetry(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
-  const services = createServices(config, logger, database, { metrics }, { keyPrefix: options.keyPrefix, live: options.live });
+  const services = createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live });
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
+  traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;
   const production = config.nodeEnv === 'production';
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
@@ -107,12 +116,27 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     if (!tracker.begin(req, res)) return;
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
-    void route(req, res, requestId).catch((error: unknown) => {
+    const routed = telemetry.enabled ? traceRequest(req, res, requestId, () => route(req, res, requestId)) : route(req, res, requestId);
+    void routed.catch((error: unknown) => {
       logger.error({ err: error, requestId, url: req.url }, 'request failed');
       if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE, requestId);
       else res.destroy();
     });
   });
+
+  /** The request's server span, child of the caller's `traceparent` when it sent one; it ends when the response does. */
+  function traceRequest(req: IncomingMessage, res: ServerResponse, requestId: string, handle: () => Promise<void>): Promise<void> {
+    const route = routeLabel(req.url);
+    return telemetry.span(
+      `${req.method ?? 'OTHER'} ${route}`,
+      { kind: SpanKind.SERVER, parent: telemetry.extract(req.headers), attributes: { 'http.request.method': req.method ?? 'OTHER', 'http.route': route, 'bankgraph.request_id': requestId } },
+      async (span) => {
+        await handle();
+        span?.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span?.setStatus({ code: SpanStatusCode.ERROR });
+      },
+    );
+  }
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;
@@ -190,10 +214,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     let context: GatewayContext | undefined;
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
-      context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
-    });
+    // The operation span is active while Apollo runs the operation, so resolver and provider spans are its
+    // descendants; the operation observer names it once the operation is known.
+    const result = await traceOperation(telemetry, 'http', requestId, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
+        context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
+      }),
+    );
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
@@ -249,6 +277,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     validationRules,
     maxPayloadBytes: config.limits.maxBodyBytes,
     maskError,
+    telemetry,
     wrap: (serverOptions) => wsGuard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
@@ -284,6 +313,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await apollo.stop();
         await services.close();
         await apqStore?.disconnect();
+        await telemetry.shutdown();
       })();
       return closing;
     },

@@ -20,6 +20,7 @@ import { BeneficiaryStore } from './store/beneficiary.store';
 import { PayoutStore } from './store/payout.store';
 import { RefundKeyStore } from './store/refund-key.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './subscriptions/live.services';
+import type { Telemetry } from './telemetry/telemetry';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
 export interface Services {
@@ -49,6 +50,8 @@ export interface Services {
   live: LiveServices;
   /** Prometheus metrics (/metrics); webhook receivers report through `metrics.webhookEvent(source, outcome)`. */
   metrics: GatewayMetrics;
+  /** OpenTelemetry tracing (src/telemetry); `enabled` false when no exporter is configured. */
+  telemetry: Telemetry | undefined;
   /** Resolves when every store and cache answers; rejects with the first that does not. */
   checkReady(): Promise<void>;
   close(): Promise<void>;
@@ -64,7 +67,7 @@ export function createServices(
   config: ResolvedConfig,
   logger: Logger,
   database: Database,
-  hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics } = {},
+  hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics; telemetry?: Telemetry } = {},
   options: ServicesOptions = {},
 ): Services {
   const { provider } = config;
@@ -79,6 +82,7 @@ export function createServices(
     retryAfterCapMs: config.http.maxRetryAfterMs,
     connectionsPerOrigin: config.http.connectionsPerOrigin,
     signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
+    telemetry: hooks.telemetry,
     onAttempt: (event) => {
       if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');
       metrics.providerAttempt(event);
@@ -98,7 +102,7 @@ export function createServices(
   const sessions = new SessionStore(store('sessions'));
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const live = createLiveServices(config, logger, { http, payments, payouts, store, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
+  const live = createLiveServices(config, logger, { http, payments, payouts, store, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
 
   return {
     config,
@@ -121,6 +125,7 @@ export function createServices(
     merchantKeys: new MerchantKeys(config.merchantKeys),
     live,
     metrics,
+    telemetry: hooks.telemetry,
     async checkReady() {
       await Promise.all([database.ping(), ...keyvs.map((keyv) => keyv.get('readiness-probe')), live.checkReady()]);
     },

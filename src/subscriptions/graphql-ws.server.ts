@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import {
+  execute,
   getOperationAST,
   GraphQLError,
   parse,
   specifiedRules,
   validate,
   type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
   type ValidationRule,
@@ -19,6 +22,9 @@ import { createContext, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { BoundedMap } from '../store/bounded-map';
 import { sharedSubscribe } from './shared-subscribe';
+import { outcomeOf } from '../ops/operation-recorder';
+import { annotateOperation, traceOperation } from '../telemetry/operation-span';
+import type { Telemetry } from '../telemetry/telemetry';
 
 export interface GraphqlWsOptions {
   schema: GraphQLSchema;
@@ -30,6 +36,8 @@ export interface GraphqlWsOptions {
   /** The HTTP side's error masking, so a WebSocket client sees the same errors. */
   maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
+  /** Queries and mutations over the socket get an operation span, as over HTTP. */
+  telemetry?: Telemetry;
   wrap?(options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
 }
 
@@ -71,6 +79,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
     wrap({
       schema,
       subscribe: sharedSubscribe,
+      ...(options.telemetry?.enabled ? { execute: tracedExecute(options.telemetry) } : {}),
       onSubscribe: (_ctx, _id, payload) => {
         const checked = checkDocument(payload.query);
         if ('errors' in checked) return checked.errors;
@@ -107,6 +116,23 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       await cleanup.dispose();
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * graphql-js's execute inside an operation span. Subscriptions have none: a span open for a subscription's
+ * lifetime would be hours long; their events show as `live deliver` spans instead.
+ */
+function tracedExecute(telemetry: Telemetry): (args: ExecutionArgs) => Promise<ExecutionResult> {
+  return (args) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    const requestId = (args.contextValue as GatewayContext | undefined)?.requestId;
+    return traceOperation(telemetry, 'ws', requestId, async (span) => {
+      const result = await execute(args);
+      const errors = result.errors?.map((error) => error.toJSON());
+      annotateOperation({ operationName: operation?.name?.value, operationType: operation?.operation, ...outcomeOf(result.data, errors) }, span);
+      return result;
+    });
   };
 }
 

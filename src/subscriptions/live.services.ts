@@ -17,6 +17,8 @@ import { RedisEventBus } from './redis-event-bus';
 import { createWebhookHandlers } from './webhook.handlers';
 import { MAX_WEBHOOK_BODY_BYTES, WebhookReceiver } from './webhook.receiver';
 import { WebhookVerifier } from './webhook-verifier';
+import { TracedEventBus } from '../telemetry/traced-event-bus';
+import type { Telemetry } from '../telemetry/telemetry';
 import { CoalescedReads } from './coalesced-reads';
 import type { Refund } from '../schema/refund.type';
 
@@ -63,6 +65,8 @@ export interface LiveDependencies {
   store<T>(namespace: string): Keyv<T>;
   /** Counts each webhook delivery by source and outcome (metrics). */
   onWebhook?(source: string, outcome: string): void;
+  /** Spans for webhooks (received, stored, published, delivered) and the payout watcher's reads. */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -84,9 +88,10 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     return connection;
   };
 
-  const bus: EventBus = isRedisUrl(config.pubsubUrl)
+  const untracedBus: EventBus = isRedisUrl(config.pubsubUrl)
     ? new RedisEventBus(redis(config.pubsubUrl, 'commands'), redis(config.pubsubUrl, 'subscriber'), prefix, logger)
     : new MemoryEventBus(logger);
+  const bus = deps.telemetry?.enabled ? new TracedEventBus(untracedBus, deps.telemetry) : untracedBus;
   const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
   const inbox = createInbox(config.storeUrl, prefix, (url) => redis(url, 'commands'), deps);
   const dataTasks = new DataTaskStore(deps.store('data-tasks'));
@@ -106,8 +111,9 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     logger,
     settings.webhookMaxBodyBytes,
     deps.onWebhook,
+    deps.telemetry,
   );
-  const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch);
+  const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch, deps.telemetry);
 
   return {
     bus,
