@@ -5,9 +5,10 @@ import { Writable } from 'node:stream';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from '../../src/logger';
 import { startStack, type Stack } from '../helpers/stack';
-import { expectColdViewerTrace, fromReadable, type SeenSpan } from '../helpers/trace-shape';
+import { ancestorsOf, expectColdViewerTrace, fromReadable, type SeenSpan } from '../helpers/trace-shape';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
+import { post, signedDelivery, startTestJwks, type TestJwks } from '../helpers/webhook-signer';
 
 /*
  * Traces of a nested query, read back from an in-memory exporter and, as a collector would get them, from a real
@@ -97,6 +98,67 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
     }
     const operation = await waitFor(() => spans().find((span) => span.name === 'query Accounts'), 'the WebSocket operation span');
     expect(operation.attributes).toMatchObject({ 'bankgraph.transport': 'ws', 'bankgraph.outcome': 'success' });
+  });
+});
+
+describe('OpenTelemetry traces of a webhook: received -> stored -> published -> delivered', () => {
+  let stack: Stack;
+  let jwks: TestJwks;
+  const exporter = new InMemorySpanExporter();
+
+  beforeAll(async () => {
+    jwks = await startTestJwks();
+    stack = await startStack({
+      env: { SANDBOX_TIME_SCALE: '0.001' },
+      provider: (provider) => ({ ...provider, webhookJwksUrls: [...provider.webhookJwksUrls, jwks.url] }),
+      gateway: { spanExporter: exporter },
+    });
+  });
+  afterAll(async () => {
+    await disposeWsClients();
+    await stack?.close();
+    await jwks?.close();
+  });
+
+  it('follows a data notification from the request to the subscriber it reached, in the provider\'s trace', async () => {
+    const session = await stack.signIn();
+    const started = await stack.graphql<{ startDataTask: { id: string } }>('mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id } }', { input: { resource: 'ACCOUNTS' } }, session);
+    const taskId = started.data!.startDataTask.id;
+    const { requests } = await stack.sandboxJson<{ requests: { path: string; query: Record<string, string> }[] }>('GET', '/sandbox/requests');
+    const webhookUrl = requests.filter((request) => request.query.webhook_uri).map((request) => request.query.webhook_uri!).at(-1)!;
+    const subscriber = connectWs(stack.gateway.url, session).subscribe<{ dataTaskUpdated: { status: string } }>(
+      'subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { status } }',
+      { id: taskId },
+    );
+    expect((await subscriber.next()).data!.dataTaskUpdated.status).toBe('QUEUED');
+
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const body = JSON.stringify({ request_timestamp: new Date().toISOString(), credentials_id: 'test', task_id: taskId, status: 'succeeded', results_uri: `${stack.sandbox.url}/data/v1/results/${taskId}` });
+    const delivery = signedDelivery(webhookUrl, body, { jku: jwks.url, kid: jwks.kid, privateKey: jwks.privateKey });
+    expect(await post({ ...delivery, headers: { ...delivery.headers, traceparent: `00-${traceId}-b7ad6b7169203331-01` } })).toEqual({ status: 200, body: { status: 'accepted' } });
+    expect((await subscriber.next()).data!.dataTaskUpdated.status).toBe('SUCCEEDED');
+
+    const inTrace = (): SeenSpan[] => exporter.getFinishedSpans().map(fromReadable).filter((span) => span.traceId === traceId);
+    const deliver = await waitFor(() => inTrace().find((span) => span.name === 'live deliver data-task'), 'the delivery span');
+    const seen = inTrace();
+    const named = (name: string): SeenSpan => {
+      const span = seen.find((each) => each.name === name);
+      if (!span) throw new Error(`no span ${name} among ${seen.map((each) => each.name).join(', ')}`);
+      return span;
+    };
+    const request = named('POST /webhooks/data/:token');
+    const received = named('webhook received');
+    expect(received.parentId).toBe(request.spanId);
+    expect(received.attributes).toMatchObject({ 'bankgraph.webhook.source': 'data', 'bankgraph.webhook.outcome': 'accepted' });
+    expect(named('webhook stored').parentId).toBe(received.spanId);
+    const published = named('webhook published');
+    expect(published.parentId).toBe(received.spanId);
+    const publish = named('live publish data-task');
+    expect(ancestorsOf(publish, seen)).toContain(published);
+    expect(deliver.parentId).toBe(publish.spanId);
+    expect(deliver.attributes['bankgraph.live.subscribers']).toBeGreaterThanOrEqual(1);
+    // The task's webhook secret is the last segment of its URL: no span may carry it.
+    expect(JSON.stringify(seen)).not.toContain(new URL(webhookUrl).pathname.split('/').at(-1));
   });
 });
 
