@@ -2,6 +2,13 @@ import { context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { loadConfig } from '../../src/config';
 import { Telemetry, traceJob } from '../../src/telemetry/telemetry';
+import type { PayoutClient } from '../../src/datasources/payout.client';
+import { createLogger } from '../../src/logger';
+import { MemoryEventBus } from '../../src/subscriptions/event-bus';
+import { InProcessLeases } from '../../src/subscriptions/lease';
+import { PayoutWatchers } from '../../src/subscriptions/payout-watcher';
+import { TracedEventBus } from '../../src/telemetry/traced-event-bus';
+import { waitFor } from '../helpers/wait-for';
 import { networkError, mockProvider, problem, ORIGIN } from './datasources/mock-provider';
 
 const telemetryConfig = loadConfig({}).telemetry;
@@ -11,10 +18,13 @@ function traced(): { telemetry: Telemetry; exporter: InMemorySpanExporter } {
   return { telemetry: new Telemetry(telemetryConfig, exporter), exporter };
 }
 
-describe('provider call spans', () => {
-  let provider: ReturnType<typeof mockProvider> | undefined;
-  afterEach(async () => provider?.close());
+let provider: ReturnType<typeof mockProvider> | undefined;
+afterEach(async () => {
+  await provider?.close();
+  provider = undefined;
+});
 
+describe('provider call spans', () => {
   it('is one client span per send, with the attempt, the retry reason and the status, each sending its own traceparent', async () => {
     const { telemetry, exporter } = traced();
     provider = mockProvider({ telemetry });
@@ -68,5 +78,28 @@ describe('traceJob', () => {
     const telemetry = new Telemetry(telemetryConfig);
     expect(telemetry.enabled).toBe(false);
     await expect(traceJob(telemetry, 'reconcile', async (span) => ({ span, active: trace.getSpan(context.active()) }))).resolves.toEqual({ span: undefined, active: undefined });
+  });
+});
+
+describe('the payout watcher as a traced job', () => {
+  it('makes each read the root span `job payout-watch` of its own trace, with the provider call and the publish under it', async () => {
+    const { telemetry, exporter } = traced();
+    provider = mockProvider({ telemetry });
+    const id = '8d7c1b52-3f7e-4a6b-9c1d-2e3f4a5b6c7d';
+    provider.on('GET', `/withdrawals/${id}`, { status: 200, body: { transaction_id: id, status: 'settled' } });
+    const payouts = { getWithdrawal: async () => (await provider!.http.send<{ status: string }>({ route: 'payouts.getWithdrawal', method: 'GET', url: `${ORIGIN}/withdrawals/${id}` })).body } as unknown as PayoutClient;
+    const bus = new TracedEventBus(new MemoryEventBus(createLogger('silent')), telemetry);
+    const watchers = new PayoutWatchers(payouts, bus, new InProcessLeases(), createLogger('silent'), { initialDelayMs: 1, maxDelayMs: 10, factor: 2, leaseTtlMs: 100 }, telemetry);
+    try {
+      const release = watchers.watch(id);
+      const job = await waitFor(() => exporter.getFinishedSpans().find((span) => span.name === 'job payout-watch'), 'the watcher job span');
+      release();
+      const spans = exporter.getFinishedSpans();
+      expect(job.parentSpanContext).toBeUndefined();
+      const inJob = spans.filter((span) => span.spanContext().traceId === job.spanContext().traceId).map((span) => span.name);
+      expect(inJob).toEqual(expect.arrayContaining(['GET payouts.getWithdrawal', 'live publish payout', 'job payout-watch']));
+    } finally {
+      await watchers.close();
+    }
   });
 });
