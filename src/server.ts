@@ -62,6 +62,8 @@ export interface GatewayOptions {
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = new GatewayMetrics();
+  // Read first: a bad manifest stops start-up before anything is opened.
+  const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
   const telemetry = new Telemetry(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
@@ -77,12 +79,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const recorder = new OperationRecorder(logger, metrics);
   // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all.
   const apqStore = config.persistedDocuments.mode === 'allow' ? createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
-  const documents = new PersistedDocuments(
-    config.persistedDocuments.mode,
-    config.persistedDocuments.manifestPath === undefined ? new Map() : loadManifest(config.persistedDocuments.manifestPath),
-    apqStore,
-    config.nodeEnv === 'development',
-  );
+  const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
   const httpGuard = new HttpOperationGuard(limiter, recorder);
   const wsGuard = new WsOperationGuard({ schema, documents, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
   const tracker = new HttpRequestTracker(metrics);
@@ -171,12 +168,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     let search = new URL(req.url ?? '/', 'http://gateway').search;
     if (req.method === 'GET') {
       const params = new URLSearchParams(search);
-      const request = documentRequestOf(params);
-      if (request) {
-        const resolved = await resolveDocument(request);
-        if (resolved === false) return;
-        search = `?${withDocumentParams(params, resolved)}`;
-      }
+      const resolved = await resolveDocument({ query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, extensions: jsonOrUndefined(params.get('extensions')) });
+      if (resolved === false) return;
+      search = `?${withDocumentParams(params, resolved)}`;
     }
     if (req.method === 'POST') {
       let raw: Buffer;
@@ -353,18 +347,14 @@ function requestIdPlugin(): ApolloServerPlugin<GatewayContext> {
   };
 }
 
-/** A GET's document fields, when it names a document by hash or id (the only case src/persisted changes it). */
-function documentRequestOf(params: URLSearchParams): DocumentRequest | undefined {
-  const documentId = params.get('documentId') ?? undefined;
-  let extensions: unknown;
+/** Unreadable JSON reads as absent here; Apollo, which reads the parameter again, refuses it with its own message. */
+function jsonOrUndefined(text: string | null): unknown {
+  if (text === null) return undefined;
   try {
-    extensions = JSON.parse(params.get('extensions') ?? 'null');
+    return JSON.parse(text) as unknown;
   } catch {
-    // Apollo refuses unreadable extensions with its own message.
     return undefined;
   }
-  const query = params.get('query') ?? undefined;
-  return { query, documentId, extensions };
 }
 
 /** The request as Apollo should see it: the resolved text as `query`, no hash it would try to resolve again. */
@@ -376,10 +366,13 @@ function withDocument(body: Record<string, unknown>, query: string | undefined):
 
 function withDocumentParams(params: URLSearchParams, query: string | undefined): URLSearchParams {
   const rewritten = new URLSearchParams(params);
-  const extensions = withDocument({ extensions: JSON.parse(params.get('extensions') ?? 'null') }, undefined).extensions;
   rewritten.delete('documentId');
-  rewritten.delete('extensions');
-  if (extensions !== undefined) rewritten.set('extensions', JSON.stringify(extensions));
+  const extensions = jsonOrUndefined(params.get('extensions'));
+  if (extensions !== undefined) {
+    const others = withDocument({ extensions }, undefined).extensions;
+    if (others === undefined) rewritten.delete('extensions');
+    else rewritten.set('extensions', JSON.stringify(others));
+  }
   if (query !== undefined) rewritten.set('query', query);
   return rewritten;
 }

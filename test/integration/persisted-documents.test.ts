@@ -97,6 +97,8 @@ describe('persisted documents', () => {
       expect(codeOf(posted)).toBe('PERSISTED_DOCUMENT_REQUIRED');
       expect(posted.data).toBeUndefined();
       expect(codeOf(await get(stack.gateway.url, { query: TYPENAME }))).toBe('PERSISTED_DOCUMENT_REQUIRED');
+      // Unreadable extensions do not turn the check off.
+      expect(codeOf(await get(stack.gateway.url, { query: TYPENAME, extensions: '{not json' }))).toBe('PERSISTED_DOCUMENT_REQUIRED');
       expect(codeOf(await overWs(stack.gateway.url, { query: TYPENAME }))).toBe('PERSISTED_DOCUMENT_REQUIRED');
     });
 
