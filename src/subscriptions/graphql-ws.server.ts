@@ -35,9 +35,9 @@ export interface GraphqlWsOptions {
   maxPayloadBytes: number;
   /** The HTTP side's error masking, so a WebSocket client sees the same errors. */
   maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
-  /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
   /** Queries and mutations over the socket get an operation span, as over HTTP. */
   telemetry?: Telemetry;
+  /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
   wrap?(options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
 }
 
