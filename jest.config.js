@@ -15,7 +15,11 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
+    // The OTLP exporter loads node:http with a dynamic import(), which Jest's CommonJS runtime cannot run without
+    // --experimental-vm-modules; compiled to require() here, it behaves as in Node.
+    '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
   setupFiles: ['reflect-metadata'],
   testTimeout: 20_000,
 };
