@@ -5,6 +5,7 @@ import { parseSettings } from './lib/settings';
 import { Children } from './lib/stacks';
 import { renderTable } from './lib/table';
 import { runCold, runScale } from './scenarios/cold';
+import { runExecution } from './scenarios/execution';
 import { runSubscriptions } from './scenarios/subscriptions';
 import { runTracing } from './scenarios/tracing';
 import { runWarmAndSoak } from './scenarios/warm';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     await runScale(ctx);
     await runSubscriptions(ctx);
     await runTracing(ctx);
+    await runExecution(ctx);
   } finally {
     await children.closeAll();
   }
