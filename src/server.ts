@@ -10,6 +10,7 @@ import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
 import { withOperationDeadline } from './datasources/operation-deadline';
+import { CompiledExecutor } from './execution/compiled-executor';
 import { DatabaseLeases } from './db/database-leases';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
@@ -104,7 +105,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
 
   const apollo = new ApolloServer<GatewayContext>({
-    schema,
+    gateway: new CompiledExecutor(schema).asGateway(),
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     introspection: !production,

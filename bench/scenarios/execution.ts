@@ -45,7 +45,8 @@ export async function runExecution(ctx: BenchContext): Promise<void> {
     expectShape(expectData(reference, 'bankgraph, executed'), warm.accounts, warm.cards, settings.first, 'bankgraph, executed');
     const naiveAnswer = await postGraphQL<ViewerGraphData>(`${naive.info.url}/graphql`, body, naiveHeaders);
     expectData(naiveAnswer, 'naive gateway');
-    if (!sameDataModuloDecimals(reference.text, naiveAnswer.text)) throw new Error('the naive gateway and bankgraph answered the executed query with different data');
+    if (!sameDataModuloDecimals(reference.text, naiveAnswer.text))
+      throw new Error('the naive gateway and bankgraph answered the executed query with different data');
 
     const measure = async (name: string, gateway: ChildServer<unknown>, url: string, headers: Record<string, string>, expect: string): Promise<Measured> => {
       ctx.progress(`execution: ${name}, ${execution.connections} connections, ${execution.warmupS} s warm-up + ${execution.durationS} s`);
