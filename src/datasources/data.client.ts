@@ -6,6 +6,7 @@
  */
 import type { BearerAuth, CallOptions, ProviderHttpClient } from './http.client';
 import { providerUrl } from './http.client';
+import type { ProviderList } from './provider-list';
 import type {
   ProviderAccount,
   ProviderAccountBalance,
@@ -73,8 +74,14 @@ export class DataClient {
     private readonly config: DataClientConfig,
   ) {}
 
-  /** A synchronous call: the `results` array, unwrapped. */
-  async fetch<R extends DataRequest>(user: BearerAuth, request: R, options: CallOptions = {}): Promise<DataResults[R['resource']][]> {
+  /** A synchronous call: the `results` array, unwrapped, parsed only where it is read (see provider-list.ts). */
+  async fetch<R extends DataRequest>(user: BearerAuth, request: R, options: CallOptions = {}): Promise<ProviderList<DataResults[R['resource']]>> {
+    const { path, query } = target(request);
+    return this.results(user, `data.${request.resource}`, providerUrl(this.config.dataUrl, path, query), options, true);
+  }
+
+  /** For callers that read the whole list (sign-in): parsed at once. */
+  private async fetchAll<R extends DataRequest>(user: BearerAuth, request: R, options: CallOptions = {}): Promise<DataResults[R['resource']][]> {
     const { path, query } = target(request);
     return this.results(user, `data.${request.resource}`, providerUrl(this.config.dataUrl, path, query), options);
   }
@@ -101,45 +108,48 @@ export class DataClient {
   }
 
   accounts(user: BearerAuth, options?: CallOptions): Promise<ProviderAccount[]> {
-    return this.fetch(user, { resource: 'accounts' }, options);
+    return this.fetchAll(user, { resource: 'accounts' }, options);
   }
 
   cards(user: BearerAuth, options?: CallOptions): Promise<ProviderCard[]> {
-    return this.fetch(user, { resource: 'cards' }, options);
+    return this.fetchAll(user, { resource: 'cards' }, options);
   }
 
   accountTransactions(user: BearerAuth, accountId: string, range: DateRange = {}, options?: CallOptions): Promise<ProviderTransaction[]> {
-    return this.fetch(user, { resource: 'accountTransactions', id: accountId, ...range }, options);
+    return this.fetchAll(user, { resource: 'accountTransactions', id: accountId, ...range }, options);
   }
 
   accountPendingTransactions(user: BearerAuth, accountId: string, options?: CallOptions): Promise<ProviderTransaction[]> {
-    return this.fetch(user, { resource: 'accountPendingTransactions', id: accountId }, options);
+    return this.fetchAll(user, { resource: 'accountPendingTransactions', id: accountId }, options);
   }
 
   accountBalance(user: BearerAuth, accountId: string, options?: CallOptions): Promise<ProviderAccountBalance[]> {
-    return this.fetch(user, { resource: 'accountBalance', id: accountId }, options);
+    return this.fetchAll(user, { resource: 'accountBalance', id: accountId }, options);
   }
 
   cardTransactions(user: BearerAuth, cardId: string, range: DateRange = {}, options?: CallOptions): Promise<ProviderTransaction[]> {
-    return this.fetch(user, { resource: 'cardTransactions', id: cardId, ...range }, options);
+    return this.fetchAll(user, { resource: 'cardTransactions', id: cardId, ...range }, options);
   }
 
   cardPendingTransactions(user: BearerAuth, cardId: string, options?: CallOptions): Promise<ProviderTransaction[]> {
-    return this.fetch(user, { resource: 'cardPendingTransactions', id: cardId }, options);
+    return this.fetchAll(user, { resource: 'cardPendingTransactions', id: cardId }, options);
   }
 
   cardBalance(user: BearerAuth, cardId: string, options?: CallOptions): Promise<ProviderCardBalance[]> {
-    return this.fetch(user, { resource: 'cardBalance', id: cardId }, options);
+    return this.fetchAll(user, { resource: 'cardBalance', id: cardId }, options);
   }
 
-  private async results<T>(user: BearerAuth, route: string, url: string, options: CallOptions): Promise<T[]> {
-    const response = await this.http.send<{ results: T[] }>({
+  private async results<T>(user: BearerAuth, route: string, url: string, options: CallOptions): Promise<T[]>;
+  private async results<T>(user: BearerAuth, route: string, url: string, options: CallOptions, lazy: true): Promise<ProviderList<T>>;
+  private async results<T>(user: BearerAuth, route: string, url: string, options: CallOptions, lazy = false): Promise<ProviderList<T>> {
+    const response = await this.http.send<{ results: ProviderList<T> }>({
       ...options,
       route,
       method: 'GET',
       url,
       auth: user,
       decimals: true,
+      lazyResults: lazy,
       errorContext: { fields: { from: 'from', to: 'to' } },
     });
     return response.body.results;

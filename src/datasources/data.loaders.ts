@@ -2,6 +2,7 @@ import { context, type Context } from '@opentelemetry/api';
 import DataLoader from 'dataloader';
 import type { CallOptions, BearerAuth } from './http.client';
 import type { DataClient, DataRequest, DataResults } from './data.client';
+import type { ProviderList } from './provider-list';
 import { requestKey, type CacheMode, type ResponseCache } from './response-cache';
 
 export interface DataUser {
@@ -15,7 +16,7 @@ export interface DataUser {
  * The provider has no batch endpoint, so a batch is just its calls made in parallel.
  */
 export class DataLoaders {
-  private readonly loader: DataLoader<DataRequest, unknown[], string>;
+  private readonly loader: DataLoader<DataRequest, ProviderList<unknown>, string>;
   /**
    * The async context each request was asked for in: a batch runs in the first asker's, and each provider call
    * should be traced under the resolver that wanted it (with tracing off this is the empty root context).
@@ -26,12 +27,12 @@ export class DataLoaders {
   freshUntilMs = Number.POSITIVE_INFINITY;
 
   constructor(data: DataClient, cache: ResponseCache, user: DataUser, mode: CacheMode, options: CallOptions = {}) {
-    this.loader = new DataLoader<DataRequest, unknown[], string>(
+    this.loader = new DataLoader<DataRequest, ProviderList<unknown>, string>(
       (requests) =>
         Promise.all(
           requests.map((request) =>
             cache.getOrLoad(user.userId, request, mode, () =>
-              context.with(this.askedIn.get(request) ?? context.active(), () => data.fetch(user.bearer, request, options) as Promise<unknown[]>),
+              context.with(this.askedIn.get(request) ?? context.active(), () => data.fetch(user.bearer, request, options) as Promise<ProviderList<unknown>>),
             ).then(
               (entry) => {
                 this.freshUntilMs = Math.min(this.freshUntilMs, entry.freshUntilMs);
@@ -49,8 +50,8 @@ export class DataLoaders {
     );
   }
 
-  load<R extends DataRequest>(request: R): Promise<DataResults[R['resource']][]> {
+  load<R extends DataRequest>(request: R): Promise<ProviderList<DataResults[R['resource']]>> {
     this.askedIn.set(request, context.active());
-    return this.loader.load(request) as Promise<DataResults[R['resource']][]>;
+    return this.loader.load(request) as Promise<ProviderList<DataResults[R['resource']]>>;
   }
 }

@@ -40,6 +40,7 @@ import { UpstreamError, ProviderResponseError, upstreamErrorFrom, retryAfterSeco
 import { readCappedText } from './body-limit';
 import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';
+import { LazyProviderList } from './provider-list';
 import { OperationDeadlineError, operationDeadline } from './operation-deadline';
 import { providerCallParent } from '../telemetry/resolver-spans';
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Telemetry } from '../telemetry/telemetry';
@@ -122,6 +123,8 @@ export interface ProviderRequest extends CallOptions {
   sign?: { header: string; signedHeaders?: readonly string[] };
   /** Parse the success body with parseDecimalJson (the data API). */
   decimals?: boolean;
+  /** With decimals: leave the body's `results` array unparsed, as a LazyProviderList (see provider-list.ts). */
+  lazyResults?: boolean;
   errorContext?: Omit<UpstreamErrorContext, 'route' | 'cause' | 'requestId'>;
 }
 
@@ -391,7 +394,11 @@ export class ProviderHttpClient {
   ): ProviderResponse<T> {
     if (outcome.text.trim() === '') return { status: outcome.status, headers: outcome.headers, body: undefined as T };
     try {
-      const body = request.decimals ? parseDecimalJson(outcome.text) : (JSON.parse(outcome.text) as unknown);
+      const body = request.decimals
+        ? request.lazyResults
+          ? { results: LazyProviderList.fromResultsBody(outcome.text) }
+          : parseDecimalJson(outcome.text)
+        : (JSON.parse(outcome.text) as unknown);
       return { status: outcome.status, headers: outcome.headers, body: body as T };
     } catch (error) {
       throw new UpstreamError('The provider sent an answer the gateway could not read. Try again later; report it if it persists.', {}, {

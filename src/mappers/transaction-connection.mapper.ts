@@ -1,3 +1,4 @@
+import type { ProviderList } from '../datasources/provider-list';
 import type { ProviderTransaction } from '../datasources/provider-types';
 import { BadUserInputError } from '../errors';
 import { TransactionConnection } from '../schema/transaction-connection.type';
@@ -10,7 +11,7 @@ export const MAX_PAGE_SIZE = 100;
  * A Relay connection over the provider's full list for the date range (the provider does not paginate).
  * A cursor names a transaction id, so it stays valid however the list grows at the top.
  */
-export function toTransactionConnection(list: readonly ProviderTransaction[], first: number | null | undefined, after: string | null | undefined): TransactionConnection {
+export function toTransactionConnection(list: ProviderList<ProviderTransaction>, first: number | null | undefined, after: string | null | undefined): TransactionConnection {
   const size = pageSize(first);
   let start = 0;
   if (after !== null && after !== undefined) {
