@@ -16,14 +16,14 @@ import {
 } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { resolvePrincipal } from '../auth/principal';
 import { withOperationDeadline } from '../datasources/operation-deadline';
 import { createContext, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
-import { sharedSubscribe } from './shared-subscribe';
+import { deliverDirectly, sharedSubscribe, type DirectDelivery } from './shared-subscribe';
 import { outcomeOf } from '../ops/operation-recorder';
 import { annotateOperation, traceOperation } from '../telemetry/operation-span';
 import type { Telemetry } from '../telemetry/telemetry';
@@ -102,10 +102,12 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         }
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
       },
-      context: async (ctx) => {
+      context: async (ctx, id) => {
         const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
         const principal = await resolvePrincipal({ authorization, cookie: ctx.extra.request.headers.cookie }, services.merchantKeys, services.sessions);
-        return createContext(services, principal, randomUUID(), 'use');
+        const context = createContext(services, principal, randomUUID(), 'use');
+        deliverDirectly(context, directSender(ctx.extra.socket, id));
+        return context;
       },
       onNext: (_ctx, _id, _payload, args, result) => {
         if (!result.errors) return;
@@ -160,4 +162,14 @@ function requestError(error: GraphQLError, code: string): GraphQLError {
     originalError: error.originalError,
     extensions: { ...error.extensions, code },
   });
+}
+
+/** A graphql-ws `next` message for operation `id`, written as is; its JSON has graphql-ws's field order. */
+function directSender(socket: WebSocket, id: string): DirectDelivery {
+  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  return (payloadJson) => {
+    if (socket.readyState !== WebSocket.OPEN) return false;
+    socket.send(`${prefix}${payloadJson}}`);
+    return true;
+  };
 }

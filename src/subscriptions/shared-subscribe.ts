@@ -15,7 +15,8 @@ export async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterabl
   const stream = await createSourceEventStream(args);
   if (!isAsyncIterable(stream)) return stream as ExecutionResult;
   const key = operationKey(args);
-  return mapStream(stream as AsyncIterableIterator<unknown>, (event) => {
+  const deliver = typeof args.contextValue === 'object' && args.contextValue !== null ? directDeliveries.get(args.contextValue) : undefined;
+  return mapStream(stream as AsyncIterableIterator<unknown>, deliver, (event) => {
     if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event }) as Promise<ExecutionResult>;
     let byOperation = results.get(event);
     if (!byOperation) results.set(event, (byOperation = new Map()));
@@ -27,6 +28,34 @@ export async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterabl
 
 /** Per event object; dropped with it. */
 const results = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+/**
+ * Writes one `next` message, given the result's JSON, straight to the subscriber's socket; false when it could not
+ * (the socket is closing), and the result then goes the ordinary way.
+ */
+export type DirectDelivery = (payloadJson: string) => boolean;
+
+/** Keyed by the operation's context value, which graphql-ws creates for each subscribe message. */
+const directDeliveries = new WeakMap<object, DirectDelivery>();
+
+/**
+ * Lets an operation's error-free results bypass graphql-ws's per-subscriber path (its hooks, message object and
+ * JSON.stringify): the shared result is serialised once for all subscribers of the operation, and each socket is
+ * written the same bytes but for its own operation id. Results with errors still go through graphql-ws, so they are
+ * masked, logged and tagged with the request id as before.
+ */
+export function deliverDirectly(contextValue: object, deliver: DirectDelivery): void {
+  directDeliveries.set(contextValue, deliver);
+}
+
+/** One serialisation per shared result. */
+const resultJson = new WeakMap<ExecutionResult, string>();
+
+function jsonOfResult(result: ExecutionResult): string {
+  let json = resultJson.get(result);
+  if (json === undefined) resultJson.set(result, (json = JSON.stringify(result)));
+  return json;
+}
 
 function operationKey(args: ExecutionArgs): string {
   const principal = (args.contextValue as GatewayContext | undefined)?.principal;
@@ -56,21 +85,33 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-/** Maps an async iterator, passing `return` (unsubscribe) through to the source so its listener is removed. */
-function mapStream<T, U>(source: AsyncIterableIterator<T>, map: (value: T) => Promise<U>): AsyncIterableIterator<U> {
-  const close = async (): Promise<IteratorResult<U>> => {
+/**
+ * Maps an async iterator, passing `return` (unsubscribe) through to the source so its listener is removed.
+ * Error-free results are handed to `deliver` when there is one, and the iterator goes on to the next event.
+ */
+function mapStream<T>(
+  source: AsyncIterableIterator<T>,
+  deliver: DirectDelivery | undefined,
+  map: (value: T) => Promise<ExecutionResult>,
+): AsyncIterableIterator<ExecutionResult> {
+  const close = async (): Promise<IteratorResult<ExecutionResult>> => {
     await source.return?.();
     return { value: undefined, done: true };
   };
-  const iterator: AsyncIterableIterator<U> = {
+  const iterator: AsyncIterableIterator<ExecutionResult> = {
     async next() {
-      const next = await source.next();
-      if (next.done) return { value: undefined, done: true };
-      try {
-        return { value: await map(next.value), done: false };
-      } catch (error) {
-        await close();
-        throw error;
+      for (;;) {
+        const next = await source.next();
+        if (next.done) return { value: undefined, done: true };
+        let result: ExecutionResult;
+        try {
+          result = await map(next.value);
+        } catch (error) {
+          await close();
+          throw error;
+        }
+        if (deliver && !result.errors && deliver(jsonOfResult(result))) continue;
+        return { value: result, done: false };
       }
     },
     return: close,

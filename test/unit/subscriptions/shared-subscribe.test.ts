@@ -1,6 +1,6 @@
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse, type ExecutionResult } from 'graphql';
 import { AsyncQueue } from '../../../src/subscriptions/async-queue';
-import { sharedMapping, sharedSubscribe } from '../../../src/subscriptions/shared-subscribe';
+import { deliverDirectly, sharedMapping, sharedSubscribe } from '../../../src/subscriptions/shared-subscribe';
 
 /** A schema whose subscription field streams whatever a test pushes, and counts how often `status` resolves. */
 function harness() {
@@ -13,6 +13,7 @@ function harness() {
         type: GraphQLString,
         resolve: (refund: { status: string }) => {
           resolved += 1;
+          if (refund.status === 'broken') throw new Error('unreadable refund');
           return refund.status;
         },
       },
@@ -36,8 +37,13 @@ function harness() {
       },
     }),
   });
-  const subscribe = async (id: string) =>
-    (await sharedSubscribe({ schema, document: parse('subscription S($id: String) { refundUpdated(id: $id) { status } }'), variableValues: { id } })) as AsyncIterableIterator<ExecutionResult>;
+  const subscribe = async (id: string, contextValue: object = {}) =>
+    (await sharedSubscribe({
+      schema,
+      document: parse('subscription S($id: String) { refundUpdated(id: $id) { status } }'),
+      variableValues: { id },
+      contextValue,
+    })) as AsyncIterableIterator<ExecutionResult>;
   return { sources, subscribe, resolvedCount: () => resolved };
 }
 
@@ -50,6 +56,28 @@ describe('sharedSubscribe', () => {
     const results = await Promise.all(streams.map((stream) => stream.next()));
     for (const result of results) expect(result.value).toEqual({ data: { refundUpdated: { status: 'executed' } } });
     expect(resolvedCount()).toBe(2);
+  });
+
+  it('hands error-free results to direct delivery as JSON serialised once, and yields results with errors', async () => {
+    const { sources, subscribe } = harness();
+    const written: string[][] = [[], []];
+    const contexts = [{}, {}];
+    const serialise = jest.spyOn(JSON, 'stringify');
+    contexts.forEach((context, i) => deliverDirectly(context, (json) => written[i]!.push(json) > 0));
+    const streams = [await subscribe('a', contexts[0]), await subscribe('a', contexts[1])];
+    const pending = streams.map((stream) => stream.next());
+    const executed = { status: 'executed' };
+    const broken = { status: 'broken' };
+    for (const source of sources) {
+      source.push(executed);
+      source.push(broken);
+    }
+    const results = await Promise.all(pending);
+    const calls = serialise.mock.calls.filter(([value]) => value !== null && typeof value === 'object' && 'data' in value).length;
+    serialise.mockRestore();
+    expect(written).toEqual([['{"data":{"refundUpdated":{"status":"executed"}}}'], ['{"data":{"refundUpdated":{"status":"executed"}}}']]);
+    expect(calls).toBe(1);
+    for (const result of results) expect(result.value?.errors?.[0]?.message).toBe('unreadable refund');
   });
 
   it('passes an unsubscribe through to the source stream', async () => {
