@@ -44,7 +44,7 @@ import { LazyProviderList } from './provider-list';
 import { OperationDeadlineError, operationDeadline } from './operation-deadline';
 import { providerCallParent } from '../telemetry/resolver-spans';
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Telemetry } from '../telemetry/telemetry';
-import { signRequest, type SigningKey } from './request-signer';
+import { SignatureReuse, type SigningKey } from './request-signer';
 
 export interface HttpClientConfig {
   /** TCP/TLS connect timeout. Default 5000 ms. */
@@ -212,6 +212,7 @@ export class ProviderHttpClient {
   private readonly signingKey: { keyId: string; privateKey: KeyObject } | undefined;
   private readonly settings: Required<Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange' | 'telemetry'>>;
   readonly breakers: CircuitBreakers;
+  private readonly signatures = new SignatureReuse();
 
   constructor(private readonly config: HttpClientConfig = {}) {
     this.settings = {
@@ -376,7 +377,7 @@ export class ProviderHttpClient {
     if (request.requestId) headers['x-request-id'] = request.requestId;
     if (request.sign) {
       if (!this.signingKey) throw new Error(`route ${request.route} must be signed but the HTTP client has no signing key`);
-      headers[request.sign.header] = signRequest(
+      headers[request.sign.header] = this.signatures.sign(
         { method: request.method, path: url.pathname, headers, body: body?.bytes ?? '' },
         this.signingKey,
         { signedHeaders: request.sign.signedHeaders },

@@ -1,5 +1,5 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { decodeJwsHeader, signRequest, verifyRequestSignature, type SignableRequest } from '../../../src/datasources/request-signer';
+import { decodeJwsHeader, SignatureReuse, signRequest, verifyRequestSignature, type SignableRequest } from '../../../src/datasources/request-signer';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
 const key = { keyId: 'test-key-1', privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };
@@ -98,5 +98,34 @@ describe('signRequest / verifyRequestSignature', () => {
 
   it('refuses to sign when a header it must cover is missing', () => {
     expect(() => signRequest({ ...refund, headers: {} }, key, { signedHeaders: ['Idempotency-Key'] })).toThrow(/missing/);
+  });
+});
+
+describe('SignatureReuse', () => {
+  const keyObject = { keyId: key.keyId, privateKey };
+  const list: SignableRequest = { method: 'GET', path: '/v3/payments/pay_123/refunds', headers: {}, body: '' };
+
+  it('reuses a valid signature of the same bodiless request for a while, then signs afresh', () => {
+    let now = 1_000;
+    const reuse = new SignatureReuse(60_000, () => now);
+    const first = reuse.sign(list, keyObject);
+    expect(verifyRequestSignature(first, list, publicKey)).toBe(true);
+    expect(reuse.sign({ ...list, headers: { authorization: 'Bearer another' } }, keyObject)).toBe(first);
+    const other = reuse.sign({ ...list, path: '/v3/payments/pay_456/refunds' }, keyObject);
+    expect(other).not.toBe(first);
+    expect(verifyRequestSignature(other, { ...list, path: '/v3/payments/pay_456/refunds' }, publicKey)).toBe(true);
+    now += 60_001;
+    const later = reuse.sign(list, keyObject);
+    // ES512 signatures are randomised: a fresh one differs from the kept one.
+    expect(later).not.toBe(first);
+    expect(verifyRequestSignature(later, list, publicKey)).toBe(true);
+  });
+
+  it('signs every request with a body afresh', () => {
+    const reuse = new SignatureReuse();
+    const a = reuse.sign(refund, keyObject, { signedHeaders: ['Idempotency-Key'] });
+    const b = reuse.sign(refund, keyObject, { signedHeaders: ['Idempotency-Key'] });
+    expect(a).not.toBe(b);
+    expect(verifyRequestSignature(b, refund, publicKey)).toBe(true);
   });
 });
