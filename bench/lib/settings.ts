@@ -43,7 +43,7 @@ export function parseSettings(argv: readonly string[]): BenchSettings {
     soak: { queries: quick ? 600 : 100_000, batches: 4, connections: 16, maxDurationS: quick ? 30 : 400 },
     subscriptions: { subscribers: quick ? 300 : 5_000, events: quick ? 3 : 9, connectTimeoutS: 60 },
     tracing: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 8 },
-    execution: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 10 },
+    execution: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 5 },
   };
 }
 
