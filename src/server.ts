@@ -5,9 +5,9 @@ import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { handleAuthRoute } from './auth/auth.routes';
-import { credentialsFromHeaders, resolvePrincipal, type Principal } from './auth/principal';
+import { credentialsFromHeaders, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
-import { createContext, describePrincipal, type GatewayContext } from './context';
+import { createContext, describePrincipal, formatPartialFailure, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
@@ -32,6 +32,7 @@ import { buildGatewaySchema } from './schema/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
 import { typeGraphqlPubSub } from './subscriptions/event-bus';
 import { startGraphqlWs } from './subscriptions/graphql-ws.server';
+import { PrincipalSockets } from './subscriptions/principal-sockets';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
@@ -63,7 +64,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
   const httpGuard = new HttpOperationGuard(limiter, recorder);
-  const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
+  const sockets = new PrincipalSockets();
+  const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, principals: services.principals, sockets });
+  // A logout, disconnected bank or revoked user anywhere: this instance forgets what it remembered of them and
+  // closes their WebSockets (4401), which ends their subscriptions.
+  const stopRevocations = await services.revocations.listen((revocation) => {
+    services.sessions.forget(revocation);
+    if (revocation.connectionId) services.userTokens.forget(revocation.connectionId);
+    const closed = sockets.close(revocation);
+    if (closed > 0) logger.info({ principal: revocation.userId, closed }, 'closed the WebSockets of a revoked principal');
+  });
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
   const playground = new Playground({ sandbox: config.providerKind === 'sandbox' });
@@ -78,6 +88,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     parseOptions: limits.parseOptions,
     formatError: maskError,
     plugins: [
+      partialFailuresPlugin(),
       requestIdPlugin(),
       answerCachePlugin(),
       costLimitPlugin<GatewayContext>(limits),
@@ -114,6 +125,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         publicUrl: () => publicUrl!,
         loginStates: services.loginStates,
         sessions: services.sessions,
+        connections: services.connections,
+        principals: services.principals,
+        revocations: services.revocations,
         auth: services.auth,
         data: services.data,
         logger,
@@ -126,7 +140,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   async function graphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const started = performance.now();
     // Resolved before the body is read: the rate limit is per principal, and a refused request costs no more.
-    const principal = await resolvePrincipal(credentialsFromHeaders(req.headers), services.merchantKeys, services.sessions);
+    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
     if (!httpGuard.admit(req, res, principal, requestId, started)) return;
     let body: unknown;
     let answerKey: string | undefined;
@@ -242,6 +256,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await tracker.drain(httpServer, deadline);
         await closed;
         await apollo.stop();
+        await stopRevocations();
         await services.close();
       })();
       return closing;
@@ -261,6 +276,21 @@ function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
         },
         async didEncounterErrors({ contextValue }) {
           contextValue.answer.cacheable = false;
+        },
+      };
+    },
+  };
+}
+
+/** A bank connection that failed while the others answered: its error joins the answer at its path (context.ts). */
+function partialFailuresPlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single' || contextValue.partialFailures.length === 0) return;
+          const result = response.body.singleResult;
+          result.errors = [...(result.errors ?? []), ...contextValue.partialFailures.map(formatPartialFailure)];
         },
       };
     },

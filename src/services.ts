@@ -1,5 +1,5 @@
 import type Keyv from 'keyv';
-import { MerchantKeys } from './auth/principal';
+import { MerchantKeys, PrincipalResolver } from './auth/principal';
 import { UserTokenProvider } from './auth/user-token.provider';
 import type { ResolvedConfig } from './config';
 import { AuthClient } from './datasources/auth.client';
@@ -13,6 +13,11 @@ import type { Database } from './db/database';
 import { VerificationClient } from './datasources/verification.client';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
+import { AppTokenVerifier } from './identity/app-token.verifier';
+import { ConnectionStore } from './identity/connection.store';
+import { tokenEncryptionKey } from './identity/encryption-key';
+import { Revocations } from './identity/revocations';
+import { TokenCipher } from './identity/token-cipher';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
 import { SessionStore } from './store/session.store';
@@ -37,6 +42,12 @@ export interface Services {
   userTokens: UserTokenProvider;
   sessions: SessionStore;
   loginStates: LoginStateStore;
+  /** Users and their bank connections (tokens encrypted at rest). */
+  connections: ConnectionStore;
+  /** Who a request's credentials name: merchant key, session (bank identity) or the app's JWT (app identity). */
+  principals: PrincipalResolver;
+  /** Logouts, disconnected banks and revoked users, announced to every instance. */
+  revocations: Revocations;
   /** Verified beneficiaries per user, and who verified each IBAN. */
   beneficiaries: BeneficiaryStore;
   /** Payouts created through the gateway (the provider client is `payouts`). */
@@ -95,7 +106,9 @@ export function createServices(
   };
   const cacheKeyv = createKeyv<unknown>(config.cacheUrl, 'cache');
   keyvs.push(cacheKeyv as Keyv<never>);
-  const sessions = new SessionStore(store('sessions'));
+  const sessions = new SessionStore(database);
+  const connections = new ConnectionStore(database, new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)));
+  const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
   const live = createLiveServices(config, logger, { http, payments, payouts, store, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
@@ -111,14 +124,17 @@ export function createServices(
     payouts,
     payments,
     appTokens,
-    userTokens: new UserTokenProvider(sessions, auth),
+    userTokens: new UserTokenProvider(connections, auth),
     sessions,
-    loginStates: new LoginStateStore(store('login-states')),
+    loginStates: new LoginStateStore(database),
+    connections,
+    principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
+    revocations: new Revocations(live.bus),
     beneficiaries: new BeneficiaryStore(store('beneficiaries')),
     payoutRecords: new PayoutStore(store('payouts')),
     refundKeys: new RefundKeyStore(store('refund-keys')),
     responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents),
-    merchantKeys: new MerchantKeys(config.merchantKeys),
+    merchantKeys,
     live,
     metrics,
     async checkReady() {

@@ -1,5 +1,6 @@
 import type { NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from './account.resolver';
+import { BankConnectionResolver } from './bank-connection.resolver';
 import { CardResolver } from './card.resolver';
 import { DataTaskResolver } from './data-task.resolver';
 import { PaymentResolver } from './payment.resolver';
@@ -14,6 +15,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
   ViewerResolver,
   AccountResolver,
   CardResolver,
+  BankConnectionResolver,
   ViewerMoneyResolver,
   VerificationResolver,
   PayoutResolver,

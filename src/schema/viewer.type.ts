@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
 import { Account } from './account.type';
+import { BankConnection } from './bank-connection.type';
 import { Card } from './card.type';
 import { Payout } from './payout.type';
 import { VerifiedBeneficiary } from './verified-beneficiary.type';
@@ -12,6 +13,9 @@ import { VerifiedBeneficiary } from './verified-beneficiary.type';
  */
 @ObjectType()
 export class Viewer {
+  @Field(() => [BankConnection], { description: "The user's bank connections, oldest first (revoked ones are left out)." })
+  connections?: BankConnection[];
+
   @Field(() => [Account])
   accounts?: Account[];
 

@@ -12,6 +12,8 @@ export const DATA_TASK_TTL_MS = 24 * 3600 * 1000;
 export interface DataTaskRequestRecord {
   tokenHash: string;
   userId: string;
+  /** The bank connection the task was started through; its results are fetched with the same grant. */
+  connectionId: string;
   resource: DataResource;
   /** The provider call made, for fetching the results of the right kind. */
   request: DataRequest;
@@ -34,6 +36,7 @@ export interface DataTaskStateRecord {
 export interface DataTaskRecord {
   id: string;
   userId: string;
+  connectionId: string;
   resource: DataResource;
   request: DataRequest;
   status: DataTaskStatus;
@@ -100,6 +103,7 @@ export class DataTaskStore {
     return {
       id: taskId,
       userId: request.userId,
+      connectionId: request.connectionId,
       resource: request.resource,
       request: request.request,
       status: state?.status ?? DataTaskStatus.QUEUED,

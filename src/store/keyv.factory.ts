@@ -31,7 +31,9 @@ function adapterFor(url: string, namespace: string): Keyv['store'] {
     case 'sqlite:': {
       const path = url.slice('sqlite://'.length);
       if (path === ':memory:') return new KeyvSqlite({ uri: 'sqlite://:memory:', table: 'bankgraph' });
-      const file = resolve(path);
+      // A file of its own beside the relational store's: two SQLite drivers with different locking on one file
+      // corrupted it (src/db/database.ts owns `<file>`, keyv gets `<file>.keyv`).
+      const file = `${resolve(path)}.keyv`;
       mkdirSync(dirname(file), { recursive: true });
       return new KeyvSqlite({ uri: `sqlite://${file}`, table: 'bankgraph', busyTimeout: 5_000 });
     }

@@ -14,8 +14,7 @@ import {
 import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { resolvePrincipal } from '../auth/principal';
-import { createContext, type GatewayContext } from '../context';
+import { createContext, formatPartialFailure, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { BoundedMap } from '../store/bounded-map';
 import { sharedSubscribe } from './shared-subscribe';
@@ -82,20 +81,23 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       },
       context: async (ctx) => {
         const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
-        const principal = await resolvePrincipal({ authorization, cookie: ctx.extra.request.headers.cookie }, services.merchantKeys, services.sessions);
+        const principal = await services.principals.resolve({ authorization, cookie: ctx.extra.request.headers.cookie });
         return createContext(services, principal, randomUUID(), 'use');
       },
       onNext: (_ctx, _id, _payload, args, result) => {
-        if (!result.errors) return;
-        const requestId = (args.contextValue as GatewayContext | undefined)?.requestId;
+        const context = args.contextValue as GatewayContext | undefined;
+        // A failed bank connection's error joins this result at its path, once (context.ts, reportPartialFailure).
+        const partial = context?.partialFailures.splice(0).map(formatPartialFailure) ?? [];
+        if (!result.errors && partial.length === 0) return;
+        const requestId = context?.requestId;
+        const withRequestId = (error: GraphQLFormattedError): GraphQLFormattedError => (requestId ? { ...error, extensions: { ...error.extensions, requestId } } : error);
         return {
           ...result,
-          errors: result.errors.map((raw) => {
+          errors: [...(result.errors ?? []).map((raw) => {
             // No path: GraphQL refused the request itself (e.g. a variable of the wrong type); a resolver's error has one.
             const error = raw.path === undefined && raw.extensions.code === undefined ? requestError(raw, 'BAD_USER_INPUT') : raw;
-            const masked = options.maskError(error.toJSON(), error);
-            return requestId ? { ...masked, extensions: { ...masked.extensions, requestId } } : masked;
-          }),
+            return withRequestId(options.maskError(error.toJSON(), error));
+          }), ...partial.map(withRequestId)],
         };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.maskError(error.toJSON(), error)),

@@ -120,6 +120,8 @@ export async function startStack(
 export async function signInAt(gatewayUrl: string, username = 'john', password = 'doe'): Promise<string> {
   const start = await fetch(`${gatewayUrl}/auth/login?response=json`, { redirect: 'manual' });
   const bankPage = start.headers.get('location');
+  const binding = start.headers.get('login-binding');
+  if (!binding) throw new Error('expected /auth/login to answer a Login-Binding header');
   if (start.status !== 302 || !bankPage) throw new Error(`expected /auth/login to redirect to the bank, got ${start.status}`);
   const page = await fetch(bankPage);
   const { action, fields } = parseLoginForm(await page.text(), bankPage);
@@ -131,7 +133,7 @@ export async function signInAt(gatewayUrl: string, username = 'john', password =
   });
   const callback = submitted.headers.get('location');
   if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got ${submitted.status}`);
-  const session = await fetch(callback, { headers: { accept: 'application/json' } });
+  const session = await fetch(callback, { headers: { accept: 'application/json', 'login-binding': binding } });
   const body = (await session.json()) as { sessionToken?: string };
   if (!session.ok || !body.sessionToken) throw new Error(`expected a session from /auth/callback, got ${session.status} ${JSON.stringify(body)}`);
   return body.sessionToken;

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as leases from './0001_leases';
+import * as identity from './0003_identity';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -7,4 +8,5 @@ import * as leases from './0001_leases';
  */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_leases': leases,
+  '0003_identity': identity,
 };
