@@ -42,7 +42,7 @@ export class ConnectionStore {
   /**
    * Stores a grant as a new connection of `userId` when given (signed in already, or the app's user), else of the
    * user who saw any of its accounts or cards before (the oldest, should two have), else of a new user. An older
-   * active connection of that user to the same bank that shares an account or card is replaced by this one.
+   * connection of that user to the same bank that shares an account or card (active or expired) is replaced by this one.
    */
   async addGrant(grant: Grant, userId?: string): Promise<{ userId: string; connectionId: string }> {
     const connectionId = newId('conn');
@@ -71,7 +71,7 @@ export class ConnectionStore {
         owner = newId('user');
         await trx.insertInto('users').values({ id: owner, issuer: null, subject: null, createdAtMs: now, revokedAtMs: null }).execute();
       }
-      const replaced = [...new Set(seenBy.filter((row) => row.userId === owner && row.status === 'active').map((row) => row.connectionId))];
+      const replaced = [...new Set(seenBy.filter((row) => row.userId === owner && row.status !== 'revoked').map((row) => row.connectionId))];
       if (replaced.length > 0) await trx.updateTable('bankConnections').set({ status: 'revoked' }).where('id', 'in', replaced).execute();
       await trx
         .insertInto('bankConnections')

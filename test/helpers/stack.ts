@@ -16,7 +16,7 @@ export interface Stack {
   config: ResolvedConfig;
   merchantKey: string;
   /** Signs in through the gateway's /auth/login and the sandbox bank's form; returns the session token. */
-  signIn(username?: string, password?: string): Promise<string>;
+  signIn(username?: string, password?: string, options?: SignInAtOptions): Promise<string>;
   graphql<T = Record<string, unknown>, V = Record<string, unknown>>(
     query: string | TypedDocumentNode<T, V>,
     variables?: V,
@@ -80,8 +80,8 @@ export async function startStack(
     },
     config,
     merchantKey: MERCHANT_KEY,
-    signIn(username = 'john', password = 'doe') {
-      return signInAt(gateway.url, username, password);
+    signIn(username = 'john', password = 'doe', signInOptions = {}) {
+      return signInAt(gateway.url, username, password, signInOptions);
     },
     async graphql(query, variables, token, headers = {}) {
       const response = await fetch(`${gateway.url}/graphql`, {
@@ -116,9 +116,19 @@ export async function startStack(
   };
 }
 
+export interface SignInAtOptions {
+  /** The bank picked on the bank page (a sandbox provider id); the first bank when omitted. */
+  bank?: string;
+  /** Signed in already: the new bank becomes another connection of this session's user. */
+  sessionToken?: string;
+}
+
 /** Signs in through a gateway's /auth/login and the sandbox bank's form; returns the session token. */
-export async function signInAt(gatewayUrl: string, username = 'john', password = 'doe'): Promise<string> {
-  const start = await fetch(`${gatewayUrl}/auth/login?response=json`, { redirect: 'manual' });
+export async function signInAt(gatewayUrl: string, username = 'john', password = 'doe', options: SignInAtOptions = {}): Promise<string> {
+  const start = await fetch(`${gatewayUrl}/auth/login?response=json`, {
+    redirect: 'manual',
+    headers: options.sessionToken ? { authorization: `Bearer ${options.sessionToken}` } : {},
+  });
   const bankPage = start.headers.get('location');
   const binding = start.headers.get('login-binding');
   if (!binding) throw new Error('expected /auth/login to answer a Login-Binding header');
@@ -129,7 +139,7 @@ export async function signInAt(gatewayUrl: string, username = 'john', password =
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...fields, username, password }).toString(),
+    body: new URLSearchParams({ ...fields, ...(options.bank ? { bank: options.bank } : {}), username, password }).toString(),
   });
   const callback = submitted.headers.get('location');
   if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got ${submitted.status}`);
