@@ -191,7 +191,8 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
 
       // The victim's browser opens it: no binding cookie, or someone else's.
       const other = await startSignIn(stack.gateway.url, '');
-      for (const headers of [{ accept: 'application/json' }, { accept: 'application/json', cookie: other.loginCookie! }, { accept: 'application/json', 'login-binding': other.binding! }]) {
+      const attempts: Record<string, string>[] = [{ accept: 'application/json' }, { accept: 'application/json', cookie: other.loginCookie! }, { accept: 'application/json', 'login-binding': other.binding! }];
+      for (const headers of attempts) {
         const refused = await fetch(callback, { headers, redirect: 'manual' });
         expect(refused.status).toBe(401);
         expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
