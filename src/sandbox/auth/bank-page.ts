@@ -38,7 +38,7 @@ export function bankPageRoutes(context: SandboxContext, grants: Grants): { show:
       }
       const user = context.fixtures.users.find((candidate) => candidate.username === username && candidate.password === password && candidate.providerId === bank);
       if (!user) {
-        const message = username === '' || password === '' ? 'Enter your username and password.' : 'The username or password is wrong at this bank.';
+        const message = username === '' || password === '' ? 'Enter your username and password.' : 'The username or password is wrong.';
         return sendLoginForm(res, 401, request, context, { username, bank, message });
       }
       const code = grants.issueCode({ clientId: request.clientId, redirectUri: request.redirectUri, userId: user.id, codeChallenge: request.codeChallenge });
