@@ -15,7 +15,10 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
+    '/node_modules/jose/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  // jose is ESM-only; jest's module system needs it as CommonJS (Node itself loads it with import()).
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   setupFiles: ['reflect-metadata'],
   testTimeout: 20_000,
 };
