@@ -66,13 +66,15 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const httpGuard = new HttpOperationGuard(limiter, recorder);
   const sockets = new PrincipalSockets();
   const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, principals: services.principals, sockets });
-  // A logout, disconnected bank or revoked user anywhere: this instance forgets what it remembered of them and
-  // closes their WebSockets (4401), which ends their subscriptions.
-  const stopRevocations = await services.revocations.listen((revocation) => {
-    services.sessions.forget(revocation);
-    if (revocation.connectionId) services.userTokens.forget(revocation.connectionId);
-    const closed = sockets.close(revocation);
-    if (closed > 0) logger.info({ principal: revocation.userId, closed }, 'closed the WebSockets of a revoked principal');
+  // A logout, a bank (dis)connected or a revoked user anywhere: this instance forgets what it remembered of them,
+  // drops the answers it kept for them, and closes their WebSockets (4401), which ends their subscriptions.
+  const stopIdentityEvents = await services.identityEvents.listen((event) => {
+    answers.forgetUser(event.userId);
+    if (event.kind === 'connected') return;
+    services.sessions.forget(event.kind === 'logout' ? { sessionKey: event.sessionKey } : { userId: event.userId });
+    if (event.kind === 'disconnected') services.userTokens.forget(event.connectionId);
+    const closed = sockets.close(event);
+    if (closed > 0) logger.info({ principal: event.userId, closed, reason: event.kind }, 'closed the WebSockets of a revoked principal');
   });
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
@@ -127,7 +129,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         sessions: services.sessions,
         connections: services.connections,
         principals: services.principals,
-        revocations: services.revocations,
+        identityEvents: services.identityEvents,
         auth: services.auth,
         data: services.data,
         logger,
@@ -256,7 +258,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await tracker.drain(httpServer, deadline);
         await closed;
         await apollo.stop();
-        await stopRevocations();
+        await stopIdentityEvents();
         await services.close();
       })();
       return closing;

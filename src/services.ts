@@ -16,7 +16,7 @@ import { GatewayMetrics } from './metrics/gateway-metrics';
 import { AppTokenVerifier } from './identity/app-token.verifier';
 import { ConnectionStore } from './identity/connection.store';
 import { tokenEncryptionKey } from './identity/encryption-key';
-import { Revocations } from './identity/revocations';
+import { IdentityEvents } from './identity/identity-events';
 import { TokenCipher } from './identity/token-cipher';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
@@ -46,8 +46,8 @@ export interface Services {
   connections: ConnectionStore;
   /** Who a request's credentials name: merchant key, session (bank identity) or the app's JWT (app identity). */
   principals: PrincipalResolver;
-  /** Logouts, disconnected banks and revoked users, announced to every instance. */
-  revocations: Revocations;
+  /** Logouts, banks connected and disconnected, revoked users: announced to every instance. */
+  identityEvents: IdentityEvents;
   /** Verified beneficiaries per user, and who verified each IBAN. */
   beneficiaries: BeneficiaryStore;
   /** Payouts created through the gateway (the provider client is `payouts`). */
@@ -129,7 +129,7 @@ export function createServices(
     loginStates: new LoginStateStore(database),
     connections,
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
-    revocations: new Revocations(live.bus),
+    identityEvents: new IdentityEvents(live.bus),
     beneficiaries: new BeneficiaryStore(store('beneficiaries')),
     payoutRecords: new PayoutStore(store('payouts')),
     refundKeys: new RefundKeyStore(store('refund-keys')),

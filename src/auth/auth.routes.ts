@@ -6,7 +6,7 @@ import { BadUserInputError, ForbiddenError, GatewayError, UnauthenticatedError }
 import { PayloadTooLargeError, readBody } from '../http/body';
 import { redirect, sendError, sendJson } from '../http/respond';
 import type { ConnectionStore } from '../identity/connection.store';
-import type { Revocations } from '../identity/revocations';
+import type { IdentityEvents } from '../identity/identity-events';
 import type { Logger } from '../logger';
 import type { LoginState, LoginStateStore } from '../store/login-state.store';
 import { LOGIN_STATE_TTL_MS } from '../store/login-state.store';
@@ -27,7 +27,7 @@ export interface AuthRoutesDeps {
   sessions: SessionStore;
   connections: ConnectionStore;
   principals: PrincipalResolver;
-  revocations: Revocations;
+  identityEvents: IdentityEvents;
   auth: AuthClient;
   data: DataClient;
   logger: Logger;
@@ -172,13 +172,13 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   const [accounts, cards] = await Promise.all([deps.data.accounts(bearer), deps.data.cards(bearer)]);
   const providerId = accounts[0]?.provider.provider_id ?? cards[0]?.provider.provider_id;
   // With nothing shown there is nothing to recognise the person by next time, and one empty sign-in must never
-  // become the same user as another.
-  if (providerId === undefined && loginState.userId === undefined) {
+  // become the same user as another; for an app user such a connection could show nothing either.
+  if (providerId === undefined) {
     throw new ForbiddenError('Your bank shared neither accounts nor cards with this sign-in, so it cannot identify you. Sign in again and allow access to at least one account or card.');
   }
   const connection = await deps.connections.addGrant(
     {
-      providerId: providerId ?? 'unknown',
+      providerId,
       scopes: USER_SCOPES,
       tokens,
       accountIds: accounts.map((account) => account.account_id),
@@ -186,9 +186,10 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
     },
     loginState.userId,
   );
+  await deps.identityEvents.publish({ kind: 'connected', userId: connection.userId, connectionId: connection.connectionId });
   const clearLogin = `${LOGIN_COOKIE}=; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=0`;
   if (deps.principals.appIdentity) {
-    const body = { connection: { id: connection.connectionId, providerId: providerId ?? null } };
+    const body = { connection: { id: connection.connectionId, providerId } };
     if (page.html) redirect(res, page.back, { 'set-cookie': clearLogin });
     else sendJson(res, 200, body, { 'set-cookie': clearLogin });
     return;
@@ -208,7 +209,7 @@ async function logout(req: IncomingMessage, res: ServerResponse, deps: AuthRoute
   const token = bearer ?? readCookie(req.headers.cookie, SESSION_COOKIE);
   const ended = token && !deps.principals.appIdentity ? await deps.sessions.delete(token) : undefined;
   // Every instance closes this session's WebSockets and forgets it, so nothing keeps streaming after a logout.
-  if (ended && token) await deps.revocations.publish({ userId: ended.userId, sessionKey: sessionKey(token) });
+  if (ended && token) await deps.identityEvents.publish({ kind: 'logout', userId: ended.userId, sessionKey: sessionKey(token) });
   res.writeHead(204, { 'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`, 'cache-control': 'no-store' });
   res.end();
 }

@@ -176,12 +176,14 @@ export class ConnectionStore {
     return found;
   }
 
-  /** Revokes the user: their sessions go, their connections stop. */
-  async revokeUser(userId: string): Promise<void> {
-    await inTransaction(this.database, async (trx) => {
-      await trx.updateTable('users').set({ revokedAtMs: this.now() }).where('id', '=', userId).execute();
+  /** Revokes the user: their sessions go, their connections stop; false when there is no such user. */
+  async revokeUser(userId: string): Promise<boolean> {
+    return inTransaction(this.database, async (trx) => {
+      const found = await trx.updateTable('users').set({ revokedAtMs: this.now() }).where('id', '=', userId).returning('id').executeTakeFirst();
+      if (!found) return false;
       await trx.updateTable('bankConnections').set({ status: 'revoked' }).where('userId', '=', userId).execute();
       await trx.deleteFrom('sessions').where('userId', '=', userId).execute();
+      return true;
     });
   }
 }

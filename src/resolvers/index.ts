@@ -9,10 +9,12 @@ import { RefundResolver } from './refund.resolver';
 import { SubscriptionResolver } from './subscription.resolver';
 import { VerificationResolver } from './verification.resolver';
 import { ViewerMoneyResolver } from './viewer-money.resolver';
+import { UserResolver } from './user.resolver';
 import { ViewerResolver } from './viewer.resolver';
 
 export const RESOLVERS: NonEmptyArray<Function> = [
   ViewerResolver,
+  UserResolver,
   AccountResolver,
   CardResolver,
   BankConnectionResolver,

@@ -18,7 +18,7 @@ export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 export class SessionStore {
   /**
    * Sessions read in the last second, so a burst of requests costs one store read. A logout anywhere is also
-   * announced on the event bus (src/identity/revocations.ts), which calls forget() on every instance.
+   * announced on the event bus (src/identity/identity-events.ts), which calls forget() on every instance.
    */
   private readonly recent = new BoundedMap<string, { session: Session; untilMs: number }>(10_000);
 
@@ -69,7 +69,7 @@ export class SessionStore {
   }
 }
 
-/** A session's identity for logs, locks, revocations and rate limits: never the token itself. */
+/** A session's identity for logs, locks, logouts and rate limits: never the token itself. */
 export function sessionKey(sessionToken: string): string {
   return createHash('sha256').update(sessionToken).digest('base64url');
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal';
-import type { Revocation } from '../identity/revocations';
+import type { IdentityEvent } from '../identity/identity-events';
 
 /** graphql-ws's code for "Unauthorized": the client must not reconnect with the same credentials. */
 export const UNAUTHORIZED_CLOSE_CODE = 4401;
@@ -30,10 +30,10 @@ export class PrincipalSockets {
   }
 
   /** A logout closes that session's sockets; a disconnected bank or a revoked user closes all of the user's. */
-  close(revocation: Revocation): number {
+  close(event: Exclude<IdentityEvent, { kind: 'connected' }>): number {
     let closed = 0;
-    for (const [socket, sessionKey] of this.byUser.get(revocation.userId) ?? []) {
-      if (revocation.sessionKey !== undefined && sessionKey !== revocation.sessionKey) continue;
+    for (const [socket, sessionKey] of this.byUser.get(event.userId) ?? []) {
+      if (event.kind === 'logout' && sessionKey !== event.sessionKey) continue;
       socket.close(UNAUTHORIZED_CLOSE_CODE, 'Unauthorized');
       closed += 1;
     }

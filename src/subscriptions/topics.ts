@@ -4,11 +4,11 @@
  * - data-task:<taskId>  a DataTaskSnapshot (never the owner's token or the task's webhook secret);
  * - refund:<paymentId>  a RefundEvent (the provider's refund as read after its webhook, with its payment id);
  * - payout:<id>         the provider's withdrawal as the payout watcher last read it;
- * - revocations         a Revocation (src/identity/revocations.ts): a logout, a disconnected bank, a revoked user.
+ * - identity            an IdentityEvent (src/identity/identity-events.ts): a logout, a bank connected or disconnected, a revoked user.
  */
 export const topics = {
   dataTask: (taskId: string): string => `data-task:${taskId}`,
   refund: (paymentId: string): string => `refund:${paymentId}`,
   payout: (transactionId: string): string => `payout:${transactionId}`,
-  revocations: 'revocations',
+  identity: 'identity',
 } as const;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { IdentityEvent } from '../../src/identity/identity-events';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import { readFixtures, userNamed } from '../helpers/fixtures';
 import { answerBankPage, startSignIn } from '../helpers/sign-in-steps';
@@ -167,6 +168,8 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
     it('disconnectBank revokes one connection: its accounts leave the viewer', async () => {
       const first = await stack.signIn('sam', 'doe');
       const session = await stack.signIn('sam', 'doe', { bank: 'mock-north', sessionToken: first });
+      const both = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>('{ viewer { accounts { provider { id } } } }', {}, session);
+      expect(new Set(both.data!.viewer.accounts.map((account) => account.provider.id))).toEqual(new Set(['mock', 'mock-north']));
       const listed = await stack.graphql<{ viewer: { connections: { id: string; providerId: string }[] } }>(CONNECTIONS, {}, session);
       const north = listed.data!.viewer.connections.find((connection) => connection.providerId === 'mock-north')!;
       const revoked = await stack.graphql<{ disconnectBank: { id: string; status: string } }>(
@@ -175,7 +178,8 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
         session,
       );
       expect(revoked.data!.disconnectBank).toEqual({ id: north.id, status: 'REVOKED' });
-      const accounts = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>('{ viewer { accounts { provider { id } } } }', {}, session, { 'cache-control': 'no-cache' });
+      // Without no-cache: an answer kept from before the disconnect must not be served again.
+      const accounts = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>('{ viewer { accounts { provider { id } } } }', {}, session);
       expect(new Set(accounts.data!.viewer.accounts.map((account) => account.provider.id))).toEqual(new Set(['mock']));
       const again = await stack.graphql('mutation ($id: ID!) { disconnectBank(connectionId: $id) { id } }', { id: north.id }, await stack.signIn('jane', 'doe'));
       expect(again.errors![0]!.extensions!.code).toBe('NOT_FOUND');
@@ -282,15 +286,33 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect((await stack.graphql(ACCOUNTS, {}, session)).errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
     });
 
-    it('closes them on every instance sharing the bus', async () => {
-      // The revocation travels over the event bus, so a listener sees it as another instance would.
-      const heard: unknown[] = [];
-      const stop = await stack.gateway.services.revocations.listen((revocation) => heard.push(revocation));
+    it('revoking a user (merchant key) ends all their sessions and subscriptions', async () => {
+      const session = await stack.signIn('lee', 'doe');
+      const userId = ((await stack.graphql<{ viewer: { id: string } }>('{ viewer { id } }', {}, session)).data!.viewer.id);
+      expect(userId).toBe(await userIdOf(session));
+      const task = await stack.graphql<{ startDataTask: { id: string } }>('mutation { startDataTask(input: { resource: ACCOUNTS }) { id } }', {}, session);
+      const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', { id: task.data!.startDataTask.id });
+      expect((await live.next()).errors).toBeUndefined();
+
+      const asUser = await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: userId }, session);
+      expect(asUser.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+      const revoked = await stack.graphql<{ revokeUser: boolean }>('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: userId }, stack.merchantKey);
+      expect(revoked.data).toEqual({ revokeUser: true });
+      expect(((await live.ended).error as { code?: number }).code).toBe(4401);
+      expect((await stack.graphql(ACCOUNTS, {}, session)).errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
+      expect((await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: 'user_unknown' }, stack.merchantKey)).errors![0]!.extensions!.code).toBe('NOT_FOUND');
+    });
+
+    it('announces the logout on the event bus, for every instance (test/integration/multi-instance.test.ts runs two)', async () => {
+      const heard: IdentityEvent[] = [];
+      const stop = await stack.gateway.services.identityEvents.listen((event) => heard.push(event));
       try {
         const session = await stack.signIn('john', 'doe');
+        const userId = await userIdOf(session);
         await fetch(`${stack.gateway.url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
-        await waitFor(() => (heard.length > 0 ? heard : undefined), 'the revocation on the bus');
-        expect(heard[0]).toMatchObject({ userId: expect.any(String), sessionKey: expect.any(String) });
+        const logout = await waitFor(() => heard.find((event) => event.kind === 'logout'), 'the logout on the bus');
+        expect(logout).toEqual({ kind: 'logout', userId, sessionKey: expect.any(String) });
+        expect(JSON.stringify(logout)).not.toContain(session);
       } finally {
         await stop();
       }
