@@ -78,7 +78,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
-  const playground = new Playground({ sandbox: config.providerKind === 'sandbox' });
+  const playground = new Playground({ sandbox: config.providerKind === 'sandbox', appIdentity: config.appIdentity !== undefined });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,

@@ -155,7 +155,8 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   const loginState = state ? await deps.loginStates.take(state) : undefined;
   if (!loginState) throw new UnauthenticatedError('The sign-in link is unknown, used or expired; start again.');
   page.back = loginState.returnTo ?? DEFAULT_RETURN_TO;
-  page.html = loginState.responseMode !== 'json' && !wantsJson(req);
+  // An app's connection (app identity) ends where it is opened: JSON to an app, a redirect back for a browser.
+  page.html = (deps.principals.appIdentity || loginState.responseMode !== 'json') && !wantsJson(req);
   // Before the code is exchanged: a callback opened outside the browser or app that began it signs nobody in.
   const presented = headerValue(req.headers[LOGIN_BINDING_HEADER]) ?? readCookie(req.headers.cookie, LOGIN_COOKIE);
   if (presented === undefined || !sameHash(hash(presented), loginState.bindingHash)) {

@@ -86,14 +86,48 @@ export function playgroundClientScript(): string {
     return Object.assign({}, params, { operationName: operations[0].name ? operations[0].name.value : undefined });
   }
 
+  // App identity: the access token typed into the bar goes with every request (over HTTP as a header, over the
+  // socket as connectionParams) unless the Headers tab names an Authorization of its own. Kept for this tab only, so
+  // it survives the round trip to the bank when connecting one.
+  var tokenField = document.getElementById('access-token');
+  if (tokenField) {
+    tokenField.value = sessionStorage.getItem('bankgraph-access-token') || '';
+    tokenField.addEventListener('input', function () { sessionStorage.setItem('bankgraph-access-token', tokenField.value.trim()); });
+  }
+  function withAccessToken(options) {
+    var headers = Object.assign({}, (options && options.headers) || {});
+    var token = tokenField && tokenField.value.trim();
+    if (token && !headers.Authorization && !headers.authorization) headers.Authorization = 'Bearer ' + token;
+    return Object.assign({}, options || {}, { headers: headers });
+  }
+
   var httpFetcher = GraphiQL.createFetcher({ url: httpUrl, enableIncrementalDelivery: false });
   function fetcher(graphQLParams, options) {
     var params = withCurrentOperationName(graphQLParams);
+    var sent = withAccessToken(options);
     if (isSubscription(params)) {
-      var headers = (options && options.headers) || {};
-      return subscribe(wsClientFor(headers.Authorization || headers.authorization), params);
+      return subscribe(wsClientFor(sent.headers.Authorization || sent.headers.authorization), params);
     }
-    return httpFetcher(params, options);
+    return httpFetcher(params, sent);
+  }
+
+  var connectBank = document.getElementById('connect-bank');
+  if (connectBank) {
+    connectBank.addEventListener('click', function () {
+      var token = tokenField.value.trim();
+      if (!token) { tokenField.focus(); return; }
+      fetch('/auth/connections', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ returnTo: '/graphql' }),
+      })
+        .then(function (response) { return response.json().then(function (body) { return { ok: response.ok, body: body }; }); })
+        .then(function (answer) {
+          if (answer.ok) location.assign(answer.body.authorizationUrl);
+          else alert((answer.body.error && answer.body.error.message) || 'The bank could not be connected.');
+        });
+    });
   }
 
   var signOut = document.getElementById('sign-out');

@@ -7,5 +7,6 @@ body { display: flex; flex-direction: column; font-family: system-ui, -apple-sys
 .bankgraph-bar a { background: #1f6feb; color: #fff; }
 .bankgraph-bar button { background: #fff; color: #1f6feb; }
 .bankgraph-bar .hint { color: #57606a; }
+.bankgraph-bar input { font: inherit; padding: 0.25rem 0.5rem; min-width: 16rem; border: 1px solid #d0d7de; border-radius: 6px; }
 #graphiql { flex: 1; min-height: 0; }
 `;

@@ -9,8 +9,9 @@ export class Playground {
   private readonly assets = new PlaygroundAssets();
   private readonly page: Buffer;
 
-  constructor(options: { sandbox: boolean }) {
-    this.page = Buffer.from(this.render(options.sandbox));
+  /** `appIdentity`: requests carry the app's access token, typed into a field of the page, instead of a bank session. */
+  constructor(options: { sandbox: boolean; appIdentity: boolean }) {
+    this.page = Buffer.from(this.render(options.sandbox, options.appIdentity));
   }
 
   /** Serves the request when it is the playground's; false otherwise. */
@@ -58,7 +59,14 @@ export class Playground {
     res.end(req.method === 'HEAD' ? undefined : this.page);
   }
 
-  private render(sandbox: boolean): string {
+  private render(sandbox: boolean, appIdentity: boolean): string {
+    const bank = sandbox ? 'the sandbox bank' : 'your bank';
+    const identity = appIdentity
+      ? `<label for="access-token">Access token</label>
+<input id="access-token" type="password" autocomplete="off" spellcheck="false" placeholder="your identity provider's access token (JWT)">
+<button id="connect-bank" type="button">Connect ${bank}</button>`
+      : `<a id="sign-in" href="/auth/login?returnTo=/graphql">Sign in with ${bank}</a>
+<button id="sign-out" type="button">Sign out</button>`;
     const script = (name: string) => `<script src="${this.assets.url(name)}"></script>`;
     const style = (name: string) => `<link rel="stylesheet" href="${this.assets.url(name)}">`;
     return `<!doctype html>
@@ -74,8 +82,7 @@ ${style('playground.css')}
 <body>
 <header class="bankgraph-bar">
 <strong>bankgraph</strong>
-<a id="sign-in" href="/auth/login?returnTo=/graphql">${sandbox ? 'Sign in with the sandbox bank' : 'Sign in with your bank'}</a>
-<button id="sign-out" type="button">Sign out</button>
+${identity}
 <span class="hint">Merchant operations: put {"Authorization": "Bearer &lt;merchant key&gt;"} in the Headers tab.</span>
 </header>
 <div id="graphiql">Loading the playground…</div>
