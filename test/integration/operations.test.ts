@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { fixtures, injectFault, paymentsIn, REFUND_PAYMENT } from '../helpers/money';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
@@ -160,7 +161,7 @@ describe('operations', () => {
     let stack: Stack;
 
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'production', LOG_LEVEL: 'silent' } });
+      stack = await startStack({ env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
     });
 
     afterAll(async () => {
