@@ -2,6 +2,7 @@ import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'grap
 import type { GatewayContext } from '../context';
 import { GatewayError } from '../errors';
 import type { BankConnectionRecord } from '../identity/connection.store';
+import { logErrorDetail } from '../ops/operation-observer.plugin';
 import { INTERNAL_ERROR_MESSAGE } from '../security/error-masking';
 
 /**
@@ -14,7 +15,10 @@ export async function fromEveryConnection<T>(context: GatewayContext, info: Grap
   const parts = await Promise.all(
     active.map((connection) =>
       load(connection).catch((error: unknown) => {
-        context.reportPartialFailure({ path: responsePathAsArray(info.path), error: connectionError(connection, error) });
+        const path = responsePathAsArray(info.path);
+        // Logged here: the error the client gets is a new one, so the operation's own error logging never sees this.
+        logErrorDetail(context.logger, error instanceof GraphQLError ? error : new GraphQLError(String(error), { originalError: error as Error, path }), context.requestId);
+        context.reportPartialFailure({ path, error: connectionError(connection, error) });
         return [] as T[];
       }),
     ),

@@ -111,7 +111,12 @@ describe('operations', () => {
           });
           const text = await response.text();
           const body = JSON.parse(text) as { errors: { message: string; extensions: Record<string, unknown> }[] };
-          expect(body.errors[0]!.extensions).toEqual({ code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/), requestId: response.headers.get('x-request-id') });
+          // The failing bank is named (its connection id): the user's other banks would still have answered.
+          expect(body.errors[0]!.extensions).toEqual({
+            code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/),
+            connectionId: expect.stringMatching(/^conn_/),
+            requestId: response.headers.get('x-request-id'),
+          });
           for (const leak of ['trace_id', 'truelayer', 'problem', 'stacktrace', 'exception', '/work/', 'node_modules', 'Bearer']) expect(text).not.toContain(leak);
           await stack.sandboxJson('DELETE', '/sandbox/faults');
         }
