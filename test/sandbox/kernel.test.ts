@@ -204,7 +204,20 @@ describe('fixtures route', () => {
     const response = await control(sandbox().url, 'GET', '/sandbox/fixtures');
     expect(response.status).toBe(200);
     expect(response.body.client).toEqual({ client_id: 'bankgraph-sandbox', redirect_uris: sandbox().context.client.redirectUris });
-    expect(response.body.users.map((user: { username: string; password: string }) => `${user.username}/${user.password}`)).toEqual(['john/doe', 'jane/doe', 'lee/doe']);
+    expect(response.body.users.map((user: { username: string; password: string; providerId: string }) => `${user.username}/${user.password}@${user.providerId}`)).toEqual([
+      'john/doe@mock',
+      'jane/doe@mock',
+      'lee/doe@mock',
+      'sam/doe@mock',
+      'sam/doe@mock-north',
+      'cara/doe@mock',
+      'cora/doe@mock',
+      'nora/doe@mock',
+    ]);
+    expect(response.body.banks).toEqual([
+      { providerId: 'mock', name: 'Mock Bank' },
+      { providerId: 'mock-north', name: 'Mock North Bank' },
+    ]);
     expect(Array.isArray(response.body.payments)).toBe(true);
     const overdraft = sandbox().context.fixtures.users[0]!.accounts[0]!.balance.overdraft.text;
     expect(overdraft).toBe('1500.00');
