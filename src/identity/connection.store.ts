@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database';
 import type { ConnectionStatus } from '../db/tables';
 import { inTransaction, isUniqueViolation } from '../db/transaction';
+import { BoundedMap } from '../store/bounded-map';
 import type { TokenCipher } from './token-cipher';
 
 export interface ProviderTokens {
@@ -33,6 +34,9 @@ export interface BankConnectionRecord {
  * to is decided inside one transaction, so two sign-ins of one person at the same moment cannot make two users.
  */
 export class ConnectionStore {
+  /** Resource ids this instance has recorded already, so a warm query writes nothing. */
+  private readonly recorded = new BoundedMap<string, true>(100_000);
+
   constructor(
     private readonly database: Database,
     private readonly cipher: TokenCipher,
@@ -97,6 +101,21 @@ export class ConnectionStore {
       }
       return { userId: owner, connectionId };
     });
+  }
+
+  /**
+   * Records account or card ids a connection showed after its sign-in (a newly opened account), so the person is
+   * still recognised at a later sign-in when the accounts seen at the first one are gone.
+   */
+  async recordSeen(connection: Pick<BankConnectionRecord, 'id' | 'providerId'>, kind: 'account' | 'card', resourceIds: readonly string[]): Promise<void> {
+    const fresh = resourceIds.filter((resourceId) => !this.recorded.has(`${connection.id}\n${kind}\n${resourceId}`));
+    if (fresh.length === 0) return;
+    await this.database.db
+      .insertInto('connectionResources')
+      .values(fresh.map((resourceId) => ({ connectionId: connection.id, kind, providerId: connection.providerId, resourceId })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    for (const resourceId of fresh) this.recorded.set(`${connection.id}\n${kind}\n${resourceId}`, true);
   }
 
   /** The app's user for (iss, sub), made on first sight. */

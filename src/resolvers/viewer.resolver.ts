@@ -28,9 +28,11 @@ export class ViewerResolver {
   /** Every active connection's accounts, read in parallel. */
   @FieldResolver(() => [Account])
   accounts(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Account[]> {
-    return fromEveryConnection(context, info, async (connection) =>
-      (await context.loadersFor(connection.id).load({ resource: 'accounts' })).map((account) => toAccount(account, connection.id)),
-    );
+    return fromEveryConnection(context, info, async (connection) => {
+      const accounts = await context.loadersFor(connection.id).load({ resource: 'accounts' });
+      await context.services.connections.recordSeen(connection, 'account', accounts.map((account) => account.account_id));
+      return accounts.map((account) => toAccount(account, connection.id));
+    });
   }
 
   /** From the accounts lists (the provider has no single-account call), so it costs nothing next to `accounts`. */
@@ -41,9 +43,11 @@ export class ViewerResolver {
 
   @FieldResolver(() => [Card])
   cards(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Card[]> {
-    return fromEveryConnection(context, info, async (connection) =>
-      (await context.loadersFor(connection.id).load({ resource: 'cards' })).map((card) => toCard(card, connection.id)),
-    );
+    return fromEveryConnection(context, info, async (connection) => {
+      const cards = await context.loadersFor(connection.id).load({ resource: 'cards' });
+      await context.services.connections.recordSeen(connection, 'card', cards.map((card) => card.account_id));
+      return cards.map((card) => toCard(card, connection.id));
+    });
   }
 
   @FieldResolver(() => Card, { nullable: true })

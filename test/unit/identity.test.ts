@@ -123,6 +123,15 @@ describe('ConnectionStore and SessionStore', () => {
     expect((await connections.addGrant(grant({ cardIds: ['c9'] }))).userId).not.toBe(first.userId);
   });
 
+  it('recognises the person by an account first seen after sign-in, once the viewer has shown it', async () => {
+    const first = await connections.addGrant(grant({ accountIds: ['old'] }));
+    const [connection] = await connections.connectionsOf(first.userId);
+    await connections.recordSeen(connection!, 'account', ['old', 'opened-later']);
+    await connections.recordSeen(connection!, 'account', ['opened-later']);
+    // The old account is closed: the next grant shows only the one opened later.
+    expect((await connections.addGrant(grant({ accountIds: ['opened-later'] }))).userId).toBe(first.userId);
+  });
+
   it('links a grant to the given user, and keeps a revoked user revoked', async () => {
     const app = await connections.appUser('https://idp.example/', 'sub-1');
     expect(await connections.appUser('https://idp.example/', 'sub-1')).toEqual(app);
