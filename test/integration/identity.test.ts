@@ -165,9 +165,12 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(after.data!.viewer.connections.find((connection) => connection.id === north.id)?.status).toBe('EXPIRED');
     });
 
-    it('disconnectBank revokes one connection: its accounts leave the viewer', async () => {
+    it('disconnectBank revokes one connection: its accounts leave the viewer and the user\'s subscriptions end', async () => {
       const first = await stack.signIn('sam', 'doe');
       const session = await stack.signIn('sam', 'doe', { bank: 'mock-north', sessionToken: first });
+      const task = await stack.graphql<{ startDataTask: { id: string } }>('mutation { startDataTask(input: { resource: CARDS }) { id } }', {}, session);
+      const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', { id: task.data!.startDataTask.id });
+      expect((await live.next()).errors).toBeUndefined();
       const both = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>('{ viewer { accounts { provider { id } } } }', {}, session);
       expect(new Set(both.data!.viewer.accounts.map((account) => account.provider.id))).toEqual(new Set(['mock', 'mock-north']));
       const listed = await stack.graphql<{ viewer: { connections: { id: string; providerId: string }[] } }>(CONNECTIONS, {}, session);
@@ -178,6 +181,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
         session,
       );
       expect(revoked.data!.disconnectBank).toEqual({ id: north.id, status: 'REVOKED' });
+      expect(((await live.ended).error as { code?: number }).code).toBe(4401);
       // Without no-cache: an answer kept from before the disconnect must not be served again.
       const accounts = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>('{ viewer { accounts { provider { id } } } }', {}, session);
       expect(new Set(accounts.data!.viewer.accounts.map((account) => account.provider.id))).toEqual(new Set(['mock']));
