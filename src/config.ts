@@ -38,9 +38,30 @@ export interface HttpConfig {
   /** Longest Retry-After the gateway will wait out before giving up with UPSTREAM_RATE_LIMITED. */
   maxRetryAfterMs: number;
   connectionsPerOrigin: number;
+  /** Largest provider answer read; a larger one is UPSTREAM_ERROR. */
+  maxBodyBytes: number;
+  /** Consecutive failed sends on one provider route that open its circuit breaker, and how long it stays open. */
+  breakerFailures: number;
+  breakerCooldownMs: number;
 }
 
-/** Per-operation limits, the same for HTTP and WebSocket (README: "Operation limits"). */
+/** Payout policy and reconciliation (docs/money.md); amounts in minor units, per currency. */
+export interface MoneyConfig {
+  /** The largest single payout, for every caller. */
+  payoutMaxMinor: number;
+  /** A user's payouts per currency over a rolling 24 h; failed, rejected, declined and expired ones do not count. */
+  payoutDailyMaxMinor: number;
+  /** A session's payout above this waits for a merchant key's approvePayout. */
+  payoutApprovalAboveMinor: number;
+  /** A payout the provider never confirmed is marked expired this long after it was recorded. */
+  payoutSubmissionExpiryMs: number;
+  /** A data task with no webhook this long after it started is fetched by the reconciler. */
+  dataTaskWebhookGraceMs: number;
+  /** How often the reconciler runs (on whichever instance holds its lease). */
+  reconcileIntervalMs: number;
+}
+
+/** Per-operation limits, the same for HTTP and WebSocket (docs/operations.md, "Operation limits"). */
 export interface OperationLimitsConfig {
   maxDepth: number;
   maxAliases: number;
@@ -63,6 +84,8 @@ export interface Config {
   host: string;
   /** How the provider and browsers reach this gateway; undefined means "the address it ends up listening on". */
   publicUrl: string | undefined;
+  /** Browser origins besides the gateway's own whose pages may open a WebSocket signed in by the session cookie. */
+  allowedOrigins: string[];
   /** `sandbox` until the embedded sandbox is started and its addresses are known (see withSandbox). */
   provider: ProviderConfig | 'sandbox';
   /** What PROVIDER said; unlike `provider`, it survives withProvider (the playground words its sign-in link by it). */
@@ -75,6 +98,8 @@ export interface Config {
   appIdentity: AppIdentityConfig | undefined;
   cacheUrl: string;
   pubsubUrl: string;
+  /** The payout policy and the reconciler's windows (docs/money.md). */
+  money: MoneyConfig;
   merchantKeys: string[];
   /** True when MERCHANT_KEYS was not set and a key was made up at start (so index.ts prints it). */
   merchantKeysGenerated: boolean;
@@ -83,6 +108,8 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
+  /** Every query and mutation's deadline: provider calls and their retries spend only what is left of it. */
+  operationTimeoutMs: number;
   /** When set, GET /metrics needs `Authorization: Bearer <this>`. */
   metricsToken: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -141,6 +168,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     }
   }
 
+  if (nodeEnv === 'production') refuseDevelopmentDefaults(env, problems);
+
   const merchantKeysRaw = env.MERCHANT_KEYS;
   const merchantKeys = merchantKeysRaw === undefined ? [randomBytes(24).toString('base64url')] : read.merchantKeys('MERCHANT_KEYS');
 
@@ -149,6 +178,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     port,
     host: env.HOST ?? '0.0.0.0',
     publicUrl: env.PUBLIC_URL === undefined ? (port === 0 ? undefined : `http://localhost:${port}`) : read.url('PUBLIC_URL'),
+    allowedOrigins: read.originList('ALLOWED_ORIGINS'),
     provider,
     providerKind,
     sandbox,
@@ -157,6 +187,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     appIdentity: read.appIdentity(),
     cacheUrl: read.memoryOrRedis('CACHE_URL'),
     pubsubUrl: read.memoryOrRedis('PUBSUB_URL'),
+    money: {
+      payoutMaxMinor: read.integer('PAYOUT_MAX_MINOR', 100_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+      payoutDailyMaxMinor: read.integer('PAYOUT_DAILY_MAX_MINOR', 500_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+      payoutApprovalAboveMinor: read.integer('PAYOUT_APPROVAL_ABOVE_MINOR', 50_000, { min: 0, max: Number.MAX_SAFE_INTEGER }),
+      payoutSubmissionExpiryMs: read.integer('PAYOUT_SUBMISSION_EXPIRY_MS', 24 * 60 * 60 * 1000, { min: 1_000 }),
+      dataTaskWebhookGraceMs: read.integer('DATA_TASK_WEBHOOK_GRACE_MS', 30_000, { min: 0 }),
+      reconcileIntervalMs: read.integer('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 24 * 60 * 60 * 1000 }),
+    },
     merchantKeys,
     merchantKeysGenerated: merchantKeysRaw === undefined,
     http: {
@@ -168,6 +206,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       backoffCapMs: read.integer('HTTP_BACKOFF_CAP_MS', 2_000, { min: 0 }),
       maxRetryAfterMs: read.integer('HTTP_MAX_RETRY_AFTER_MS', 5_000, { min: 0 }),
       connectionsPerOrigin: read.integer('HTTP_CONNECTIONS_PER_ORIGIN', 128, { min: 1 }),
+      maxBodyBytes: read.integer('PROVIDER_MAX_BODY_BYTES', 16 * 1024 * 1024, { min: 1_024, max: 1024 * 1024 * 1024 }),
+      breakerFailures: read.integer('PROVIDER_BREAKER_FAILURES', 5, { min: 1, max: 1_000 }),
+      breakerCooldownMs: read.integer('PROVIDER_BREAKER_COOLDOWN_MS', 10_000, { min: 1, max: 600_000 }),
     },
     limits: {
       maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1_000 }),
@@ -182,12 +223,31 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       burst: read.integer('RATE_LIMIT_BURST', 60, { min: 1, max: 1_000_000 }),
     },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 600_000 }),
+    operationTimeoutMs: read.integer('OPERATION_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     metricsToken: read.optionalSecret('METRICS_TOKEN'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, nodeEnv === 'test' ? 'silent' : 'info'),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/**
+ * Defaults that make `npm start` work with no configuration are unsafe in production: a merchant key made up at
+ * start (and printed to stdout), and an embedded sandbox with its own made-up client secret and signing key taking
+ * the place of the provider. Production must choose these itself.
+ */
+function refuseDevelopmentDefaults(env: Env, problems: string[]): void {
+  if (env.MERCHANT_KEYS === undefined) {
+    problems.push(
+      'MERCHANT_KEYS is required with NODE_ENV=production (a generated key is a development convenience): set a comma-separated list of keys, each at least 16 characters without spaces',
+    );
+  }
+  if (env.PROVIDER === undefined) {
+    problems.push(
+      'PROVIDER is required with NODE_ENV=production: remote (with AUTH_URL, CLIENT_ID, CLIENT_SECRET, SIGNING_KEY_PEM and the other provider settings), or sandbox to run the embedded sandbox, with its generated client secret and signing key, on purpose',
+    );
+  }
 }
 
 /** The provider settings of the embedded sandbox, once it listens; index.ts and the tests use this. */
@@ -276,6 +336,19 @@ class Reader {
       this.problems.push(`${name} must be a comma-separated list of absolute http(s) URLs; got ${JSON.stringify(value)}`);
     }
     return urls;
+  }
+
+  /** Unset or empty means none. Each entry must be an origin (scheme, host, port), as browsers send it. */
+  originList(name: string): string[] {
+    const value = this.env[name];
+    if (value === undefined) return [];
+    const origins = value.split(',').map((part) => part.trim()).filter(Boolean);
+    const bad = origins.filter((origin) => !isUrl(origin, ['http:', 'https:']) || new URL(origin).origin !== origin.replace(/\/$/, ''));
+    if (bad.length > 0) {
+      this.problems.push(`${name} must be a comma-separated list of origins like https://app.example.com (no path); got ${JSON.stringify(bad[0])}`);
+      return [];
+    }
+    return origins.map((origin) => new URL(origin).origin);
   }
 
   privateKeyPem(name: string): string {

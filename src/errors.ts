@@ -1,3 +1,4 @@
+import { BrokenCircuitError } from 'cockatiel';
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 
 /** The only values `extensions.code` ever takes; apps switch on them, so they are part of the API. */
@@ -10,6 +11,7 @@ export const ERROR_CODES = [
   'PAYMENT_NOT_REFUNDABLE',
   'REFUND_EXCEEDS_PAYMENT',
   'IDEMPOTENCY_CONFLICT',
+  'PAYOUT_LIMIT_EXCEEDED',
   'UPSTREAM_RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_ERROR',
@@ -94,8 +96,9 @@ export class InternalServerError extends GatewayError {
 
 /*
  * Upstream-error mapping: the one place that turns a provider answer (or the lack of one) into a GatewayError.
- * Messages are written for the app's developer and never quote anything that could be a credential; the
- * provider's own body travels only on `originalError` (non-enumerable, so it reaches logs, never responses).
+ * Messages are the gateway's own words for the app's developer and never quote the provider, whose text can hold
+ * credentials or internal addresses; clients get the provider's error slug as `extensions.providerError`. The
+ * provider's body travels only on `originalError` (non-enumerable, so it reaches logs, never responses).
  */
 
 /** A provider answer as the HTTP client saw it; `body` is the parsed JSON, or the raw text when it was not JSON. */
@@ -140,8 +143,7 @@ export class ProviderResponseError extends Error {
   }
 }
 
-const MAX_DETAIL_CHARS = 300;
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'OPERATION_DEADLINE']);
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -173,41 +175,17 @@ export function retryAfterSeconds(headers: UpstreamResponse['headers'], now: num
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/*
- * Provider text can echo what it was sent. Besides the caller's known secrets, anything shaped like a token
- * (a JWS/JWT, a `Bearer` value, a long opaque base64url run) is blanked; IBANs (≤ 34) and UUIDs (36, with hyphens
- * breaking the run) stay readable.
+/**
+ * The GraphQL input paths behind a provider's field errors: only names the caller mapped, because anything else is
+ * the provider's text, and that goes to the log, never to the client.
  */
-function redact(text: string, secrets: readonly string[] = []): string {
-  let safe = text;
-  for (const secret of secrets) if (secret.length >= 4) safe = safe.split(secret).join('[redacted]');
-  safe = safe
-    .replace(/\bBearer\s+\S+/gi, 'Bearer [redacted]')
-    .replace(/[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{8,}/g, '[redacted]')
-    .replace(/[A-Za-z0-9_+/=-]{40,}/g, '[redacted]')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return safe.length > MAX_DETAIL_CHARS ? `${safe.slice(0, MAX_DETAIL_CHARS)}…` : safe;
-}
-
-/** `reference: must be at most 18 characters; amount_in_minor: must be positive`, with fields renamed to input paths. */
-function invalidInputDetail(body: unknown, context: UpstreamErrorContext): { detail?: string; field?: string } {
-  const record = asRecord(body) ?? {};
-  const fieldErrors = asRecord(record.errors);
-  if (fieldErrors && Object.keys(fieldErrors).length > 0) {
-    const names = Object.keys(fieldErrors);
-    const parts = names.map((name) => {
-      const messages = fieldErrors[name];
-      const text = Array.isArray(messages) ? messages.filter((m) => typeof m === 'string').join(', ') : String(messages);
-      return `${context.fields?.[name] ?? name}: ${text}`;
-    });
-    const first = names[0]!;
-    const mapped = context.fields?.[first];
-    const field = mapped ?? (/^[A-Za-z_][\w.]{0,63}$/.test(first) && redact(first, context.secrets) === first ? first : undefined);
-    return { detail: redact(parts.join('; '), context.secrets), field };
-  }
-  const text = [record.detail, record.error_description].find((value) => typeof value === 'string') as string | undefined;
-  return { detail: text === undefined ? undefined : redact(text, context.secrets) };
+function rejectedFields(body: unknown, context: UpstreamErrorContext): string[] {
+  const fieldErrors = asRecord(asRecord(body)?.errors);
+  if (!fieldErrors) return [];
+  return Object.keys(fieldErrors).flatMap((name) => {
+    const mapped = context.fields?.[name];
+    return mapped === undefined ? [] : [mapped];
+  });
 }
 
 /** The body for logs stays verbatim except for the caller's known secrets, which logs must not hold either. */
@@ -221,7 +199,13 @@ function withoutSecrets(value: unknown, secrets: readonly string[]): unknown {
   return Object.fromEntries(Object.entries(record).map(([key, item]) => [withoutSecrets(key, secrets), withoutSecrets(item, secrets)]));
 }
 
+/** Slugs are the provider's documented error identifiers; anything not shaped like one is not shown. */
+const PROVIDER_ERROR_SLUG = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
 function attachUpstream<E extends GatewayError>(error: E, response: UpstreamResponse | undefined, context: UpstreamErrorContext): E {
+  // The provider's own identifier for what went wrong lets an app tell cases apart without the provider's prose.
+  const slug = upstreamErrorKind(response?.body);
+  if (slug !== undefined && PROVIDER_ERROR_SLUG.test(slug)) error.extensions.providerError = slug;
   const traceId = asRecord(response?.body)?.trace_id;
   const original = new ProviderResponseError(
     context.route,
@@ -277,9 +261,10 @@ function errorForStatus(response: UpstreamResponse, context: UpstreamErrorContex
     if (context.tokenEndpoint) {
       return new UpstreamError('The provider refused the gateway’s token request. This is a gateway problem; report it if it persists.');
     }
-    const { detail, field } = invalidInputDetail(body, context);
-    const what = kind === 'invalid_date_range' ? 'The date range is invalid' : 'The provider rejected the request';
-    return new BadUserInputError(`${what}${detail ? `: ${detail}` : ''}. Correct the input and try again.`, field);
+    const fields = rejectedFields(body, context);
+    const what = kind === 'invalid_date_range' ? 'The date range is invalid: from must be on or before to' : 'The provider rejected the request';
+    const which = fields.length > 0 ? ` (${fields.join(', ')})` : '';
+    return new BadUserInputError(`${what}${which}. Correct the input and try again.`, fields[0]);
   }
   if (status === 401) return new UpstreamError(CREDENTIALS_REJECTED);
   if (status === 403) {
@@ -298,7 +283,13 @@ function errorForStatus(response: UpstreamResponse, context: UpstreamErrorContex
 }
 
 function errorForNoResponse(cause: unknown): GatewayError {
+  if (cause instanceof BrokenCircuitError) {
+    return new UpstreamUnavailableError('The provider kept failing on this call, so the gateway is not calling it for a few seconds. Try again shortly.');
+  }
   const code = (cause as { code?: unknown } | undefined)?.code;
+  if (code === 'PROVIDER_BODY_TOO_LARGE') {
+    return new UpstreamError('The provider sent an answer larger than the gateway accepts (PROVIDER_MAX_BODY_BYTES). Report it if it persists.');
+  }
   const nested = ((cause as { cause?: { code?: unknown } } | undefined)?.cause ?? {}).code;
   const timedOut = TIMEOUT_CODES.has(String(code)) || TIMEOUT_CODES.has(String(nested));
   return new UpstreamUnavailableError(
@@ -315,4 +306,13 @@ function errorForNoResponse(cause: unknown): GatewayError {
 export function upstreamErrorFrom(response: UpstreamResponse | undefined, context: UpstreamErrorContext): GatewayError {
   const error = response === undefined ? errorForNoResponse(context.cause) : errorForStatus(response, context);
   return attachUpstream(error, response, context);
+}
+
+/** A payout refused by the payout policy before anything reached the provider (docs/money.md). */
+export class PayoutLimitExceededError extends GatewayError {
+  static override readonly code = 'PAYOUT_LIMIT_EXCEEDED';
+
+  constructor(message: string, limit: 'PAYOUT_MAX_MINOR' | 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: number) {
+    super(message, { limit, remainingInMinor });
+  }
 }

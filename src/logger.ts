@@ -3,7 +3,7 @@ import pino, { type Logger } from 'pino';
 /**
  * Structured JSON logs. Everything logged passes through `sanitizeForLog` before it is written: values under
  * secret-sounding keys (tokens, keys, secrets, passwords, cookies, signatures, IBANs) are removed at any depth,
- * and every string — messages, error messages and stacks, provider bodies — has bearer tokens, JWS/JWT, PEM keys,
+ * and every string — keys included, messages, error messages and stacks, provider bodies — has bearer tokens, JWS/JWT, PEM keys,
  * secret URL parts and long opaque tokens blanked and IBANs masked, because provider error bodies and URLs can
  * quote them back.
  */
@@ -57,9 +57,21 @@ export function sanitizeForLog(value: unknown, depth = 0, seen: WeakSet<object> 
   }
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    result[key] = SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, depth + 1, seen);
+    result[safeKey(key, result)] = SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, depth + 1, seen);
   }
   return result;
+}
+
+/**
+ * Keys are text too: a provider body can use a token or an IBAN as a JSON key (a map keyed by account or by token).
+ * A masked key keeps its place; when two mask to the same text, the later ones are numbered so none is lost.
+ */
+function safeKey(key: string, taken: Record<string, unknown>): string {
+  const masked = maskSecretsInText(key);
+  if (masked === key) return key;
+  let name = masked;
+  for (let n = 2; Object.hasOwn(taken, name); n += 1) name = `${masked}#${n}`;
+  return name;
 }
 
 /** An Error as a plain object: type, message, stack, its own fields (a provider body, a status), and its cause. */

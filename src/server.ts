@@ -9,10 +9,14 @@ import { credentialsFromHeaders, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, formatPartialFailure, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
+import { withOperationDeadline } from './datasources/operation-deadline';
+import { DatabaseLeases } from './db/database-leases';
 import type { CacheMode } from './datasources/response-cache';
 import { AnswerCache, type CachedAnswer } from './http/answer-cache';
 import { isAnswerCacheable } from './http/answer-cacheability';
 import { PayloadTooLargeError, readBody } from './http/body';
+import { withRequestIdOnErrors } from './http/request-id-on-errors';
+import { requestUrl } from './http/request-url';
 import { sendError } from './http/respond';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -26,7 +30,9 @@ import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-mask
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
 import { RateLimiter } from './security/rate-limiter';
+import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { WsOperationGuard } from './security/ws-operation-guard';
+import { Reconciler } from './reconciler/reconciler';
 import { RESOLVERS } from './resolvers';
 import { buildGatewaySchema } from './schema/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
@@ -38,6 +44,8 @@ export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
   url: string;
   services: Services;
+  /** The background repair job (started once listening); tests run a pass with `reconciler.runOnce()`. */
+  reconciler: Reconciler;
   close(): Promise<void>;
 }
 
@@ -47,6 +55,8 @@ export interface GatewayOptions {
   keyPrefix?: string;
   /** Webhook and subscription settings (payout watch schedule, webhook limits); defaults suit production. */
   live?: ServicesOptions['live'];
+  /** The rate limiter's clock in milliseconds (default performance.now); tests step it instead of sleeping. */
+  rateLimitClock?: () => number;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -60,7 +70,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const production = config.nodeEnv === 'production';
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
   const limits = new OperationLimits(config.limits, production);
-  const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
+  const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst, undefined, options.rateLimitClock);
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
   const httpGuard = new HttpOperationGuard(limiter, recorder);
@@ -78,13 +88,24 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
-  const playground = new Playground({ sandbox: config.providerKind === 'sandbox', appIdentity: config.appIdentity !== undefined });
+  const playground = new Playground({
+    sandbox: config.providerKind === 'sandbox',
+    appIdentity: config.appIdentity !== undefined,
+    session: async (req) => {
+      const principal = await services.principals.resolve({ cookie: req.headers.cookie });
+      if (principal.kind === 'user') return { signedIn: true, userId: principal.userId };
+      return principal.kind === 'invalid' ? { signedIn: false, reason: principal.reason } : { signedIn: false };
+    },
+  });
 
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
     introspection: !production,
+    // index.ts owns SIGTERM/SIGINT and drains through close(); Apollo's own handlers would stop it mid-request and
+    // re-send the signal, killing the process with in-flight requests (its default outside NODE_ENV=test).
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
@@ -114,7 +135,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    const path = requestUrl(req).pathname;
     if (await playground.handle(path, req, res)) return;
     if (path === '/graphql') return graphql(req, res, requestId);
     if (await handleOpsRoute(path, req, res, { metrics, checkReady: () => services.checkReady(), isDraining: () => tracker.isDraining, metricsToken: config.metricsToken, logger })) return;
@@ -177,13 +198,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     let context: GatewayContext | undefined;
-    const result = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: new URL(req.url ?? '/', 'http://gateway').search, body },
-      context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
-    });
+    const result = await withOperationDeadline(config.operationTimeoutMs, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: requestUrl(req).search, body },
+        context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
+      }),
+    );
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
+      const text = withRequestIdOnErrors(result.body.string, requestId);
       if (answerKey && context?.answer.cacheable && res.statusCode === 200) {
         answers.put(answerKey, {
           operationName: context.answer.operationName,
@@ -192,7 +216,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
           freshUntilMs: context.dataFreshUntilMs(),
         });
       }
-      res.end(result.body.string);
+      res.end(text);
       return;
     }
     for await (const chunk of result.body.asyncIterator) res.write(chunk);
@@ -224,7 +248,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     services,
     validationRules,
     maxPayloadBytes: config.limits.maxBodyBytes,
+    operationTimeoutMs: config.operationTimeoutMs,
     maskError,
+    originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => publicUrl),
     wrap: (serverOptions) => wsGuard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
@@ -241,11 +267,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const url = `http://127.0.0.1:${port}`;
   publicUrl ??= url;
   services.live.setPublicUrl(publicUrl);
+  const reconciler = new Reconciler(services, new DatabaseLeases(database), logger, config.money.reconcileIntervalMs);
+  reconciler.start();
 
   let closing: Promise<void> | undefined;
   return {
     url,
     services,
+    reconciler,
     close() {
       closing ??= (async () => {
         // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS),
@@ -258,6 +287,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await tracker.drain(httpServer, deadline);
         await closed;
         await apollo.stop();
+        await reconciler.close();
         await stopIdentityEvents();
         await services.close();
       })();
@@ -266,7 +296,6 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   };
 }
 
-/** Adds the request id to every error, so a client can quote it and support can find the log lines. */
 /** Marks the operations whose answers the AnswerCache may keep: data-API reads only, and only without errors. */
 function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
   return {
@@ -299,6 +328,7 @@ function partialFailuresPlugin(): ApolloServerPlugin<GatewayContext> {
   };
 }
 
+/** Adds the request id to every error, so a client can quote it and support can find the log lines. */
 function requestIdPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {

@@ -1,5 +1,7 @@
-import type Keyv from 'keyv';
 import { MerchantKeys, PrincipalResolver } from './auth/principal';
+import { BeneficiaryLedger } from './payouts/beneficiary-ledger';
+import { PayoutLedger } from './payouts/payout-ledger';
+import { RefundKeyStore } from './refunds/refund-key.store';
 import { UserTokenProvider } from './auth/user-token.provider';
 import type { ResolvedConfig } from './config';
 import { AuthClient } from './datasources/auth.client';
@@ -7,7 +9,7 @@ import { DataClient } from './datasources/data.client';
 import { ProviderHttpClient, type AttemptEvent } from './datasources/http.client';
 import { PaymentsClient } from './datasources/payments.client';
 import { PayoutClient } from './datasources/payout.client';
-import { DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from './datasources/response-cache';
+import { CACHE_TIMEOUT_MS, DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from './datasources/response-cache';
 import { ClientCredentialsTokenManager } from './datasources/token-manager';
 import type { Database } from './db/database';
 import { VerificationClient } from './datasources/verification.client';
@@ -21,9 +23,6 @@ import { TokenCipher } from './identity/token-cipher';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
 import { SessionStore } from './store/session.store';
-import { BeneficiaryStore } from './store/beneficiary.store';
-import { PayoutStore } from './store/payout.store';
-import { RefundKeyStore } from './store/refund-key.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './subscriptions/live.services';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
@@ -49,9 +48,9 @@ export interface Services {
   /** Logouts, banks connected and disconnected, revoked users: announced to every instance. */
   identityEvents: IdentityEvents;
   /** Verified beneficiaries per user, and who verified each IBAN. */
-  beneficiaries: BeneficiaryStore;
+  beneficiaries: BeneficiaryLedger;
   /** Payouts created through the gateway (the provider client is `payouts`). */
-  payoutRecords: PayoutStore;
+  payoutLedger: PayoutLedger;
   /** Refund idempotency keys, including the ones the gateway generated. */
   refundKeys: RefundKeyStore;
   responseCache: ResponseCache;
@@ -89,6 +88,12 @@ export function createServices(
     backoffCapMs: config.http.backoffCapMs,
     retryAfterCapMs: config.http.maxRetryAfterMs,
     connectionsPerOrigin: config.http.connectionsPerOrigin,
+    maxBodyBytes: config.http.maxBodyBytes,
+    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs },
+    onCircuitStateChange: (route, state) => {
+      logger.warn({ route, state }, 'provider circuit breaker changed state');
+      metrics.circuitState(route, state);
+    },
     signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
     onAttempt: (event) => {
       if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');
@@ -98,20 +103,14 @@ export function createServices(
   });
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
-  const keyvs: Keyv<never>[] = [];
-  const store = <T>(namespace: string): Keyv<T> => {
-    const keyv = createKeyv<T>(config.storeUrl, `${options.keyPrefix ?? ''}${namespace}`);
-    keyvs.push(keyv as Keyv<never>);
-    return keyv;
-  };
+  // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
   const cacheKeyv = createKeyv<unknown>(config.cacheUrl, 'cache');
-  keyvs.push(cacheKeyv as Keyv<never>);
   const sessions = new SessionStore(database);
   const connections = new ConnectionStore(database, new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)));
   const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const live = createLiveServices(config, logger, { http, payments, payouts, store, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
+  const live = createLiveServices(config, logger, { http, payments, payouts, database, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
 
   return {
     config,
@@ -130,21 +129,23 @@ export function createServices(
     connections,
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
     identityEvents: new IdentityEvents(live.bus),
-    beneficiaries: new BeneficiaryStore(store('beneficiaries')),
-    payoutRecords: new PayoutStore(store('payouts')),
-    refundKeys: new RefundKeyStore(store('refund-keys')),
-    responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents),
+    beneficiaries: new BeneficiaryLedger(database),
+    payoutLedger: new PayoutLedger(database),
+    refundKeys: new RefundKeyStore(database),
+    responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents, Date.now, config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS),
     merchantKeys,
     live,
     metrics,
     async checkReady() {
-      await Promise.all([database.ping(), ...keyvs.map((keyv) => keyv.get('readiness-probe')), live.checkReady()]);
+      await Promise.all([database.ping(), live.checkReady()]);
     },
     async close() {
       // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
       await live.close();
       await http.close();
-      await Promise.allSettled([...keyvs.map((keyv) => keyv.disconnect()), database.close()]);
+      // The cache is dropped at once: it loses nothing, and a polite quit would wait forever on a Redis that is down.
+      const cacheStore = cacheKeyv.store as { disconnect?(force?: boolean): Promise<void> };
+      await Promise.allSettled([cacheStore.disconnect?.(true), database.close()]);
     },
   };
 }

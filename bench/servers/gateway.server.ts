@@ -27,6 +27,8 @@ runChild(async (init) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-bench-'));
   const base = loadConfig({
     NODE_ENV: 'production',
+    // The provider is the bench's own sandbox process (withProvider below); production wants that said.
+    PROVIDER: 'sandbox',
     LOG_LEVEL: 'silent',
     PORT: '0',
     HOST: '127.0.0.1',

@@ -33,7 +33,7 @@ export interface AuthRoutesDeps {
   logger: Logger;
 }
 
-/** The scopes the bank is asked for (README: the authorization-code grant gives `info accounts`). */
+/** The scopes the bank is asked for (docs/provider-choices.md: the authorization-code grant gives `info accounts`). */
 const USER_SCOPES = 'info accounts';
 /** Holds the login binding in the browser that started a sign-in; sent back only to the callback. */
 const LOGIN_COOKIE = 'bankgraph_login';

@@ -101,7 +101,7 @@ function unauthenticated(principal: Extract<Principal, { kind: 'anonymous' | 'in
   return new UnauthenticatedError(
     principal.kind === 'invalid'
       ? principal.reason
-      : 'Sign in first: send "Authorization: Bearer <session token or access token>" (see /auth/login) or a merchant key.',
+      : 'Sign in first. In a browser: use "Sign in" in the playground, or open /auth/login. From a program: send "Authorization: Bearer <session token>" (from /auth/login?response=json; with app identity, your access token) or a merchant key.',
   );
 }
 
@@ -109,9 +109,18 @@ export function readCookie(header: string | undefined, name: string): string | u
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+    if (index > 0 && part.slice(0, index).trim() === name) return decodeCookieValue(part.slice(index + 1).trim());
   }
   return undefined;
+}
+
+/** A value that is not valid percent-encoding (`%`, `%zz`) is kept as sent: it is then simply an unknown session. */
+function decodeCookieValue(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 function digest(value: string): Buffer {

@@ -1,5 +1,5 @@
 /*
- * The provider's token endpoint. Client authentication is client_id + client_secret in the form body (README),
+ * The provider's token endpoint. Client authentication is client_id + client_secret in the form body (docs/provider-choices.md),
  * so every call lists the secret, and the grant's own secrets, as values no error message may contain.
  * None of these POSTs is retried: an authorization code is one-time and a refresh token rotates, so a resend
  * after a lost answer would fail with invalid_grant even though the first send worked (and the data-flow rule

@@ -24,13 +24,23 @@
  * - Every send is rebuilt and re-signed. The body is encoded once, so every resend carries the same bytes and
  *   the same Idempotency-Key: a retried idempotent POST is byte-identical, which is what the provider's
  *   idempotency check compares.
+ * - Every send of a GraphQL operation ends by the operation's deadline (OPERATION_TIMEOUT_MS, see
+ *   operation-deadline.ts): a send is aborted when it passes, and a retry whose backoff would end after it is not
+ *   made, so a slow provider costs an operation its deadline, not maxAttempts × the HTTP timeouts.
+ * - Each route has a circuit breaker (circuit-breakers.ts): after consecutive sends without an answer or with a
+ *   5xx it fails fast for a cool-down, without sending.
+ * - Bodies are read up to `maxBodyBytes`; a larger answer is refused while reading (UPSTREAM_ERROR), never buffered.
  * Final failures become GatewayErrors through `upstreamErrorFrom` (src/errors.ts).
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { BrokenCircuitError } from 'cockatiel';
 import { Agent, type Dispatcher } from 'undici';
 import { UpstreamError, ProviderResponseError, upstreamErrorFrom, retryAfterSeconds, type UpstreamErrorContext } from '../errors';
+import { readCappedText } from './body-limit';
+import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';
+import { OperationDeadlineError, operationDeadline } from './operation-deadline';
 import { signRequest, type SigningKey } from './request-signer';
 
 export interface HttpClientConfig {
@@ -51,6 +61,11 @@ export interface HttpClientConfig {
   backoffCapMs?: number;
   /** Longest Retry-After the client waits out itself. Default 5000 ms. */
   retryAfterCapMs?: number;
+  /** Largest provider answer read. Default 16 MiB. */
+  maxBodyBytes?: number;
+  /** Per-route circuit breaker. Defaults: 5 consecutive failures, 10000 ms cool-down. */
+  breaker?: CircuitBreakerSettings;
+  onCircuitStateChange?: (route: string, state: CircuitStateName) => void;
   userAgent?: string;
   /** Needed only for requests with `sign`. */
   signingKey?: SigningKey;
@@ -178,7 +193,8 @@ export class ProviderHttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly signingKey: { keyId: string; privateKey: KeyObject } | undefined;
-  private readonly settings: Required<Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent'>>;
+  private readonly settings: Required<Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange'>>;
+  readonly breakers: CircuitBreakers;
 
   constructor(private readonly config: HttpClientConfig = {}) {
     this.settings = {
@@ -191,9 +207,19 @@ export class ProviderHttpClient {
       backoffBaseMs: config.backoffBaseMs ?? 100,
       backoffCapMs: config.backoffCapMs ?? 2_000,
       retryAfterCapMs: config.retryAfterCapMs ?? 5_000,
+      maxBodyBytes: config.maxBodyBytes ?? 16 * 1024 * 1024,
       random: config.random ?? Math.random,
       sleep: config.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
     };
+    this.breakers = new CircuitBreakers(
+      config.breaker ?? { failures: 5, cooldownMs: 10_000 },
+      {
+        // No answer at all, or a server error; a refusal of our request (4xx) or our own abort says nothing about health.
+        error: (error) => TRANSIENT_CODES.has(errorCode(error) ?? ''),
+        answer: (answer) => (answer as { status: number }).status >= 500,
+      },
+      config.onCircuitStateChange,
+    );
     // Parsed once: a PEM parse per signed attempt would be wasted work on the hot path.
     const key = config.signingKey;
     this.signingKey = key && ('privateKey' in key ? key : { keyId: key.keyId, privateKey: createPrivateKey(key.privateKeyPem) });
@@ -218,27 +244,36 @@ export class ProviderHttpClient {
     const context: UpstreamErrorContext = { ...request.errorContext, route: request.route, requestId: request.requestId };
     let sendsLeft = this.settings.maxAttempts;
     let refreshed = false;
+    const deadline = operationDeadline();
+    const fitsDeadline = (waitMs: number): boolean => deadline === undefined || performance.now() + waitMs < deadline.at;
 
     for (let attempt = 1; ; attempt += 1) {
       sendsLeft -= 1;
       const token = request.auth ? await request.auth.token() : undefined;
+      if (deadline !== undefined && deadline.at <= performance.now()) throw upstreamErrorFrom(undefined, { ...context, cause: new OperationDeadlineError() });
+      const deadlineSignal = deadline?.signal();
+      const signals = [request.signal, deadlineSignal].filter((signal): signal is AbortSignal => signal !== undefined);
       const started = performance.now();
       let outcome: { status: number; headers: ProviderResponse<unknown>['headers']; text: string } | { error: unknown };
       try {
-        const response = await this.dispatcher.request({
-          origin: url.origin,
-          path: url.pathname + url.search,
-          method: request.method,
-          headers: this.headersFor(request, url, body, token),
-          body: body?.bytes ?? null,
-          headersTimeout: this.settings.headersTimeoutMs,
-          bodyTimeout: this.settings.bodyTimeoutMs,
-          signal: request.signal ?? null,
+        outcome = await this.breakers.execute(request.route, async () => {
+          const response = await this.dispatcher.request({
+            origin: url.origin,
+            path: url.pathname + url.search,
+            method: request.method,
+            headers: this.headersFor(request, url, body, token),
+            body: body?.bytes ?? null,
+            headersTimeout: this.settings.headersTimeoutMs,
+            bodyTimeout: this.settings.bodyTimeoutMs,
+            signal: signals.length === 0 ? null : signals.length === 1 ? signals[0]! : AbortSignal.any(signals),
+          });
+          return { status: response.statusCode, headers: response.headers, text: await readCappedText(response, this.settings.maxBodyBytes) };
         });
-        outcome = { status: response.statusCode, headers: response.headers, text: await response.body.text() };
       } catch (error) {
         if (request.signal?.aborted) throw error;
-        outcome = { error };
+        // An open circuit sent nothing: no attempt to report, nothing to retry.
+        if (error instanceof BrokenCircuitError) throw upstreamErrorFrom(undefined, { ...context, cause: error });
+        outcome = { error: deadlineSignal?.aborted ? new OperationDeadlineError() : error };
       }
       const status = 'status' in outcome ? outcome.status : undefined;
       this.config.onAttempt?.({
@@ -253,8 +288,9 @@ export class ProviderHttpClient {
 
       if ('error' in outcome) {
         const code = errorCode(outcome.error);
-        if (retryable && sendsLeft > 0 && code !== undefined && TRANSIENT_CODES.has(code)) {
-          await this.settings.sleep(this.backoffMs(attempt), request.signal);
+        const backoff = this.backoffMs(attempt);
+        if (retryable && sendsLeft > 0 && code !== undefined && TRANSIENT_CODES.has(code) && fitsDeadline(backoff)) {
+          await this.settings.sleep(backoff, request.signal);
           continue;
         }
         throw upstreamErrorFrom(undefined, { ...context, cause: outcome.error });
@@ -270,7 +306,7 @@ export class ProviderHttpClient {
       }
       if (retryable && sendsLeft > 0 && isRetryableStatus(outcome.status)) {
         const wait = this.retryDelayMs(outcome.status, outcome.headers, attempt);
-        if (wait !== undefined) {
+        if (wait !== undefined && fitsDeadline(wait)) {
           await this.settings.sleep(wait, request.signal);
           continue;
         }

@@ -1,5 +1,5 @@
 /*
- * TrueLayer request signing v2, as the README fixes it: a compact JWS with a detached payload,
+ * TrueLayer request signing v2, as docs/provider-choices.md fixes it: a compact JWS with a detached payload,
  * `base64url(header)..base64url(signature)`, ES512 (ECDSA P-521 over SHA-512, JOSE r‖s form). The payload is
  * `"<METHOD> <path>\n"`, then `"<Name>: <value>\n"` for each header listed in `tl_headers`, then the body bytes
  * exactly as sent; so a signature binds the body to the byte, and the signer must see the bytes that go out.

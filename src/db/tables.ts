@@ -8,12 +8,119 @@
  */
 export interface Tables extends IdentityTables {
   leases: LeasesTable;
+  payouts: PayoutsTable;
+  payoutFingerprints: PayoutFingerprintsTable;
+  beneficiaries: BeneficiariesTable;
+  dataTaskRequests: DataTaskRequestsTable;
+  dataTasks: DataTasksTable;
+  refundKeys: RefundKeysTable;
+  refundGeneratedKeys: RefundGeneratedKeysTable;
+  webhookEvents: WebhookEventsTable;
 }
 
 /** A named lease (background jobs run by one instance at a time): who holds it and until when. */
 export interface LeasesTable {
   name: string;
   holder: string;
+  expiresAtMs: number;
+}
+
+/** A payout recorded by the gateway (src/payouts/payout-ledger.ts), from before the provider is called. */
+export interface PayoutsTable {
+  transactionId: string;
+  /** `user:<userId>` or `merchant:<keyId>`. */
+  owner: string;
+  status: string;
+  currency: string;
+  amountInMinor: number;
+  /** The exact withdrawal request (JSON), so a retry resends the same bytes. */
+  request: string;
+  /** The provider's withdrawal as last seen (JSON); null until it confirmed the payout. */
+  withdrawal: string | null;
+  /** The last failed submission (JSON: code and when), for logs and support. */
+  lastError: string | null;
+  declineReason: string | null;
+  /** Which instance is sending it to the provider, and until when that claim holds. */
+  claimedBy: string | null;
+  claimedUntilMs: number | null;
+  /** When it became sendable (recorded, or approved): PAYOUT_SUBMISSION_EXPIRY counts from here. */
+  queuedAtMs: number;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** An identical createPayout without transactionId, within its window, answers the payout it names. */
+export interface PayoutFingerprintsTable {
+  fingerprint: string;
+  transactionId: string;
+  expiresAtMs: number;
+}
+
+/** An IBAN a user verified (verifyAccountHolder), with the holder name the bank reported. */
+export interface BeneficiariesTable {
+  userId: string;
+  iban: string;
+  name: string;
+  verifiedAtMs: number;
+}
+
+/** What startDataTask asked for, keyed by the hash of the task's webhook secret (never the secret itself). */
+export interface DataTaskRequestsTable {
+  tokenHash: string;
+  userId: string;
+  /** The starting session's key (a hash, not its token): whose bank token fetches results the webhook never brought. */
+  /** The bank connection the task runs through (0003_identity; null for tasks started before it). */
+  connectionId: string | null;
+  resource: string;
+  /** The provider call made (JSON). */
+  request: string;
+  taskId: string | null;
+  createdAtMs: number;
+}
+
+/** One provider task of a request, as its notifications (or the reconciler) left it. */
+export interface DataTasksTable {
+  taskId: string;
+  tokenHash: string;
+  status: string;
+  providerStatus: string | null;
+  failureReason: string | null;
+  /** The provider's results (JSON), kept by the first reader after success. */
+  results: string | null;
+  completedAtMs: number | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** One refund request under one idempotency key, written before the provider is called. */
+export interface RefundKeysTable {
+  idempotencyKey: string;
+  fingerprint: string;
+  paymentId: string;
+  /** The provider request (JSON). */
+  request: string;
+  /** 1 when the gateway chose the key because the client sent none. */
+  generated: number;
+  refundId: string | null;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+/** The key the gateway generated for a refund request that came without one, so a retry reuses it. */
+export interface RefundGeneratedKeysTable {
+  fingerprint: string;
+  idempotencyKey: string;
+  expiresAtMs: number;
+}
+
+/** Every accepted webhook delivery, once per source and event id. */
+export interface WebhookEventsTable {
+  source: string;
+  eventId: string;
+  type: string;
+  /** The body as received (JSON). */
+  body: string;
+  receivedAtMs: number;
   expiresAtMs: number;
 }
 

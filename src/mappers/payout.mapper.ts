@@ -1,6 +1,6 @@
 import type { ProviderWithdrawal } from '../datasources/provider-types';
 import { Payout } from '../schema/payout.type';
-import type { PayoutRecord } from '../store/payout.store';
+import type { PayoutRecord } from '../payouts/payout-ledger';
 
 export function toPayout(source: ProviderWithdrawal): Payout {
   return Object.assign(new Payout(), {
@@ -21,25 +21,24 @@ export function toPayout(source: ProviderWithdrawal): Payout {
 }
 
 /**
- * A stored payout: the provider's withdrawal as last seen, or, while the provider has not confirmed it yet, the
- * request as recorded, with status `pending-submission` and no stage reached.
+ * A recorded payout as the provider's withdrawal shape: the withdrawal as last seen or, while the provider has not
+ * confirmed it (pending, awaiting approval, declined, expired), the request as recorded with the gateway's status
+ * and no stage reached. payoutUpdated events carry this shape.
  */
-export function toPayoutFromRecord(record: PayoutRecord): Payout {
-  if (record.withdrawal) return toPayout(record.withdrawal);
+export function withdrawalView(record: PayoutRecord): ProviderWithdrawal {
+  if (record.withdrawal) return record.withdrawal;
   const { request } = record;
-  return Object.assign(new Payout(), {
-    transactionId: request.transaction_id,
+  return {
+    ...request,
     status: record.status,
-    beneficiaryName: request.beneficiary_name,
-    beneficiaryIban: request.beneficiary_iban,
-    beneficiaryReference: request.beneficiary_reference,
-    amountInMinor: request.amount_in_minor,
-    currency: request.currency,
-    contextCode: request.context_code,
-    authorisedAt: null,
-    submittedAt: null,
-    settledAt: null,
-    rejectedAt: null,
-    failedAt: null,
-  });
+    authorised_at: null,
+    submitted_at: null,
+    settled_at: null,
+    rejected_at: null,
+    failed_at: null,
+  };
+}
+
+export function toPayoutFromRecord(record: PayoutRecord): Payout {
+  return toPayout(withdrawalView(record));
 }

@@ -3,7 +3,7 @@ import { AccountHolder } from '../schema/account-holder.type';
 import { AccountReport } from '../schema/account-report.type';
 import { VerificationResult } from '../schema/verification-result.type';
 import { VerifiedBeneficiary } from '../schema/verified-beneficiary.type';
-import type { VerifiedBeneficiaryRecord } from '../store/beneficiary.store';
+import type { VerifiedBeneficiaryRecord } from '../payouts/beneficiary-ledger';
 import { normaliseIban } from '../validation/iban';
 
 /** One answer for several banks: verified when any bank verified, the best match's name and score, every account reported. */

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CircuitStateName } from '../datasources/circuit-breakers';
 import type { AttemptEvent } from '../datasources/http.client';
 import type { DataResource } from '../datasources/data.client';
 import type { CacheEvents } from '../datasources/response-cache';
@@ -6,6 +7,8 @@ import type { CacheEvents } from '../datasources/response-cache';
 export type Transport = 'http' | 'ws';
 /** success: no errors; partial: data and errors; error: errors and no data; refused: stopped before execution. */
 export type OperationOutcome = 'success' | 'partial' | 'error' | 'refused' | 'aborted';
+
+const CIRCUIT_STATES: readonly CircuitStateName[] = ['closed', 'open', 'half-open'];
 
 /** Operation names are chosen by clients; past this many distinct ones, new names are counted as `other`. */
 const MAX_OPERATION_NAMES = 200;
@@ -80,6 +83,12 @@ export class GatewayMetrics {
     labelNames: ['resource', 'result'] as const,
     registers: [this.registry],
   });
+  private readonly cacheFailures = new Counter({
+    name: 'bankgraph_cache_failures_total',
+    help: 'Response-cache reads and writes that failed or took longer than 250 ms (answered as a miss), by operation.',
+    labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
   private readonly answerCacheHits = new Counter({
     name: 'bankgraph_answer_cache_hits_total',
     help: 'Queries answered from the answer cache, without executing (src/http/answer-cache.ts).',
@@ -91,10 +100,28 @@ export class GatewayMetrics {
     labelNames: ['source', 'outcome'] as const,
     registers: [this.registry],
   });
+  private readonly reconcilerRepairs = new Counter({
+    name: 'bankgraph_reconciler_repairs_total',
+    help: 'What the reconciler repaired, by kind (payout_confirmed, payout_updated, payout_expired, data_task_completed, data_task_failed).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly reconcilerRuns = new Counter({
+    name: 'bankgraph_reconciler_runs_total',
+    help: 'Reconciler passes run by this instance (while it held the lease), by outcome (ok or error).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   private readonly activeSubscriptions = new Gauge({
     name: 'bankgraph_active_subscriptions',
     help: 'GraphQL subscriptions currently open, by subscription field.',
     labelNames: ['field'] as const,
+    registers: [this.registry],
+  });
+  private readonly circuits = new Gauge({
+    name: 'bankgraph_provider_circuit_state',
+    help: 'Provider circuit breakers that have changed state, by route: 1 on the current state (closed, open, half-open), 0 on the others.',
+    labelNames: ['route', 'state'] as const,
     registers: [this.registry],
   });
   private readonly webSockets = new Gauge({
@@ -107,6 +134,7 @@ export class GatewayMetrics {
   readonly cacheEvents: CacheEvents = {
     onHit: (resource: DataResource) => this.cacheLookups.inc({ resource, result: 'hit' }),
     onMiss: (resource: DataResource) => this.cacheLookups.inc({ resource, result: 'miss' }),
+    onFailure: (operation: 'get' | 'set') => this.cacheFailures.inc({ operation }),
   };
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
@@ -139,6 +167,11 @@ export class GatewayMetrics {
     if (event.retry) this.providerRetries.inc({ route: event.route });
   }
 
+  /** For the provider HTTP client's circuit breakers. */
+  circuitState(route: string, state: CircuitStateName): void {
+    for (const each of CIRCUIT_STATES) this.circuits.set({ route, state: each }, each === state ? 1 : 0);
+  }
+
   /** One webhook delivery: `source` e.g. `payments` or `data`; `outcome` e.g. `accepted`, `duplicate`, `bad_signature`, `malformed`, `unknown_type`. */
   answerServedFromCache(): void {
     this.answerCacheHits.inc();
@@ -146,6 +179,14 @@ export class GatewayMetrics {
 
   webhookEvent(source: string, outcome: string): void {
     this.webhooks.inc({ source, outcome });
+  }
+
+  reconcilerRepair(kind: string): void {
+    this.reconcilerRepairs.inc({ kind });
+  }
+
+  reconcilerRun(outcome: 'ok' | 'error'): void {
+    this.reconcilerRuns.inc({ outcome });
   }
 
   subscriptionStarted(field: string): void {

@@ -42,7 +42,7 @@ export function operationObserverPlugin(recorder: OperationRecorder, logger: Log
 /** What the client's masked error stood for, in the log. Shared with the WebSocket hooks. */
 export function logErrorDetail(logger: Logger, error: GraphQLError, requestId: string): void {
   const known = gatewayErrorOf(error);
-  if (known) {
+  if (known && !isUnexpected(known)) {
     const upstream = (known as { originalError?: unknown }).originalError;
     // The gateway's own refusals (bad input, not found) are routine; a provider failure is worth a warning.
     if (upstream) logger.warn({ requestId, code: known.code, path: error.path, err: upstream }, 'provider error behind a client error');

@@ -9,6 +9,17 @@ export function playgroundClientScript(): string {
   return `'use strict';
 (function () {
   var EXAMPLES = ${JSON.stringify(EXAMPLE_TABS)};
+
+  // GraphiQL's menus add <style> elements at run time; the page's CSP admits only those carrying its nonce.
+  var styleNonce = (document.querySelector('meta[name="bankgraph-style-nonce"]') || {}).content;
+  if (styleNonce) {
+    var createElement = document.createElement;
+    document.createElement = function (tagName) {
+      var element = createElement.apply(document, arguments);
+      if (String(tagName).toLowerCase() === 'style') element.setAttribute('nonce', styleNonce);
+      return element;
+    };
+  }
   var httpUrl = location.origin + '/graphql';
   var wsUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
 
@@ -86,36 +97,36 @@ export function playgroundClientScript(): string {
     return Object.assign({}, params, { operationName: operations[0].name ? operations[0].name.value : undefined });
   }
 
-  // App identity: the access token typed into the bar goes with every request (over HTTP as a header, over the
-  // socket as connectionParams) unless the Headers tab names an Authorization of its own. Kept for this tab only, so
-  // it survives the round trip to the bank when connecting one.
-  var tokenField = document.getElementById('access-token');
-  if (tokenField) {
-    tokenField.value = sessionStorage.getItem('bankgraph-access-token') || '';
-    tokenField.addEventListener('input', function () { sessionStorage.setItem('bankgraph-access-token', tokenField.value.trim()); });
+  // The merchant key field: while it holds a key, operations are sent with it instead of the session (an
+  // Authorization header typed into a tab's Headers still wins). Kept in this page only, never stored.
+  var merchantKey = document.getElementById('merchant-key');
+  // App identity: the access token typed into the bar goes with every request and socket unless a merchant key
+  // does. Kept for this tab only, so it survives the round trip to the bank when connecting one.
+  var accessToken = document.getElementById('access-token');
+  if (accessToken) {
+    accessToken.value = sessionStorage.getItem('bankgraph-access-token') || '';
+    accessToken.addEventListener('input', function () { sessionStorage.setItem('bankgraph-access-token', accessToken.value.trim()); });
   }
-  function withAccessToken(options) {
+  function headersFor(options) {
     var headers = Object.assign({}, (options && options.headers) || {});
-    var token = tokenField && tokenField.value.trim();
-    if (token && !headers.Authorization && !headers.authorization) headers.Authorization = 'Bearer ' + token;
-    return Object.assign({}, options || {}, { headers: headers });
+    var key = (merchantKey && merchantKey.value.trim()) || (accessToken && accessToken.value.trim());
+    if (key && !headers.Authorization && !headers.authorization) headers.Authorization = 'Bearer ' + key;
+    return headers;
   }
 
   var httpFetcher = GraphiQL.createFetcher({ url: httpUrl, enableIncrementalDelivery: false });
   function fetcher(graphQLParams, options) {
     var params = withCurrentOperationName(graphQLParams);
-    var sent = withAccessToken(options);
-    if (isSubscription(params)) {
-      return subscribe(wsClientFor(sent.headers.Authorization || sent.headers.authorization), params);
-    }
-    return httpFetcher(params, sent);
+    var headers = headersFor(options);
+    if (isSubscription(params)) return subscribe(wsClientFor(headers.Authorization || headers.authorization), params);
+    return httpFetcher(params, Object.assign({}, options, { headers: headers }));
   }
 
   var connectBank = document.getElementById('connect-bank');
   if (connectBank) {
     connectBank.addEventListener('click', function () {
-      var token = tokenField.value.trim();
-      if (!token) { tokenField.focus(); return; }
+      var token = accessToken.value.trim();
+      if (!token) { accessToken.focus(); return; }
       fetch('/auth/connections', {
         method: 'POST',
         credentials: 'same-origin',
@@ -130,8 +141,48 @@ export function playgroundClientScript(): string {
     });
   }
 
+  // The banner (bank identity): who this page is signed in as, and the one button that fits (Sign in or Sign out).
+  var who = document.getElementById('who');
+  var signIn = document.getElementById('sign-in');
   var signOut = document.getElementById('sign-out');
-  if (signOut) {
+  function showSignedOut(reason) {
+    who.textContent = reason ? 'Not signed in: ' + reason : 'Not signed in.';
+    signIn.hidden = false;
+    signOut.hidden = true;
+  }
+  function showSignedIn(session, banks) {
+    who.textContent = 'Signed in as ' + session.userId + (banks ? ' · banks: ' + (banks.length ? banks.join(', ') : 'none') : '');
+    signIn.hidden = true;
+    signOut.hidden = false;
+  }
+  // Connected banks, read with the session itself: the providers behind the accounts and cards it can see.
+  function banksOf() {
+    return fetch(httpUrl, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+      body: JSON.stringify({ query: 'query PlaygroundBanks { viewer { accounts { provider { id } } cards { provider { id } } } }' }),
+    })
+      .then(function (response) { return response.json(); })
+      .then(function (answer) {
+        var viewer = answer && answer.data && answer.data.viewer;
+        if (!viewer) return null;
+        var banks = [];
+        viewer.accounts.concat(viewer.cards).forEach(function (item) {
+          if (banks.indexOf(item.provider.id) < 0) banks.push(item.provider.id);
+        });
+        return banks;
+      });
+  }
+  if (who) {
+    fetch('/playground/session', { credentials: 'same-origin' })
+      .then(function (response) { return response.json(); })
+      .then(function (session) {
+        if (!session.signedIn) return showSignedOut(session.reason);
+        showSignedIn(session, null);
+        return banksOf().then(function (banks) { showSignedIn(session, banks); }, function () { showSignedIn(session, null); });
+      })
+      .catch(function () { who.textContent = 'Could not tell who is signed in (is the gateway up?).'; signIn.hidden = false; });
     signOut.addEventListener('click', function () {
       fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' }).then(function () { location.reload(); });
     });

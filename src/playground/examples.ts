@@ -2,14 +2,11 @@
 export interface ExampleTab {
   query: string;
   variables?: string;
-  headers?: string;
 }
-
-const MERCHANT_HEADERS = JSON.stringify({ Authorization: 'Bearer <merchant key: MERCHANT_KEYS, or the one printed at start>' }, null, 2);
 
 export const EXAMPLE_TABS: readonly ExampleTab[] = [
   {
-    query: `# Welcome to bankgraph. Sign in with the link above (sandbox bank: john / doe), then press the run button.
+    query: `# Welcome to bankgraph. Sign in above (sandbox bank: john / doe), then press the run button.
 # Your session cookie is sent with every request from this page, over HTTP and WebSocket alike.
 query ViewerGraph($first: Int = 5) {
   viewer {
@@ -87,7 +84,8 @@ subscription PayoutUpdated($transactionId: ID!) {
     variables: JSON.stringify({ transactionId: '<transactionId from createPayout>' }, null, 2),
   },
   {
-    query: `# Merchant operations need a merchant key: set it in the Headers tab below.
+    query: `# Merchant operations need a merchant key: paste it into the "Merchant key" field above
+# (MERCHANT_KEYS, or the one printed when the gateway started). Clear the field to act as yourself again.
 query Payment($id: ID!) {
   payment(id: $id) {
     id
@@ -113,7 +111,6 @@ subscription RefundUpdated($paymentId: ID!) {
 }
 `,
     variables: JSON.stringify({ id: '<payment id>', paymentId: '<payment id>', input: { paymentId: '<payment id>', amountInMinor: 100, reference: 'playground' } }, null, 2),
-    headers: MERCHANT_HEADERS,
   },
   {
     query: `# Start an asynchronous data fetch, then subscribe with its id: the result arrives by webhook.

@@ -6,7 +6,9 @@ body { display: flex; flex-direction: column; font-family: system-ui, -apple-sys
 .bankgraph-bar a, .bankgraph-bar button { font: inherit; padding: 0.25rem 0.75rem; border-radius: 6px; border: 1px solid #1f6feb; text-decoration: none; cursor: pointer; }
 .bankgraph-bar a { background: #1f6feb; color: #fff; }
 .bankgraph-bar button { background: #fff; color: #1f6feb; }
-.bankgraph-bar .hint { color: #57606a; }
-.bankgraph-bar input { font: inherit; padding: 0.25rem 0.5rem; min-width: 16rem; border: 1px solid #d0d7de; border-radius: 6px; }
+.bankgraph-bar [hidden] { display: none; }
+.bankgraph-bar #who { color: #24292f; }
+.bankgraph-bar .merchant-key { margin-left: auto; color: #57606a; display: flex; align-items: center; gap: 0.5rem; }
+.bankgraph-bar .merchant-key input { font: inherit; padding: 0.2rem 0.5rem; border: 1px solid #d0d7de; border-radius: 6px; width: 22rem; }
 #graphiql { flex: 1; min-height: 0; }
 `;

@@ -1,17 +1,31 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PlaygroundAssets } from './playground-assets';
 
+/** Who the page is signed in as, for its banner; `reason` says why a session cookie was not accepted. */
+export type PlaygroundSession = { signedIn: true; userId: string } | { signedIn: false; reason?: string };
+
+export interface PlaygroundOptions {
+  sandbox: boolean;
+  /** App identity: requests carry the app's access token, typed into a field of the page, instead of a bank session. */
+  appIdentity?: boolean;
+  /** The browser's own sign-in, read from the session cookie alone (a merchant key typed into the page is not one). */
+  session(req: IncomingMessage): Promise<PlaygroundSession>;
+}
+
+const NONCE_PLACEHOLDER = '__STYLE_NONCE__';
+
 /**
- * The self-hosted GraphiQL: the page at GET / and at GET /graphql for browsers, and its assets under
- * /playground/assets/. Everything comes from installed packages; nothing is fetched from a CDN.
+ * The self-hosted GraphiQL: the page at GET / and at GET /graphql for browsers, its assets under
+ * /playground/assets/, and GET /playground/session for its banner. Everything comes from installed packages;
+ * nothing is fetched from a CDN.
  */
 export class Playground {
   private readonly assets = new PlaygroundAssets();
-  private readonly page: Buffer;
+  private readonly page: string;
 
-  /** `appIdentity`: requests carry the app's access token, typed into a field of the page, instead of a bank session. */
-  constructor(options: { sandbox: boolean; appIdentity: boolean }) {
-    this.page = Buffer.from(this.render(options.sandbox, options.appIdentity));
+  constructor(private readonly options: PlaygroundOptions) {
+    this.page = this.render(options.sandbox, options.appIdentity ?? false);
   }
 
   /** Serves the request when it is the playground's; false otherwise. */
@@ -19,6 +33,12 @@ export class Playground {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if (path === '/' || (path === '/graphql' && wantsHtml(req))) {
       this.sendPage(req, res);
+      return true;
+    }
+    if (path === '/playground/session') {
+      const body = Buffer.from(JSON.stringify(await this.options.session(req)));
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      res.end(req.method === 'HEAD' ? undefined : body);
       return true;
     }
     if (!path.startsWith('/playground/assets/')) return false;
@@ -45,10 +65,13 @@ export class Playground {
   }
 
   private sendPage(req: IncomingMessage, res: ServerResponse): void {
+    // A fresh nonce per page: GraphiQL's menus add <style> elements at run time, which playground.js marks with it.
+    const nonce = randomBytes(16).toString('base64');
+    const page = Buffer.from(this.page.replace(NONCE_PLACEHOLDER, nonce));
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
-      'content-length': this.page.length,
-      'content-security-policy': contentSecurityPolicy(req),
+      'content-length': page.length,
+      'content-security-policy': contentSecurityPolicy(req, nonce),
       'cache-control': 'no-cache',
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'DENY',
@@ -56,17 +79,17 @@ export class Playground {
       'cross-origin-opener-policy': 'same-origin',
       vary: 'accept',
     });
-    res.end(req.method === 'HEAD' ? undefined : this.page);
+    res.end(req.method === 'HEAD' ? undefined : page);
   }
 
   private render(sandbox: boolean, appIdentity: boolean): string {
     const bank = sandbox ? 'the sandbox bank' : 'your bank';
     const identity = appIdentity
-      ? `<label for="access-token">Access token</label>
-<input id="access-token" type="password" autocomplete="off" spellcheck="false" placeholder="your identity provider's access token (JWT)">
+      ? `<label class="merchant-key">Access token <input id="access-token" type="password" autocomplete="off" spellcheck="false" placeholder="your identity provider's access token (JWT)"></label>
 <button id="connect-bank" type="button">Connect ${bank}</button>`
-      : `<a id="sign-in" href="/auth/login?returnTo=/graphql">Sign in with ${bank}</a>
-<button id="sign-out" type="button">Sign out</button>`;
+      : `<span id="who" role="status">Checking who is signed in…</span>
+<a id="sign-in" href="/auth/login?returnTo=/graphql" hidden>Sign in with ${bank}</a>
+<button id="sign-out" type="button" hidden>Sign out</button>`;
     const script = (name: string) => `<script src="${this.assets.url(name)}"></script>`;
     const style = (name: string) => `<link rel="stylesheet" href="${this.assets.url(name)}">`;
     return `<!doctype html>
@@ -75,6 +98,7 @@ export class Playground {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>bankgraph playground</title>
+<meta name="bankgraph-style-nonce" content="${NONCE_PLACEHOLDER}">
 <link rel="icon" href="data:,">
 ${style('graphiql.min.css')}
 ${style('playground.css')}
@@ -83,7 +107,7 @@ ${style('playground.css')}
 <header class="bankgraph-bar">
 <strong>bankgraph</strong>
 ${identity}
-<span class="hint">Merchant operations: put {"Authorization": "Bearer &lt;merchant key&gt;"} in the Headers tab.</span>
+<label class="merchant-key">Merchant key <input id="merchant-key" type="password" autocomplete="off" spellcheck="false" placeholder="for payment and refund operations"></label>
 </header>
 <div id="graphiql">Loading the playground…</div>
 ${script('react.production.min.js')}
@@ -99,17 +123,18 @@ ${script('playground.js')}
 
 /**
  * Scripts, styles, fonts and images only from this origin (GraphiQL's fonts and icons are data: URLs inside its
- * stylesheet); no inline script; network access only to this origin, over HTTP and WebSocket. The WebSocket origin
- * is spelt out because older browsers do not let 'self' cover ws: and wss:.
+ * stylesheet), plus style elements carrying this page's nonce; no inline script; network access only to this
+ * origin, over HTTP and WebSocket. The WebSocket origin is spelt out because older browsers do not let 'self'
+ * cover ws: and wss:.
  */
-export function contentSecurityPolicy(req: IncomingMessage): string {
+export function contentSecurityPolicy(req: IncomingMessage, styleNonce: string): string {
   const host = req.headers.host ?? '';
   // The Host header is reflected into the policy, so it must look like a host and nothing else.
   const socket = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? ` ws://${host} wss://${host}` : '';
   return [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self'",
+    `style-src 'self' 'nonce-${styleNonce}'`,
     "img-src 'self' data:",
     "font-src 'self' data:",
     `connect-src 'self'${socket}`,

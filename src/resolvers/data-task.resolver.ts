@@ -14,8 +14,8 @@ import { DataTask } from '../schema/data-task.type';
 import { IdArgs } from '../schema/id.args';
 import { StartDataTaskArgs } from '../schema/start-data-task.args';
 import type { Transaction } from '../schema/transaction.type';
-import { toDataTask, toDataTaskSnapshot, type DataTaskSnapshot } from '../subscriptions/data-task.snapshot';
-import { findOwnTask, startDataTask } from '../subscriptions/data-tasks';
+import { toDataTask, toDataTaskSnapshot, type DataTaskSnapshot } from '../data-tasks/data-task.snapshot';
+import { findOwnTask, startDataTask } from '../data-tasks/data-tasks';
 import { dataTaskStream } from '../subscriptions/streams';
 
 @Resolver(() => DataTask)

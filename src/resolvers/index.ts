@@ -1,4 +1,4 @@
-import type { NonEmptyArray } from 'type-graphql';
+import type { ClassType, NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from './account.resolver';
 import { BankConnectionResolver } from './bank-connection.resolver';
 import { CardResolver } from './card.resolver';
@@ -12,7 +12,7 @@ import { ViewerMoneyResolver } from './viewer-money.resolver';
 import { UserResolver } from './user.resolver';
 import { ViewerResolver } from './viewer.resolver';
 
-export const RESOLVERS: NonEmptyArray<Function> = [
+export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,
   UserResolver,
   AccountResolver,

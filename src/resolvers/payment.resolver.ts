@@ -5,7 +5,7 @@ import { refundedAmount } from '../mappers/refund.mapper';
 import { IdArgs } from '../schema/id.args';
 import { Payment } from '../schema/payment.type';
 import { validatePaymentId } from '../validation/id.validator';
-import { refundsOfPayment } from './refund.workflow';
+import { refundsOfPayment } from '../refunds/refund.workflow';
 
 @Resolver(() => Payment)
 export class PaymentResolver {

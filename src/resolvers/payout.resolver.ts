@@ -1,22 +1,37 @@
 import { Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import { requireAnyPrincipal } from '../auth/principal';
+import { requireAnyPrincipal, requireMerchant } from '../auth/principal';
 import type { GatewayContext } from '../context';
+import { approvePayout, createPayout, declinePayout, readPayout } from '../payouts/payout.workflow';
 import { CreatePayoutArgs } from '../schema/create-payout.args';
+import { DeclinePayoutArgs } from '../schema/decline-payout.args';
 import { PayoutArgs } from '../schema/payout.args';
 import { Payout } from '../schema/payout.type';
+import { validateDeclineReason } from '../validation/decline-reason.validator';
 import { validateTransactionId } from '../validation/id.validator';
 import { validatePayoutInput } from '../validation/payout-input.validator';
-import { createPayout, readPayout } from './payout.workflow';
 
 @Resolver(() => Payout)
 export class PayoutResolver {
   @Mutation(() => Payout, {
     description:
-      'Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout.',
+      'Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. Limits refuse with PAYOUT_LIMIT_EXCEEDED; a session\'s payout above the approval threshold is recorded as awaiting-approval.',
   })
   createPayout(@Args() { input }: CreatePayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
     const caller = requireAnyPrincipal(context.principal);
-    return createPayout(context, caller, validatePayoutInput(input));
+    const explicitId = input.transactionId !== undefined && input.transactionId !== null;
+    return createPayout(context, caller, validatePayoutInput(input), explicitId);
+  }
+
+  @Mutation(() => Payout, { description: 'Sends a payout that is awaiting approval to the provider. Needs a merchant key.' })
+  approvePayout(@Args() { transactionId }: PayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
+    requireMerchant(context.principal);
+    return approvePayout(context, validateTransactionId(transactionId));
+  }
+
+  @Mutation(() => Payout, { description: 'Ends a payout that is awaiting approval with status declined; it is never sent. Needs a merchant key.' })
+  declinePayout(@Args() { transactionId, reason }: DeclinePayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
+    requireMerchant(context.principal);
+    return declinePayout(context, validateTransactionId(transactionId), validateDeclineReason(reason));
   }
 
   @Query(() => Payout, {

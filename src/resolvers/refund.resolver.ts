@@ -4,7 +4,7 @@ import type { GatewayContext } from '../context';
 import { RefundPaymentArgs } from '../schema/refund-payment.args';
 import { Refund } from '../schema/refund.type';
 import { validateRefundInput } from '../validation/refund-input.validator';
-import { refundPayment } from './refund.workflow';
+import { refundPayment } from '../refunds/refund.workflow';
 
 @Resolver(() => Refund)
 export class RefundResolver {

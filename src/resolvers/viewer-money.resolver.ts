@@ -5,7 +5,7 @@ import { toVerifiedBeneficiary } from '../mappers/verification.mapper';
 import { Payout } from '../schema/payout.type';
 import { VerifiedBeneficiary } from '../schema/verified-beneficiary.type';
 import { Viewer } from '../schema/viewer.type';
-import { payoutsOf } from './payout.workflow';
+import { payoutsOf } from '../payouts/payout.workflow';
 
 /** The viewer's money fields: from the gateway's own stores, not the data API, so they live apart from ViewerResolver. */
 @Resolver(() => Viewer)

@@ -1,3 +1,5 @@
+import { jsonLineLog, type SandboxLog } from './log';
+
 /**
  * Sandbox time: real time multiplied by `timeScale`, plus whatever tests skipped with `advance`.
  * Everything that happens "later" at the provider (withdrawal stages, refund execution, token expiry, async tasks)
@@ -14,6 +16,7 @@ export class SandboxClock {
   constructor(
     readonly timeScale = 1,
     start: Date = new Date(),
+    private readonly log: SandboxLog = jsonLineLog(),
   ) {
     if (!(timeScale > 0)) throw new RangeError(`timeScale must be a positive number, got ${timeScale}`);
     this.sandboxStart = start.getTime();
@@ -63,7 +66,7 @@ export class SandboxClock {
         task.run();
       } catch (error) {
         // One broken task must not stop the clock (or the process) for everything scheduled after it.
-        console.error('sandbox: a scheduled task failed', error);
+        this.log.error('a scheduled task failed', { err: error });
       }
     }
     this.arm();

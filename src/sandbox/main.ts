@@ -1,3 +1,4 @@
+import { jsonLineLog } from './log';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox';
 
 /**
@@ -68,18 +69,19 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(describeSandbox(sandbox));
+  const log = jsonLineLog();
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
-      console.error(`sandbox: ${signal} again, exiting now`);
+      log.warn('second signal: exiting now', { signal });
       process.exit(1);
     }
     stopping = true;
-    console.log(`sandbox: ${signal}, stopping`);
+    log.info('stopping', { signal });
     sandbox.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error('sandbox: error while stopping', error);
+        log.error('error while stopping', { err: error });
         process.exit(1);
       },
     );

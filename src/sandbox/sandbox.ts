@@ -21,6 +21,7 @@ import { registerVerificationRoutes } from './verification/verification.routes';
 import { registerDataRoutes } from './data/data.routes';
 import { registerWithdrawalRoutes } from './payouts/withdrawal.routes';
 import { registerRefundRoutes } from './payments/refund.routes';
+import { isClientHangUp, jsonLineLog, type SandboxLog } from './log';
 
 export interface SandboxOptions {
   /** 0 picks a free port (tests). */
@@ -39,6 +40,8 @@ export interface SandboxOptions {
   paymentsWebhookUrl?: string;
   fixtures?: FixtureSizes;
   webhookRetryDelaysMs?: number[];
+  /** JSON lines on stdout when omitted. */
+  log?: SandboxLog;
 }
 
 export interface Sandbox {
@@ -53,7 +56,8 @@ export const DEFAULT_REDIRECT_URIS = ['http://localhost/auth/callback', 'http://
 const WEBHOOK_KEY_ID = 'sandbox-webhooks-1';
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const clock = new SandboxClock(options.timeScale ?? 1);
+  const log = options.log ?? jsonLineLog();
+  const clock = new SandboxClock(options.timeScale ?? 1, new Date(), log);
   const webhookKey = generateSigningKey();
   let origin = '';
   const client: SandboxClient = {
@@ -89,8 +93,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const latencyMs = options.latencyMs ?? 0;
   const server = createServer((message, res) => {
     void handle(message, res).catch((error: unknown) => {
+      if (isClientHangUp(error, message.destroyed)) {
+        res.destroy();
+        return;
+      }
       // Handlers turn expected failures into provider errors; reaching here is a sandbox bug, so say so loudly.
-      console.error('sandbox: unhandled error', error);
+      log.error('unhandled error', { method: message.method, path: message.url?.split('?')[0], err: error });
       if (!res.headersSent) sendProblem(res, new Problem(500, 'internal-server-error', 'The sandbox failed unexpectedly.'));
       else res.destroy();
     });

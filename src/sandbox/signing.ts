@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
 /**
- * TrueLayer request signing v2 (see the README): a compact JWS, ES512, with the payload detached.
+ * TrueLayer request signing v2 (see docs/provider-choices.md): a compact JWS, ES512, with the payload detached.
  * The sandbox verifies clients' requests with it and signs its own webhooks with it.
  */
 export interface SignedParts {

@@ -13,7 +13,7 @@ export interface WebhookDelivery {
   delivered: boolean;
 }
 
-/** Real-time backoff between attempts (README: 1 s, 2 s, 4 s, 8 s); tests may shorten it. */
+/** Real-time backoff between attempts (docs/provider-choices.md: 1 s, 2 s, 4 s, 8 s); tests may shorten it. */
 const DEFAULT_RETRY_DELAYS_MS = [1000, 2000, 4000, 8000];
 
 /** Signs and POSTs webhooks, retrying until a 2xx; keeps a log for tests (`GET /sandbox/webhooks`). */

@@ -3,6 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import {
   buildSchema,
   type AuthChecker,
+  type ClassType,
   type ContainerGetter,
   type ContainerType,
   type NonEmptyArray,
@@ -36,7 +37,7 @@ import { Viewer } from './viewer.type';
 
 // Listed as orphaned types so every contract type is in the schema whichever resolvers exist: a build with only
 // some resolvers still emits the whole type layer, and a missing root field shows up as just that.
-const CONTRACT_CLASSES: Function[] = [
+const CONTRACT_CLASSES: ClassType[] = [
   Viewer,
   Provider,
   AccountNumber,
@@ -78,7 +79,7 @@ const SCHEMA_ONLY_PUBSUB: PubSub = {
 };
 
 export interface GatewaySchemaOptions<TContext extends object = object> {
-  resolvers: NonEmptyArray<Function>;
+  resolvers: NonEmptyArray<ClassType>;
   /** The event bus a server's subscriptions use; omitted when the schema is only printed. */
   pubSub?: PubSub;
   /** Required as soon as a resolver uses @Authorized. */

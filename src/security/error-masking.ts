@@ -1,4 +1,4 @@
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ERROR_CODES, GatewayError, type ErrorCode } from '../errors';
 import { isTokenLimitMessage, OPERATION_LIMIT_REASON, withoutSuggestions } from './operation-limits';
 
@@ -17,33 +17,39 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal error; quote the request id when
 export type ErrorMasker = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 
 /**
- * What a client may see of an error, for HTTP (Apollo's formatError) and WebSocket alike: the gateway's own errors
- * as raised, request errors as BAD_USER_INPUT with GraphQL's explanation, anything else as INTERNAL_SERVER_ERROR
- * with no message, stack or provider body. Logging is the caller's job: it knows the request id.
+ * What a client may see of an error, for HTTP (Apollo's formatError) and WebSocket alike, decided by where the error
+ * came from, never by the code it carries (Apollo gives any thrown value a code of its own):
+ * - the gateway's own errors (GatewayError subclasses) as raised, except InternalServerError, whose message
+ *   describes the fault (a scalar quoting the provider value it refused) for the log;
+ * - errors about the request itself, raised before anything executed (parse, validation, variables, the gateway's
+ *   guards): BAD_USER_INPUT with GraphQL's explanation, or the guard's refusal as it is;
+ * - anything else (a TypeError in a resolver, a scalar refusing a provider value, a library's error) as
+ *   INTERNAL_SERVER_ERROR with no message, stack or provider text.
+ * Logging is the caller's job: it knows the request id.
  */
 export function createErrorMasker(options: { production: boolean }): ErrorMasker {
   return function maskError(formatted, error) {
     const known = gatewayErrorOf(error);
-    if (known) return { ...formatted, message: known.message, extensions: { ...known.extensions } };
+    if (known && !isUnexpected(known)) return { ...formatted, message: known.message, extensions: { ...known.extensions } };
     const code = formatted.extensions?.code;
-    if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
-      const message = options.production ? withoutSuggestions(formatted.message) : formatted.message;
-      const { limit, max } = formatted.extensions ?? {};
-      if (typeof limit === 'string') {
-        return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, reason: OPERATION_LIMIT_REASON, limit, max } };
-      }
-      if (code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitMessage(message)) {
-        return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, reason: OPERATION_LIMIT_REASON, limit: 'maxTokens' } };
-      }
-      return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, ...(code === 'BAD_USER_INPUT' ? {} : { reason: code }) } };
+    if (isUnexpected(error, formatted) || typeof code !== 'string') {
+      return {
+        message: INTERNAL_ERROR_MESSAGE,
+        ...(formatted.path ? { path: formatted.path } : {}),
+        ...(formatted.locations ? { locations: formatted.locations } : {}),
+        extensions: { code: 'INTERNAL_SERVER_ERROR' satisfies ErrorCode },
+      };
     }
-    if (typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code)) return formatted;
-    return {
-      message: INTERNAL_ERROR_MESSAGE,
-      ...(formatted.path ? { path: formatted.path } : {}),
-      ...(formatted.locations ? { locations: formatted.locations } : {}),
-      extensions: { code: 'INTERNAL_SERVER_ERROR' satisfies ErrorCode },
-    };
+    if (!REQUEST_ERROR_CODES.has(code)) return formatted;
+    const message = options.production ? withoutSuggestions(formatted.message) : formatted.message;
+    const { limit, max } = formatted.extensions ?? {};
+    if (typeof limit === 'string') {
+      return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, reason: OPERATION_LIMIT_REASON, limit, max } };
+    }
+    if (code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitMessage(message)) {
+      return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, reason: OPERATION_LIMIT_REASON, limit: 'maxTokens' } };
+    }
+    return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, ...(code === 'BAD_USER_INPUT' ? {} : { reason: code }) } };
   };
 }
 
@@ -54,9 +60,18 @@ export function gatewayErrorOf(error: unknown): GatewayError | undefined {
   return error instanceof GatewayError ? error : undefined;
 }
 
-/** True when masking hid the error: the log must then carry what the client did not get. */
-export function isUnexpected(error: unknown): boolean {
-  if (gatewayErrorOf(error)) return false;
-  const code = (error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
-  return !(typeof code === 'string' && (REQUEST_ERROR_CODES.has(code) || (ERROR_CODES as readonly string[]).includes(code)));
+/**
+ * True when masking hides the error (the log must then carry what the client did not get): an InternalServerError, or not the gateway's own,
+ * and either raised while executing (it has a path), or wrapping something that is not a GraphQL error, or carrying
+ * no code a request refusal has.
+ */
+export function isUnexpected(error: unknown, formatted?: GraphQLFormattedError): boolean {
+  const known = gatewayErrorOf(error);
+  if (known) return known.code === 'INTERNAL_SERVER_ERROR';
+  const graphqlError = error as { path?: unknown; originalError?: unknown; extensions?: { code?: unknown } } | undefined;
+  if ((formatted?.path ?? graphqlError?.path) !== undefined) return true;
+  const original = graphqlError?.originalError;
+  if (original !== undefined && original !== null && !(original instanceof GraphQLError)) return true;
+  const code = formatted?.extensions?.code ?? graphqlError?.extensions?.code;
+  return !(typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR' && (REQUEST_ERROR_CODES.has(code) || (ERROR_CODES as readonly string[]).includes(code)));
 }

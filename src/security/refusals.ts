@@ -3,7 +3,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { ErrorCode } from '../errors';
 
 /**
- * The gateway's own rate limit has no code of its own in DESIGN.md's fixed list, and UPSTREAM_RATE_LIMITED means the
+ * The gateway's own rate limit has no code of its own in the fixed list (docs/api.md), and UPSTREAM_RATE_LIMITED means the
  * provider is limiting the gateway. It is FORBIDDEN ("you may not do this right now") with `reason: RATE_LIMITED`
  * and `retryAfterSeconds`; over HTTP the status is 429 with Retry-After, which generic HTTP clients already honour.
  */

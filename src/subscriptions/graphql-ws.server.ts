@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import {
+  execute,
   getOperationAST,
   GraphQLError,
   parse,
@@ -14,8 +15,10 @@ import {
 import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import { withOperationDeadline } from '../datasources/operation-deadline';
 import { createContext, formatPartialFailure, type GatewayContext } from '../context';
 import type { Services } from '../services';
+import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
 import { sharedSubscribe } from './shared-subscribe';
 
@@ -26,8 +29,12 @@ export interface GraphqlWsOptions {
   validationRules: readonly ValidationRule[];
   /** The largest message accepted, as for an HTTP body; a larger one closes the socket (1009). */
   maxPayloadBytes: number;
+  /** The deadline of each query and mutation, as over HTTP; a subscription lives as long as its client wants. */
+  operationTimeoutMs: number;
   /** The HTTP side's error masking, so a WebSocket client sees the same errors. */
   maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  /** Which connections may sign in with the session cookie (cross-site WebSocket hijacking). */
+  originPolicy: WebSocketOriginPolicy;
   /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
   wrap?(options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
 }
@@ -69,7 +76,14 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
     wrap({
       schema,
+      execute: (args) => withOperationDeadline(options.operationTimeoutMs, () => execute(args)),
       subscribe: sharedSubscribe,
+      onConnect: (ctx) => {
+        if (options.originPolicy.admits(ctx.extra.request, ctx.connectionParams)) return true;
+        services.logger.warn({ origin: ctx.extra.request.headers.origin }, 'WebSocket refused: session cookie from a foreign origin');
+        ctx.extra.socket.close(4403, FOREIGN_ORIGIN_REASON);
+        return false;
+      },
       onSubscribe: (_ctx, _id, payload) => {
         const checked = checkDocument(payload.query);
         if ('errors' in checked) return checked.errors;
@@ -119,6 +133,8 @@ function requestError(error: GraphQLError, code: string): GraphQLError {
     source: error.source,
     positions: error.positions,
     path: error.path,
+    // Kept so masking sees where the error came from, as it does over HTTP.
+    originalError: error.originalError,
     extensions: { ...error.extensions, code },
   });
 }

@@ -1,13 +1,12 @@
-import KeyvPostgres from '@keyv/postgres';
-import type Keyv from 'keyv';
 import type { ResolvedConfig } from '../config';
 import type { ProviderHttpClient } from '../datasources/http.client';
 import type { PaymentsClient } from '../datasources/payments.client';
 import type { PayoutClient } from '../datasources/payout.client';
+import type { Database } from '../db/database';
 import type { Logger } from '../logger';
-import { DataTaskStore } from '../store/data-task.store';
-import { KeyvEventInbox, PostgresEventInbox, RedisEventInbox, type EventInbox, type InboxEntry, type SqlQuery } from '../store/webhook-inbox.store';
-import { DataTaskResults } from './data-tasks';
+import { DataTaskStore } from '../data-tasks/data-task.store';
+import { EventInbox } from '../webhooks/event-inbox';
+import { DataTaskResults } from '../data-tasks/data-tasks';
 import { MemoryEventBus, type EventBus } from './event-bus';
 import { JwksKeyCache } from './jwks-cache';
 import { InProcessLeases, RedisLeases, type Leases } from './lease';
@@ -59,8 +58,8 @@ export interface LiveDependencies {
   http: ProviderHttpClient;
   payments: PaymentsClient;
   payouts: PayoutClient;
-  /** A keyv store on STORE_URL under a namespace (services.ts owns their lifecycle). */
-  store<T>(namespace: string): Keyv<T>;
+  /** The relational store: data tasks and the webhook inbox. */
+  database: Database;
   /** Counts each webhook delivery by source and outcome (metrics). */
   onWebhook?(source: string, outcome: string): void;
 }
@@ -68,8 +67,8 @@ export interface LiveDependencies {
 /**
  * Which backend does what:
  * - events (EventBus) follow PUBSUB_URL: memory, or Redis channels shared by every instance;
- * - the webhook inbox follows STORE_URL, atomically wherever the store is shared (Redis SET NX, Postgres primary
- *   key); SQLite serves one instance, so an in-process lock suffices there;
+ * - the webhook inbox and data tasks live in the relational store (STORE_URL), whose primary keys and conditional
+ *   updates hold across every instance sharing it;
  * - payout-watcher leases follow PUBSUB_URL: with Redis events, one instance watches for all; with in-memory
  *   events each instance has only its own subscribers, so each watches for them.
  */
@@ -83,13 +82,12 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     if (!connection) connections.set(key, (connection = new RedisConnection(url, role, logger)));
     return connection;
   };
-
   const bus: EventBus = isRedisUrl(config.pubsubUrl)
     ? new RedisEventBus(redis(config.pubsubUrl, 'commands'), redis(config.pubsubUrl, 'subscriber'), prefix, logger)
     : new MemoryEventBus(logger);
   const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
-  const inbox = createInbox(config.storeUrl, prefix, (url) => redis(url, 'commands'), deps);
-  const dataTasks = new DataTaskStore(deps.store('data-tasks'));
+  const inbox = new EventInbox(deps.database);
+  const dataTasks = new DataTaskStore(deps.database);
 
   let publicUrl = config.publicUrl;
   const jwks = new JwksKeyCache(
@@ -134,15 +132,4 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await Promise.allSettled([...connections.values()].map((connection) => connection.close()));
     },
   };
-}
-
-function createInbox(storeUrl: string, prefix: string, redis: (url: string) => RedisConnection, deps: LiveDependencies): EventInbox {
-  if (isRedisUrl(storeUrl)) return new RedisEventInbox(redis(storeUrl), prefix);
-  if (/^postgres(ql)?:\/\//.test(storeUrl)) {
-    // keyv's Postgres adapter shares one pg pool per URL; its `query` runs any SQL on it.
-    const adapter = new KeyvPostgres({ uri: storeUrl, table: 'bankgraph' });
-    adapter.on('error', () => undefined);
-    return new PostgresEventInbox(adapter.query as SqlQuery);
-  }
-  return new KeyvEventInbox(deps.store<InboxEntry>('webhook-inbox'));
 }

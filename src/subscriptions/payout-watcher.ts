@@ -4,16 +4,7 @@ import type { Logger } from '../logger';
 import type { EventBus } from './event-bus';
 import type { Leases } from './lease';
 import { topics } from './topics';
-
-/** README, Withdrawals: nothing changes after these. */
-export const FINAL_PAYOUT_STATUSES: ReadonlySet<string> = new Set(['settled', 'rejected', 'failed']);
-
-const STAGE_RANK: Readonly<Record<string, number>> = { 'pending-submission': 0, authorised: 1, submitted: 2, settled: 3, rejected: 3, failed: 3 };
-
-/** How far along a payout is; an unknown status ranks with submitted, so it is neither lost nor final. */
-export function payoutRank(status: string): number {
-  return STAGE_RANK[status] ?? 2;
-}
+import { FINAL_PAYOUT_STATUSES } from '../payouts/payout-status';
 
 export interface PayoutWatchSettings {
   /** First read after a subscriber arrives, and again after every change. Default 500 ms. */

@@ -1,4 +1,4 @@
-import { createClient } from '@keyv/redis';
+import { createClient } from 'redis';
 import type { Logger } from '../logger';
 
 export type RedisClient = ReturnType<typeof createClient>;

@@ -3,22 +3,22 @@ import type { GatewayContext } from '../context';
 import { NotFoundError } from '../errors';
 import { toPayout } from '../mappers/payout.mapper';
 import { toRefund } from '../mappers/refund.mapper';
-import { ownerOf, readPayout } from '../resolvers/payout.workflow';
-import { getRefund, refundsOfPayment } from '../resolvers/refund.workflow';
+import { ownerOf, readPayout } from '../payouts/payout.workflow';
+import { getRefund, refundsOfPayment } from '../refunds/refund.workflow';
 import type { ProviderWithdrawal } from '../datasources/provider-types';
 import type { Payout } from '../schema/payout.type';
 import { RefundStatus } from '../schema/refund-status.enum';
 import type { Refund } from '../schema/refund.type';
-import { dataTaskStatusRank, isFinalDataTaskStatus } from '../store/data-task.store';
-import { sameOwner } from '../store/payout.store';
+import { dataTaskStatusRank, isFinalDataTaskStatus } from '../data-tasks/data-task.store';
+import { sameOwner } from '../payouts/payout-ledger';
+import { FINAL_PAYOUT_STATUSES, payoutRank } from '../payouts/payout-status';
 import { validatePaymentId, validateTransactionId } from '../validation/id.validator';
 import { InputProblems } from '../validation/input-problems';
 import { isUuid, shown } from '../validation/text-rules';
-import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
+import { toDataTaskSnapshot, type DataTaskSnapshot } from '../data-tasks/data-task.snapshot';
 import { sharedMapping } from './shared-subscribe';
-import { requireOwnTask } from './data-tasks';
+import { requireOwnTask } from '../data-tasks/data-tasks';
 import { liveStream } from './live-stream';
-import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-watcher';
 import { topics } from './topics';
 import type { RefundEvent } from './webhook.handlers';
 
@@ -105,11 +105,11 @@ export async function refundStream(
 export async function payoutStream(context: GatewayContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
   const caller = requireAnyPrincipal(context.principal);
   const transactionId = validateTransactionId(transactionIdArg);
-  const { live, payoutRecords } = context.services;
+  const { live, payoutLedger } = context.services;
   const notFound = (): NotFoundError =>
     new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
   if (caller.kind === 'user') {
-    const record = await payoutRecords.get(transactionId);
+    const record = await payoutLedger.get(transactionId);
     if (!record || !sameOwner(record.owner, ownerOf(caller))) throw notFound();
   }
   let release: (() => void) | undefined;

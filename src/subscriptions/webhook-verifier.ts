@@ -21,7 +21,7 @@ export interface ReceivedWebhook {
 }
 
 /**
- * Checks `Tl-Signature` as README "Webhooks" fixes it: a v2 detached ES512 JWS whose header names the provider's
+ * Checks `Tl-Signature` as docs/provider-choices.md, "Webhooks", fixes it: a v2 detached ES512 JWS whose header names the provider's
  * JWKS (`jku`, which must be on the allow-list exactly) and `kid`, covering `POST <path>`, the
  * X-Tl-Webhook-Timestamp header and the raw body. The timestamp must be covered and recent, so a captured delivery
  * cannot be replayed later; within the window, the inbox's event-id deduplication makes a replay harmless.

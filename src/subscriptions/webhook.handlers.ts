@@ -2,11 +2,11 @@ import type { PaymentsClient } from '../datasources/payments.client';
 import type { ProviderRefund } from '../datasources/provider-types';
 import type { Logger } from '../logger';
 import { DataTaskStatus } from '../schema/data-task-status.enum';
-import { hashTaskToken, isFinalDataTaskStatus, type DataTaskStore } from '../store/data-task.store';
-import type { EventInbox } from '../store/webhook-inbox.store';
+import { hashTaskToken, isFinalDataTaskStatus, type DataTaskStore } from '../data-tasks/data-task.store';
+import type { EventInbox } from '../webhooks/event-inbox';
 import { isUuid } from '../validation/text-rules';
 import type { EventBus } from './event-bus';
-import { toDataTaskSnapshot } from './data-task.snapshot';
+import { toDataTaskSnapshot } from '../data-tasks/data-task.snapshot';
 import { topics } from './topics';
 import type { WebhookHandlers, WebhookOutcome } from './webhook.receiver';
 
@@ -108,10 +108,7 @@ export function createWebhookHandlers(deps: WebhookHandlerDeps): WebhookHandlers
       }
       const at = now().toISOString();
       await deps.dataTasks.bindTask(taskId, request);
-      await deps.dataTasks.recordState(
-        { taskId, status, providerStatus, completedAt: isFinalDataTaskStatus(status) ? at : null, updatedAt: at },
-        request,
-      );
+      await deps.dataTasks.recordState({ taskId, status, providerStatus, completedAt: isFinalDataTaskStatus(status) ? at : null, updatedAt: at });
       const claimed = await deps.inbox.claim({ source: 'data', eventId: `${taskId}:${status}`, type: providerStatus, receivedAt: at, body });
       if (!claimed) return { status: 200, result: 'duplicate' };
       return {

@@ -32,7 +32,7 @@ export interface WebhookStats {
 }
 
 /**
- * `POST /webhooks/payments` and `POST /webhooks/data/:token` (DESIGN.md, "Webhooks and subscriptions"), in this
+ * `POST /webhooks/payments` and `POST /webhooks/data/:token` (docs/provider-choices.md, "Webhooks and subscriptions in the gateway"), in this
  * order: the body is read up to MAX_WEBHOOK_BODY_BYTES (413 beyond); Tl-Signature is verified over the raw bytes
  * (401, or 503 when the provider's keys cannot be fetched); the body must be a JSON object (400); then the
  * handler validates the fields (400), knows the task token (404), ignores unknown kinds (202), and stores the

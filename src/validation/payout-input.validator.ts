@@ -7,7 +7,7 @@ import { InputProblems } from './input-problems';
 import { characterCount, hasControlCharacters, isPositiveSafeInteger, isUuid, shown } from './text-rules';
 
 /**
- * The provider's limit on beneficiary_reference (README, Withdrawals: what the beneficiary's bank can show on a
+ * The provider's limit on beneficiary_reference (docs/provider-choices.md, Withdrawals: what the beneficiary's bank can show on a
  * statement, like a UK Faster Payments reference).
  */
 export const MAX_PAYOUT_REFERENCE_CHARACTERS = 18;

@@ -20,6 +20,7 @@ export function characterCount(text: string): number {
 
 /** C0/C1 control characters (tab and newline included) have no place in a name or a statement reference. */
 export function hasControlCharacters(text: string): boolean {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   return /[\u0000-\u001f\u007f-\u009f]/.test(text);
 }
 

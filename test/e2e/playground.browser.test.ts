@@ -2,15 +2,20 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { paymentId } from '../../src/sandbox/fixtures/payments';
 import { CHROMIUM_ARGS, ensureChromium } from '../helpers/chromium';
 import { readFixtures, userNamed } from '../helpers/fixtures';
-import { startStack, type Stack } from '../helpers/stack';
+import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
+const EXAMPLE_TITLES = ['ViewerGraph', 'VerifyAccountHolder', 'PayoutUpdated', 'Payment', 'StartDataTask'];
+
+type Answer = { data?: Record<string, any> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
 
 /**
- * The playground in a real browser: served by the gateway under a strict CSP, signed in through the sandbox bank's
- * page, running a query whose answer shows in the result pane, and reaching the WebSocket with the session cookie.
+ * The playground in a real browser, as a new user meets it: served by the gateway under a strict CSP, signed out
+ * and then signed in through the sandbox bank's page, every example tab run (a subscription among them), and a
+ * reload. No step may log a CSP violation or a console error.
  */
 describe('the playground in Chromium', () => {
   let stack: Stack;
@@ -29,6 +34,10 @@ describe('the playground in Chromium', () => {
       if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) consoleProblems.push(message.text());
     });
     page.on('pageerror', (error) => consoleProblems.push(`page error: ${error.message}`));
+    // What a failed request was about, next to the console's bare "Failed to load resource".
+    page.on('response', async (answer) => {
+      if (answer.status() >= 400) consoleProblems.push(`HTTP ${answer.status()} ${answer.url()}: ${(await answer.text().catch(() => '')).slice(0, 300)}`);
+    });
   }, 15 * 60_000);
 
   afterAll(async () => {
@@ -37,72 +46,188 @@ describe('the playground in Chromium', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  it('signs in through the sandbox bank, runs a query and shows the accounts', async () => {
-    // GraphiQL loads the schema first (its introspection query is exactly as deep as GRAPHQL_MAX_DEPTH allows).
+  /** Replaces a CodeMirror editor's text through its API (the query editor or the variables editor). */
+  async function setEditor(which: 'query' | 'variables', text: string): Promise<void> {
+    const selector =
+      which === 'query' ? '.graphiql-query-editor .CodeMirror' : '.graphiql-editor-tool[aria-label="Variables"] .graphiql-editor:not(.hidden) .CodeMirror';
+    await page
+      .locator(selector)
+      .first()
+      .evaluate((element, value) => (element as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(value), text);
+  }
+
+  async function response(): Promise<string> {
+    return page
+      .locator('.graphiql-response .CodeMirror')
+      .first()
+      .evaluate((element) => (element as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue());
+  }
+
+  /** Runs the active tab's operation (picking `operation` from the menu when the tab holds several) and waits for an answer that `done` accepts. */
+  async function run(
+    operation: string,
+    done: (answer: Answer) => boolean = () => true,
+    several = operation !== 'ViewerGraph' && operation !== 'PayoutUpdated',
+  ): Promise<Answer> {
+    // Emptied first, so the answer read below is this run's and not the previous one.
+    await page
+      .locator('.graphiql-response .CodeMirror')
+      .first()
+      .evaluate((element) => (element as unknown as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(''));
+    // The cursor on the comment at the top is in no operation: GraphiQL then runs a lone operation at once and
+    // asks which one to run when there are several (the picker whose styles the CSP nonce admits).
+    await page
+      .locator('.graphiql-query-editor .CodeMirror')
+      .first()
+      .evaluate((element) => {
+        const editor = (element as unknown as { CodeMirror: { focus(): void; setCursor(line: number, ch: number): void } }).CodeMirror;
+        editor.focus();
+        editor.setCursor(0, 0);
+      });
+    await page.locator('.graphiql-execute-button').click();
+    const picker = page.getByRole('menuitem', { name: operation, exact: true });
+    if (several) await picker.click({ timeout: 5_000 });
+    let answer: Answer | undefined;
+    let text = '';
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+      text = await response();
+      if (text.trim().startsWith('{')) {
+        try {
+          const parsed = JSON.parse(text) as Answer;
+          if (done(parsed)) return parsed;
+          answer = parsed;
+        } catch {
+          // A subscription's pane can be mid-update; read it again.
+        }
+      }
+      await page.waitForTimeout(100);
+    }
+    throw new Error(`no accepted answer from ${operation}; last seen: ${JSON.stringify(answer)}; the pane: ${text.slice(0, 500)}`);
+  }
+
+  async function openTab(title: string): Promise<void> {
+    await page.locator('.graphiql-tab-button', { hasText: title }).first().click();
+    await page.locator('.graphiql-tab-active .graphiql-tab-button', { hasText: title }).waitFor();
+  }
+
+  it('opens signed out: says so, offers only Sign in, and a query run signed out is told to sign in', async () => {
     const introspection = page.waitForResponse((candidate) => candidate.request().postData()?.includes('IntrospectionQuery') ?? false);
-    const response = await page.goto(`${stack.gateway.url}/graphql`);
-    const schemaAnswer = await introspection;
-    expect(schemaAnswer.status()).toBe(200);
-    expect(((await schemaAnswer.json()) as { data?: { __schema?: unknown } }).data?.__schema).toBeDefined();
-    expect(response?.status()).toBe(200);
-    const csp = response!.headers()['content-security-policy'] ?? '';
-    expect(csp).toContain("default-src 'self'");
-    expect(csp).toContain("script-src 'self'");
+    const opened = await page.goto(`${stack.gateway.url}/graphql`);
+    expect(opened?.status()).toBe(200);
+    expect((await introspection).status()).toBe(200);
+    const csp = opened!.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toMatch(/style-src 'self' 'nonce-[A-Za-z0-9+/=]{24}';/);
     expect(csp).not.toContain('unsafe-inline');
-    expect(csp).not.toContain('unsafe-eval');
     await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
 
-    // Sign in: the link goes through /auth/login to the bank's page and comes back to the playground.
-    await page.getByRole('link', { name: 'Sign in with the sandbox bank' }).click();
+    await expect(page.locator('#who').textContent()).resolves.toBe('Not signed in.');
+    expect(await page.locator('#sign-in').isVisible()).toBe(true);
+    expect(await page.locator('#sign-out').isVisible()).toBe(false);
+    expect(await page.locator('.graphiql-tab-button').allTextContents()).toEqual(EXAMPLE_TITLES);
+
+    const answer = await run('ViewerGraph');
+    expect(answer.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(answer.errors?.[0]?.message).toContain('In a browser: use "Sign in"');
+  }, 60_000);
+
+  it('signs in through the sandbox bank; the banner shows the user and their bank, and only Sign out', async () => {
+    await page.locator('#sign-in').click();
     await page.waitForSelector('input[name="password"]');
     await page.fill('input[name="username"]', 'john');
     await page.fill('input[name="password"]', 'doe');
     await Promise.all([page.waitForURL(`${stack.gateway.url}/graphql`), page.locator('form button[type="submit"], form input[type="submit"]').first().click()]);
     await page.waitForSelector('.graphiql-container');
+    await page.locator('#who', { hasText: 'banks: mock' }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('#who').textContent()).toMatch(/^Signed in as user_[\w-]+ · banks: mock$/);
+    expect(await page.locator('#sign-in').isVisible()).toBe(false);
+    expect(await page.locator('#sign-out').isVisible()).toBe(true);
     const cookies = await context.cookies(stack.gateway.url);
     expect(cookies.find((cookie) => cookie.name === 'bankgraph_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+  }, 60_000);
 
-    // Type the query into the editor, as a person would (insertText: no auto-closed brackets), and run it.
-    const editor = page.locator('.graphiql-query-editor .CodeMirror').first();
-    await editor.click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText('{ viewer { accounts { displayName balance { current } } } }');
-    await page.locator('.graphiql-execute-button').click();
-
+  it('runs every example tab: the viewer, verification and a payout, its subscription, a merchant read, a data task and its subscription', async () => {
     const john = userNamed(await readFixtures(stack.sandbox.url), 'john');
-    for (const account of john.accounts) {
-      await page.locator('.graphiql-response', { hasText: account.account.display_name }).waitFor({ timeout: 15_000 });
-    }
-    const shown = JSON.parse(await page.locator('.graphiql-response .CodeMirror').first().evaluate((element) => (element as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue())) as {
-      data: { viewer: { accounts: { displayName: string; balance: { current: string } }[] } };
-    };
-    expect(shown.data.viewer.accounts).toEqual(john.accounts.map((account) => ({ displayName: account.account.display_name, balance: { current: String(account.balance.current) } })));
+
+    await openTab('ViewerGraph');
+    const viewer = await run('ViewerGraph');
+    expect(viewer.errors).toBeUndefined();
+    expect(viewer.data!.viewer.accounts.map((account: { displayName: string }) => account.displayName)).toEqual(
+      john.accounts.map((account) => account.account.display_name),
+    );
+
+    await openTab('VerifyAccountHolder');
+    const verified = await run('VerifyAccountHolder');
+    expect(verified.errors).toBeUndefined();
+    expect(verified.data!.verifyAccountHolder.verified).toBe(true);
+    const iban = verified.data!.verifyAccountHolder.report.find((entry: { verifiable: boolean }) => entry.verifiable).iban as string;
+    await setEditor(
+      'variables',
+      JSON.stringify({
+        input: { amountInMinor: 100, currency: 'GBP', beneficiaryIban: iban, beneficiaryName: 'John Doe', beneficiaryReference: 'playground payout' },
+      }),
+    );
+    const payout = await run('CreatePayout');
+    expect(payout.errors).toBeUndefined();
+    const transactionId = payout.data!.createPayout.transactionId as string;
+
+    // The subscription runs over the page's WebSocket with the session cookie; settling the payout pushes updates.
+    await openTab('PayoutUpdated');
+    await setEditor('variables', JSON.stringify({ transactionId }));
+    const update = await run('PayoutUpdated', (answer) => answer.data?.payoutUpdated?.transactionId === transactionId || answer.errors !== undefined);
+    expect(update.errors).toBeUndefined();
+    expect(update.data!.payoutUpdated.status).toEqual(expect.any(String));
+
+    // The merchant key field sets the Authorization header for merchant operations.
+    await page.fill('#merchant-key', MERCHANT_KEY);
+    await openTab('Payment');
+    const id = paymentId('settled-gbp-1');
+    await setEditor('variables', JSON.stringify({ id }));
+    const payment = await run('Payment');
+    expect(payment.errors).toBeUndefined();
+    expect(payment.data!.payment.id).toBe(id);
+    await page.fill('#merchant-key', '');
+
+    await openTab('StartDataTask');
+    const started = await run('StartDataTask');
+    expect(started.errors).toBeUndefined();
+    const taskId = started.data!.startDataTask.id as string;
+    await setEditor('variables', JSON.stringify({ id: taskId }));
+    const finished = await run(
+      'DataTaskUpdated',
+      (answer) => answer.data?.dataTaskUpdated?.status !== undefined && answer.data.dataTaskUpdated.status !== 'PENDING',
+    );
+    expect(finished.errors).toBeUndefined();
+    expect(finished.data!.dataTaskUpdated.id).toBe(taskId);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
+  }, 120_000);
+
+  it('keeps one copy of each tab when reloaded with the Payment tab open', async () => {
+    await openTab('Payment');
+    // GraphiQL writes its tabs to localStorage a moment after a change: reload once it has (as a person's reload would).
+    await page.waitForFunction(() => {
+      const stored = (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('graphiql:tabState');
+      return stored !== null && (JSON.parse(stored) as { activeTabIndex: number }).activeTabIndex === 3;
+    });
+    await page.reload();
+    await page.waitForSelector('.graphiql-container');
+    await page.locator('#who', { hasText: 'Signed in as' }).waitFor();
+    // One tab per example still (a tab is named after the operation last run in it: CreatePayout, DataTaskUpdated).
+    const titles = await page.locator('.graphiql-tab-button').allTextContents();
+    expect(titles).toEqual(['ViewerGraph', 'CreatePayout', 'PayoutUpdated', 'Payment', 'DataTaskUpdated']);
+    expect(await page.locator('.graphiql-tab-active .graphiql-tab-button').textContent()).toBe('Payment');
   }, 60_000);
 
-  it('reaches the WebSocket from the page with the session cookie, within the CSP', async () => {
-    // The page's own graphql-ws bundle, on the page's origin: exactly what the playground's subscriptions use.
-    const answer = await page.evaluate(
-      () =>
-        new Promise<unknown>((resolve, reject) => {
-          const browser = globalThis as unknown as {
-            location: { host: string };
-            graphqlWs: { createClient(options: object): { subscribe(payload: object, sink: object): void; dispose(): void } };
-          };
-          const client = browser.graphqlWs.createClient({ url: `ws://${browser.location.host}/graphql`, retryAttempts: 0 });
-          client.subscribe(
-            { query: '{ viewer { accounts { displayName } } }' },
-            { next: (value: unknown) => resolve(value), error: (error: unknown) => reject(new Error(JSON.stringify(error))), complete: () => client.dispose() },
-          );
-        }),
-    );
-    expect(answer).toMatchObject({ data: { viewer: { accounts: expect.arrayContaining([expect.objectContaining({ displayName: expect.any(String) })]) } } });
-  });
+  it('signs out with the one button, and the banner says so', async () => {
+    await Promise.all([page.waitForEvent('load'), page.locator('#sign-out').click()]);
+    await page.locator('#who', { hasText: 'Not signed in.' }).waitFor();
+    expect(await page.locator('#sign-in').isVisible()).toBe(true);
+    expect(await page.locator('#sign-out').isVisible()).toBe(false);
+  }, 60_000);
 
-  it('loaded everything from the gateway itself, with no CSP violation or script error', async () => {
+  it('loaded everything from the gateway itself, with no CSP violation or console error at any step', () => {
     expect(consoleProblems).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,10 +6,18 @@ import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 const ROOT = join(__dirname, '..', '..');
 
-/** `npm start`'s entry point as a process: SIGTERM drains clients and exits 0. */
+/**
+ * `npm start`'s entry point as `npm start` runs it (the build, then node dist/src/index.js) in production mode:
+ * SIGTERM drains clients and exits 0. Not NODE_ENV=test, which would hide Apollo's own signal handling.
+ */
 describe('SIGTERM', () => {
   let child: ChildProcess | undefined;
   let dataDir: string;
+
+  beforeAll(() => {
+    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`the build failed:\n${build.stdout}${build.stderr}`);
+  }, 180_000);
 
   afterEach(async () => {
     await disposeWsClients();
@@ -19,9 +27,9 @@ describe('SIGTERM', () => {
 
   it('finishes in-flight requests, closes WebSockets with 1001, and exits 0', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-sigterm-'));
-    child = spawn(process.execPath, ['-r', './test/helpers/swc-register.js', 'src/index.ts'], {
+    child = spawn(process.execPath, ['dist/src/index.js'], {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: '0', SANDBOX_PORT: '0', HOST: '127.0.0.1', STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`, MERCHANT_KEYS: 'sigterm-test-merchant-key-0123' },
+      env: { ...process.env, NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'info', PORT: '0', SANDBOX_PORT: '0', HOST: '127.0.0.1', STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`, MERCHANT_KEYS: 'sigterm-test-merchant-key-0123', TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

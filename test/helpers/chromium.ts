@@ -1,4 +1,5 @@
 // One implementation, shared with `npm test`'s pre-step (plain JS, so it runs before anything is compiled).
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain JS module, see above
 const shared = require('./ensure-chromium.js') as { CHROMIUM_PATH: string; ensureChromium(): string };
 
 export const CHROMIUM_PATH = shared.CHROMIUM_PATH;

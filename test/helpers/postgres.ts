@@ -25,6 +25,7 @@ export async function createPostgresSchema(label = 'test'): Promise<PostgresSche
     throw new Error(
       `PostgreSQL is not reachable at ${POSTGRES_URL} (${String(error)}). These tests need it: start it with ` +
         '`pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` (.ci/run does), or set TEST_POSTGRES_URL.',
+      { cause: error },
     );
   } finally {
     await admin.end().catch(() => undefined);

@@ -8,7 +8,9 @@ import { loadConfig, withProvider, type ProviderConfig, type ResolvedConfig } fr
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/server';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
-import { parseLoginForm } from '../../src/sandbox/auth/bank-form.reader';
+import { signInAt as signInThroughBank, type SignInOptions as SignInAtOptions } from '../../src/cli/gateway-sign-in';
+
+export type { SignInAtOptions };
 
 export interface Stack {
   sandbox: Sandbox;
@@ -116,35 +118,7 @@ export async function startStack(
   };
 }
 
-export interface SignInAtOptions {
-  /** The bank picked on the bank page (a sandbox provider id); the first bank when omitted. */
-  bank?: string;
-  /** Signed in already: the new bank becomes another connection of this session's user. */
-  sessionToken?: string;
-}
-
 /** Signs in through a gateway's /auth/login and the sandbox bank's form; returns the session token. */
-export async function signInAt(gatewayUrl: string, username = 'john', password = 'doe', options: SignInAtOptions = {}): Promise<string> {
-  const start = await fetch(`${gatewayUrl}/auth/login?response=json`, {
-    redirect: 'manual',
-    headers: options.sessionToken ? { authorization: `Bearer ${options.sessionToken}` } : {},
-  });
-  const bankPage = start.headers.get('location');
-  const binding = start.headers.get('login-binding');
-  if (!binding) throw new Error('expected /auth/login to answer a Login-Binding header');
-  if (start.status !== 302 || !bankPage) throw new Error(`expected /auth/login to redirect to the bank, got ${start.status}`);
-  const page = await fetch(bankPage);
-  const { action, fields } = parseLoginForm(await page.text(), bankPage);
-  const submitted = await fetch(action, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...fields, ...(options.bank ? { bank: options.bank } : {}), username, password }).toString(),
-  });
-  const callback = submitted.headers.get('location');
-  if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got ${submitted.status}`);
-  const session = await fetch(callback, { headers: { accept: 'application/json', 'login-binding': binding } });
-  const body = (await session.json()) as { sessionToken?: string };
-  if (!session.ok || !body.sessionToken) throw new Error(`expected a session from /auth/callback, got ${session.status} ${JSON.stringify(body)}`);
-  return body.sessionToken;
+export function signInAt(gatewayUrl: string, username = 'john', password = 'doe', options: SignInAtOptions = {}): Promise<string> {
+  return signInThroughBank(gatewayUrl, username, password, options);
 }

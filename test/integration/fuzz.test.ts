@@ -151,6 +151,52 @@ describe('fuzzing the gateway', () => {
     );
   });
 
+  it('answers anything under /webhooks/ without a 5xx other than 503: any path, method, content type and body', async () => {
+    const segment = fc.oneof(fc.string({ maxLength: 20 }).map((text) => encodeURIComponent(text)), fc.constantFrom('payments', 'data', '..', '%2e%2e', '%00', '', 'data%2Fx'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { maxLength: 4 }).map((segments) => `/webhooks/${segments.join('/')}`),
+        fc.option(fc.string({ maxLength: 40 }).map((text) => `?${encodeURIComponent(text)}=1`)),
+        fc.constantFrom('POST', 'GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
+        fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', ''),
+        fc.oneof(anyJson.map((value) => JSON.stringify(value)), fc.string({ maxLength: 300 }), fc.constant('')),
+        async (path, query, method, contentType, body) => {
+          const response = await fetch(`${stack.gateway.url}${path}${query ?? ''}`, {
+            method,
+            headers: contentType ? { 'content-type': contentType } : {},
+            body: method === 'GET' || method === 'OPTIONS' ? undefined : body,
+          });
+          assertSafeAnswer(response.status, await response.text(), `${method} ${path}`);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('answers anything under /auth/ without a 5xx other than 503: any path, method, query, cookie and body', async () => {
+    const param = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'json', 'https://evil.example/', '//evil.example', '/\\evil.example', '%00'));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.constantFrom('/auth/login', '/auth/callback', '/auth/logout', '/auth/', '/auth/unknown'), fc.string({ maxLength: 20 }).map((text) => `/auth/${encodeURIComponent(text)}`)),
+        fc.dictionary(fc.constantFrom('code', 'state', 'error', 'error_description', 'response', 'returnTo', 'redirect', 'scope'), param, { maxKeys: 4 }),
+        fc.constantFrom('GET', 'GET', 'POST', 'PUT', 'DELETE'),
+        fc.option(fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom(`bankgraph_session=`, 'bankgraph_session=%', 'bankgraph_login=x; bankgraph_session=y'))),
+        fc.option(fc.oneof(fc.string({ maxLength: 60 }), fc.constant(`Bearer ${'x'.repeat(40)}`))),
+        fc.constantFrom('application/json', 'text/html', '*/*', ''),
+        async (path, params, method, cookie, authorization, accept) => {
+          const response = await fetch(`${stack.gateway.url}${path}?${new URLSearchParams(params).toString()}`, {
+            method,
+            redirect: 'manual',
+            headers: { ...(cookie ? { cookie } : {}), ...(authorization ? { authorization } : {}), ...(accept ? { accept } : {}) },
+            body: method === 'GET' ? undefined : JSON.stringify(params),
+          });
+          assertSafeAnswer(response.status, await response.text(), `${method} ${path}?${new URLSearchParams(params).toString()}`);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('answers any WebSocket operation with a result or a GraphQL error, on a socket that stays open', async () => {
     // The protocol by hand (graphql-transport-ws), so nothing between the test and the server smooths anything over.
     const socket = new WebSocket(`${stack.gateway.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
@@ -182,6 +228,21 @@ describe('fuzzing the gateway', () => {
       { numRuns: 100 },
     );
     socket.close(1000);
+  });
+
+  it('takes a session cookie that is not valid percent-encoding for an unknown session, not a 500', async () => {
+    const cookie = 'bankgraph_session=%';
+    const graphql = await stack.graphql('{ viewer { accounts { id } } }', {}, undefined, { cookie });
+    expect(graphql.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const logout = await fetch(`${stack.gateway.url}/auth/logout`, { method: 'POST', headers: { cookie } });
+    expect(logout.status).toBeLessThan(500);
+  });
+
+  it('routes a request target starting with // as a path, never as a host', async () => {
+    for (const target of ['//', '//evil.example/graphql', '//webhooks/payments']) {
+      const response = await fetch(`${stack.gateway.url}${target}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(response.status).toBe(404);
+    }
   });
 
   it('is still healthy afterwards, with nothing left rejecting unhandled', async () => {

@@ -90,7 +90,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(row.refreshTokenEnc).not.toContain(tokens!.refreshToken);
       const file = stack.config.storeUrl.replace('sqlite://', '');
       for (const path of [file, `${file}-wal`]) {
-        let bytes = '';
+        let bytes: string;
         try {
           bytes = readFileSync(path).toString('latin1');
         } catch {

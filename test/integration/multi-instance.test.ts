@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { createClient } from '@keyv/redis';
+import { createClient } from 'redis';
 import { loadConfig, withProvider } from '../../src/config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
@@ -39,6 +39,7 @@ async function requireRedis(): Promise<void> {
     throw new Error(
       `Redis is not reachable at ${REDIS_URL} (${String(error)}). The multi-instance tests need it: ` +
         'start it with `redis-server --daemonize yes --port 6379 --save ""` (.ci/run does this before npm test).',
+      { cause: error },
     );
   } finally {
     await client.close().catch(() => client.destroy());

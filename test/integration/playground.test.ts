@@ -21,14 +21,20 @@ describe('the playground over HTTP', () => {
   }
 
   it('serves GraphiQL to browsers at / and GET /graphql, with a strict CSP and no inline script', async () => {
+    const nonces = new Set<string>();
     for (const path of ['/', '/graphql']) {
       const { response, html } = await page(path);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(response.headers.get('content-security-policy')).toBe(
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self' data:; " +
+      const policy = response.headers.get('content-security-policy')!;
+      const nonce = /'nonce-([A-Za-z0-9+/=]{24})'/.exec(policy)?.[1];
+      expect(policy).toBe(
+        `default-src 'self'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; font-src 'self' data:; ` +
           `connect-src 'self' ws://${host()} wss://${host()}; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
       );
+      // The page hands its style nonce to playground.js, and a new page gets a new one.
+      expect(html).toContain(`<meta name="bankgraph-style-nonce" content="${nonce}">`);
+      nonces.add(nonce!);
       expect(response.headers.get('x-frame-options')).toBe('DENY');
       expect(html).toContain('href="/auth/login?returnTo=/graphql"');
       expect(html).toContain('Sign in with the sandbox bank');
@@ -41,6 +47,21 @@ describe('the playground over HTTP', () => {
       }
       expect(html).not.toMatch(/https?:\/\//);
     }
+    expect(nonces.size).toBe(2);
+  });
+
+  it('tells the page who is signed in, from the session cookie only', async () => {
+    const session = async (headers: Record<string, string>) => {
+      const response = await fetch(`${stack.gateway.url}/playground/session`, { headers });
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      return response.json();
+    };
+    expect(await session({})).toEqual({ signedIn: false });
+    const token = await stack.signIn('john', 'doe');
+    expect(await session({ cookie: `bankgraph_session=${encodeURIComponent(token)}` })).toEqual({ signedIn: true, userId: expect.stringMatching(/^user_/) });
+    expect(await session({ cookie: 'bankgraph_session=expired-or-made-up' })).toEqual({ signedIn: false, reason: expect.stringContaining('sign in again') });
+    // A bearer token (a merchant key or a session token sent by a program) is not the page's sign-in.
+    expect(await session({ authorization: `Bearer ${token}` })).toEqual({ signedIn: false });
   });
 
   it('puts only a well-formed Host into the policy', async () => {

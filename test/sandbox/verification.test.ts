@@ -189,6 +189,8 @@ describe('POST /v1/verification', () => {
       ['an array', { name: ['John', 'Doe'] }, 'must be a string, got array'],
       ['an empty name', { name: '  ' }, 'must not be empty'],
       ['punctuation only', { name: '--!' }, 'must contain at least one letter'],
+      ['digits only', { name: '123' }, 'must contain at least one letter'],
+      ['digits and punctuation', { name: '42 - 7' }, 'must contain at least one letter'],
       ['a very long name', { name: 'J'.repeat(141) }, 'must be at most 140 characters'],
     ])('%s', async (_case, body, message) => {
       const response = await verify(sandbox().url, john, body);

@@ -19,7 +19,13 @@ describe('the in-memory cache store', () => {
     const value = { amount: '100.10' };
     await keyv.set('k', value, 30);
     expect(await keyv.get('k')).toBe(value);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(await keyv.get('k')).toBeUndefined();
+    // keyv reads expiry against Date.now: step it past the TTL instead of waiting.
+    const later = Date.now() + 40;
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+    try {
+      expect(await keyv.get('k')).toBeUndefined();
+    } finally {
+      clock.mockRestore();
+    }
   });
 });

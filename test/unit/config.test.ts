@@ -75,6 +75,26 @@ describe('loadConfig', () => {
     expect(config.merchantKeysGenerated).toBe(false);
   });
 
+  it('refuses to start in production on development defaults, naming every variable to set', () => {
+    expect(problemsOf({ NODE_ENV: 'production' }).sort()).toEqual([
+      expect.stringMatching(/^MERCHANT_KEYS is required with NODE_ENV=production/),
+      expect.stringMatching(/^PROVIDER is required with NODE_ENV=production/),
+      expect.stringMatching(/^TOKEN_ENCRYPTION_KEY is required in production/),
+    ]);
+    const key = 'ab'.repeat(32);
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key })).toEqual([expect.stringMatching(/^MERCHANT_KEYS is required/)]);
+    const chosen = loadConfig({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: key });
+    expect(chosen.merchantKeysGenerated).toBe(false);
+  });
+
+  it('reads ALLOWED_ORIGINS as origins and refuses anything else', () => {
+    expect(loadConfig({}).allowedOrigins).toEqual([]);
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000/' }).allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
+    expect(problemsOf({ ALLOWED_ORIGINS: 'https://app.example.com/path' })).toEqual([
+      'ALLOWED_ORIGINS must be a comma-separated list of origins like https://app.example.com (no path); got "https://app.example.com/path"',
+    ]);
+  });
+
   it('refuses provider settings that the embedded sandbox would silently ignore', () => {
     expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual(['CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it']);
   });

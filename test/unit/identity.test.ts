@@ -72,7 +72,7 @@ describe('identity configuration', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toContain('TOKEN_ENCRYPTION_KEY is required in production: 32 random bytes, base64 or hex (e.g. openssl rand -base64 32)');
     expect(problemsOf({ TOKEN_ENCRYPTION_KEY: 'c2hvcnQ=' })).toEqual(['TOKEN_ENCRYPTION_KEY must be 32 bytes, base64 (44 characters) or hex (64 characters)']);
     expect(loadConfig({ TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) }).tokenEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
-    expect(problemsOf({ NODE_ENV: 'production', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).toEqual([]);
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-0123456789', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).toEqual([]);
   });
 
   it('takes app identity as all three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, with an algorithm allow-list that has no none or HMAC', () => {

@@ -35,6 +35,16 @@ describe('log sanitising', () => {
     expect(out.tokenEndpoint).toBe(true);
   });
 
+  it('masks secrets used as keys, at any depth, keeping every entry', () => {
+    const { logger, text } = capture();
+    const providerBody = { results: { [sessionToken]: { ok: true }, [jwt]: 1, [iban]: { balance: 5 }, nested: { [`Bearer ${sessionToken}`]: 'x' } } };
+    logger.warn({ err: Object.assign(new Error('provider call failed'), { body: providerBody }) }, 'provider error');
+    const written = text();
+    for (const secret of [sessionToken, jwt, iban]) expect(written).not.toContain(secret);
+    const sanitized = sanitizeForLog(providerBody) as { results: Record<string, unknown> };
+    expect(Object.keys(sanitized.results)).toEqual(['[redacted]', '[redacted]#2', 'GB33****5555', 'nested']);
+  });
+
   it('blanks credentials inside free text: messages, URLs, provider bodies, stacks', () => {
     const text = maskSecretsInText(
       `call failed: Authorization: Bearer ${sessionToken}; token ${jwt}; url /webhooks/data/task-secret-123?x=1 and /auth/callback?code=abc123def456&state=zzz; iban ${iban}; opaque ${sessionToken}`,

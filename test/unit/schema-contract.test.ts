@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findContractViolations, findDescriptionDifferences } from '../../src/schema/contract';
 
-// The public contract lives beside the repository, in the shared folder the API is agreed in.
-const CONTRACT_PATH = path.resolve(__dirname, '../../../shared/api/schema.graphql');
+// The public contract, committed in the repository (docs/development.md says how it is refreshed).
+const CONTRACT_PATH = path.resolve(__dirname, '../../contract/schema.graphql');
 
 const BASE = /* GraphQL */ `
   scalar Decimal

@@ -28,8 +28,8 @@ import { VerificationResult } from '../../src/schema/verification-result.type';
 import { VerifyAccountHolderArgs } from '../../src/schema/verify-account-holder.args';
 import { Viewer } from '../../src/schema/viewer.type';
 
-// The public contract lives beside the repository, in the shared folder the API is agreed in.
-const CONTRACT_PATH = path.resolve(__dirname, '../../../shared/api/schema.graphql');
+// The public contract, committed in the repository (docs/development.md says how it is refreshed).
+const CONTRACT_PATH = path.resolve(__dirname, '../../contract/schema.graphql');
 const CONTRACT = readFileSync(CONTRACT_PATH, 'utf8');
 
 /*

@@ -43,6 +43,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at_ms', 'bigint', (column) => column.notNull())
     .execute();
   await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+  // Data tasks (0002_money) were fetched with the starting session's token; now with the connection's.
+  await db.schema.alterTable('data_task_requests').addColumn('connection_id', 'text').execute();
+  await db.schema.alterTable('data_task_requests').dropColumn('session_key').execute();
   await db.schema
     .createTable('login_states')
     .addColumn('state', 'text', (column) => column.primaryKey())
@@ -56,5 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('data_task_requests').addColumn('session_key', 'text').execute();
+  await db.schema.alterTable('data_task_requests').dropColumn('connection_id').execute();
   for (const table of ['login_states', 'sessions', 'connection_resources', 'bank_connections', 'users']) await db.schema.dropTable(table).execute();
 }

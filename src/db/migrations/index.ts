@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as leases from './0001_leases';
+import * as money from './0002_money';
 import * as identity from './0003_identity';
 
 /**
@@ -8,5 +9,6 @@ import * as identity from './0003_identity';
  */
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_leases': leases,
+  '0002_money': money,
   '0003_identity': identity,
 };

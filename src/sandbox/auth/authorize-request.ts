@@ -2,7 +2,7 @@ import type { SandboxClient } from '../context';
 import { S256_CHALLENGE_PATTERN } from './pkce';
 import { isAllowedRedirectUri } from './redirect-uri';
 
-/** Scopes a data client may ask for at the bank page; the token still carries `info accounts` (README). */
+/** Scopes a data client may ask for at the bank page; the token still carries `info accounts` (docs/provider-choices.md). */
 export const KNOWN_USER_SCOPES = ['info', 'accounts', 'balance', 'cards', 'transactions', 'direct_debits', 'standing_orders', 'offline_access'];
 
 export const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;

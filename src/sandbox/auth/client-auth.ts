@@ -4,7 +4,7 @@ import type { SandboxRequest } from '../http/request';
 import { OAuthStyleError } from '../http/respond';
 
 /**
- * Client authentication at the token endpoint: client_id + client_secret in the form body (the README's way), or
+ * Client authentication at the token endpoint: client_id + client_secret in the form body (docs/provider-choices.md), or
  * HTTP Basic (RFC 6749 §2.3.1), but not both at once.
  */
 export function authenticateClient(req: SandboxRequest, form: URLSearchParams, client: SandboxClient): void {

@@ -3,7 +3,7 @@ import type { SandboxClock } from '../clock';
 import { ACCESS_TOKEN_TTL_SECONDS, type AccessTokens } from '../tokens';
 
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
-/** What the authorization-code grant gives, whatever the authorize step asked for (README, "Tokens"). */
+/** What the authorization-code grant gives, whatever the authorize step asked for (docs/provider-choices.md, "Tokens"). */
 export const USER_TOKEN_SCOPES = ['info', 'accounts'];
 
 export interface AuthorizationCode {

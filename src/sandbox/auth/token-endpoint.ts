@@ -6,7 +6,7 @@ import { authenticateClient } from './client-auth';
 import type { Grants } from './grants';
 import { CODE_VERIFIER_PATTERN, s256Challenge } from './pkce';
 
-/** What the client-credentials grant can give (README, "Tokens"); both when no scope is asked for. */
+/** What the client-credentials grant can give (docs/provider-choices.md, "Tokens"); both when no scope is asked for. */
 export const APPLICATION_SCOPES = ['paydirect', 'payments'];
 const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'];
 

@@ -7,7 +7,7 @@ import type { RequestLog } from '../request-log';
 import type { SandboxContext, SandboxRoutes } from '../context';
 import { addAccount, MOCK_BANKS, MOCK_PROVIDER_ID } from '../fixtures/users';
 
-/** Control routes for tests and demos (DESIGN.md, "Sandbox"); errors here are plain `{error, error_description}`. */
+/** Control routes for tests and demos (docs/sandbox.md); errors here are plain `{error, error_description}`. */
 export function registerControlRoutes(
   { control }: SandboxRoutes,
   context: SandboxContext,

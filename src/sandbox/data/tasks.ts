@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SandboxContext } from '../context';
 
-/** Sandbox seconds from acknowledgement to completion (README, "Data API"). */
+/** Sandbox seconds from acknowledgement to completion (docs/provider-choices.md, "Data API"). */
 export const TASK_DURATION_SECONDS = 1;
 
 export interface DataTask {

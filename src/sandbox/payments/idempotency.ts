@@ -1,6 +1,6 @@
 import type { SandboxClock } from '../clock';
 
-/** README: a key is remembered for 24 hours of sandbox time after its request was accepted. */
+/** docs/provider-choices.md: a key is remembered for 24 hours of sandbox time after its request was accepted. */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 
 export type IdempotencyLookup<T> =

@@ -6,7 +6,7 @@ import { FAILABLE_STATUSES, findPayment, SETTLEABLE_STATUSES } from './payments'
 import type { RefundStore } from './refund.store';
 
 /**
- * `POST /sandbox/payments/:id/settle` and `.../fail` (DESIGN.md): move a seeded payment as the payer's bank would,
+ * `POST /sandbox/payments/:id/settle` and `.../fail` (docs/sandbox.md): move a seeded payment as the payer's bank would,
  * and let its refunds follow. Control routes answer errors as `{error, error_description}`.
  */
 export function registerPaymentControlRoutes(control: Router, context: SandboxContext, refunds: RefundStore): void {

@@ -1,7 +1,7 @@
 import type { SandboxContext } from '../context';
 import type { FixturePayment, PaymentStatus } from '../fixtures/types';
 
-/** "authorized or later" (spec), a failed payment excepted (README, Refunds and payments). */
+/** "authorized or later" (spec), a failed payment excepted (docs/provider-choices.md, Refunds and payments). */
 export const REFUNDABLE_STATUSES: readonly PaymentStatus[] = ['authorized', 'executed', 'settled'];
 
 /** A payment can settle once its funds have moved, i.e. from authorized or executed. */

@@ -3,7 +3,7 @@ import type { SandboxContext } from '../context';
 import type { RefundRecord } from './refund.types';
 
 /**
- * Refund webhooks (README, Webhooks) to the client's payments webhook URL. Read at send time, so a URL configured
+ * Refund webhooks (docs/provider-choices.md, Webhooks) to the client's payments webhook URL. Read at send time, so a URL configured
  * after a refund was created still gets its events; none are sent while it is unset.
  */
 export function sendRefundExecuted(context: SandboxContext, refund: RefundRecord): void {

@@ -1,7 +1,7 @@
 import type { SandboxClock } from '../clock';
 import type { RefundRecord } from './refund.types';
 
-/** README: an authorized refund executes 60 s of sandbox time later. */
+/** docs/provider-choices.md: an authorized refund executes 60 s of sandbox time later. */
 export const EXECUTE_AFTER_SECONDS = 60;
 
 interface Queued {

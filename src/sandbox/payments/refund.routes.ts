@@ -10,7 +10,7 @@ import { RefundStore } from './refund.store';
 import { refundView } from './refund.types';
 import { requireIdempotencyKey, validateRefundRequest, type RefundRequest } from './refund.validate';
 
-/** The scope the client-credentials token needs for refunds (README, Tokens). */
+/** The scope the client-credentials token needs for refunds (docs/provider-choices.md, Tokens). */
 export const REFUNDS_SCOPE = 'payments';
 const SIGNATURE_HEADER = 'Svc-Signature';
 

@@ -8,7 +8,7 @@ import { RefundExecutionQueue } from './refund.queue';
 import type { RefundRecord } from './refund.types';
 
 /**
- * Refunds of the merchant's payments and their lifecycle (README, Refunds and payments):
+ * Refunds of the merchant's payments and their lifecycle (docs/provider-choices.md, Refunds and payments):
  * pending until the payment settles, then authorized and queued, then executed; failed if the payment fails first.
  */
 export class RefundStore {
@@ -32,7 +32,7 @@ export class RefundStore {
     return this.list(paymentId).find((refund) => refund.id === id);
   }
 
-  /** The spec's constraints on a new refund; throws the README's 409 problems. */
+  /** The spec's constraints on a new refund; throws the 409 problems in docs/provider-choices.md. */
   assertRefundable(payment: FixturePayment, amountInMinor: number): void {
     if (!REFUNDABLE_STATUSES.includes(payment.status)) {
       throw new Problem(

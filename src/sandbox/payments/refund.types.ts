@@ -6,7 +6,7 @@ export type RefundFailureReason = 'payment_failed';
 
 /**
  * The refund object exactly as the spec lists its fields. Timestamps and failure_reason are absent until set
- * (rather than null), as TrueLayer's v3 API does (README, Refunds and payments).
+ * (rather than null), as TrueLayer's v3 API does (docs/provider-choices.md, Refunds and payments).
  */
 export interface RefundView {
   id: string;

@@ -5,7 +5,7 @@ import { verifyJws } from '../signing';
 import { isAuthFailure, type AccessToken } from '../tokens';
 
 /**
- * The checks every v1 payout and v3 payments call starts with, answering in problem+json: the README's table
+ * The checks every v1 payout and v3 payments call starts with, answering in problem+json: the table in docs/provider-choices.md
  * fixes 401 `unauthenticated` for a missing, unknown or expired token and 403 `forbidden` for a token that may
  * not call the endpoint (wrong scope, or a user's token where the application's is needed).
  */

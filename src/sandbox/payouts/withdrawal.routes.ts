@@ -4,7 +4,7 @@ import { requireApplicationToken, requireSignature } from '../payments/request-g
 import { WithdrawalStore } from './withdrawal.store';
 import { validateWithdrawalRequest } from './withdrawal.validate';
 
-/** The scope the client-credentials token needs for direct payouts (README, Tokens). */
+/** The scope the client-credentials token needs for direct payouts (docs/provider-choices.md, Tokens). */
 export const PAYOUT_SCOPE = 'paydirect';
 
 export const registerWithdrawalRoutes: RouteModule = ({ provider }, context) => {

@@ -1,7 +1,7 @@
 import type { SandboxClock } from '../clock';
 import type { Withdrawal } from './withdrawal.types';
 
-/** Sandbox seconds after creation (README, Withdrawals). */
+/** Sandbox seconds after creation (docs/provider-choices.md, Withdrawals). */
 export const SUBMIT_AFTER_SECONDS = 5;
 export const SETTLE_AFTER_SECONDS = 30;
 

@@ -3,7 +3,7 @@ import type { SandboxRequest } from '../http/request';
 import { characterCount, describe, FieldErrors, isPositiveSafeInteger, isUuid, jsonObjectBody } from '../payments/field-checks';
 import type { WithdrawalRequest } from './withdrawal.types';
 
-/** Like a UK Faster Payments reference: what the beneficiary's bank can show on their statement (README). */
+/** Like a UK Faster Payments reference: what the beneficiary's bank can show on their statement (docs/provider-choices.md). */
 export const MAX_BENEFICIARY_REFERENCE = 18;
 export const WITHDRAWAL_CURRENCIES = ['GBP', 'EUR'] as const;
 

@@ -22,6 +22,11 @@ export const VERIFIED_THRESHOLD = 80;
 const TITLES = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'dame', 'rev', 'jr', 'sr']);
 const UNDECOMPOSED: Record<string, string> = { ø: 'o', æ: 'ae', œ: 'oe', ß: 'ss', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h' };
 
+/** The README's rule for a name the verification accepts: at least one letter, in any script ("123" has none). */
+export function hasLetter(name: string): boolean {
+  return /\p{L}/u.test(name);
+}
+
 export function normaliseName(name: string): string[] {
   const letters = name
     .normalize('NFKD')

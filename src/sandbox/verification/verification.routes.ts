@@ -3,7 +3,7 @@ import type { FixtureAccount, FixtureUser } from '../fixtures/types';
 import type { SandboxRequest } from '../http/request';
 import { Problem, sendJson } from '../http/respond';
 import { isAuthFailure } from '../tokens';
-import { isVerified, matchScore, normaliseName } from './name-match';
+import { hasLetter, isVerified, matchScore } from './name-match';
 
 const REQUIRED_SCOPES = ['info', 'accounts'];
 const MAX_NAME_LENGTH = 140;
@@ -47,7 +47,7 @@ function submittedName(req: SandboxRequest): string {
   if (typeof name !== 'string') throw invalid(`must be a string, got ${Array.isArray(name) ? 'array' : typeof name}`);
   if (name.trim() === '') throw invalid('must not be empty');
   if (name.length > MAX_NAME_LENGTH) throw invalid(`must be at most ${MAX_NAME_LENGTH} characters`);
-  if (normaliseName(name).length === 0) throw invalid('must contain at least one letter');
+  if (!hasLetter(name)) throw invalid('must contain at least one letter');
   return name;
 }
 

@@ -225,6 +225,6 @@ describe('DataClient', () => {
     await expect(client.accountBalance(user, 'nope')).rejects.toBeInstanceOf(NotFoundError);
     const error = await client.accountTransactions(user, 'a1', { from: '2024-02-01', to: '2024-01-01' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadUserInputError);
-    expect((error as Error).message).toBe('The date range is invalid: from must not be after to. Correct the input and try again.');
+    expect((error as Error).message).toBe('The date range is invalid: from must be on or before to. Correct the input and try again.');
   });
 });

@@ -138,7 +138,7 @@ describe('ProviderHttpClient retries', () => {
     provider.on('GET', '/thing', { status: 429, body: problem(429, 'rate-limit-exceeded'), headers: { 'retry-after': '120' } }, { status: 200 });
     const error = (await provider.http.send(get()).catch((e: unknown) => e)) as GatewayError;
     expect(error).toBeInstanceOf(UpstreamRateLimitedError);
-    expect(error.extensions).toEqual({ code: 'UPSTREAM_RATE_LIMITED', retryAfterSeconds: 120 });
+    expect(error.extensions).toEqual({ code: 'UPSTREAM_RATE_LIMITED', retryAfterSeconds: 120, providerError: 'rate-limit-exceeded' });
     expect(provider.requests).toHaveLength(1);
     expect(provider.sleeps).toEqual([]);
   });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import KeyvPostgres from '@keyv/postgres';
-import { createClient } from '@keyv/redis';
-import Keyv from 'keyv';
+import { createClient } from 'redis';
 import { createLogger } from '../../../src/logger';
-import { KeyvEventInbox, PostgresEventInbox, RedisEventInbox, type EventInbox, type InboxEntry, type SqlQuery } from '../../../src/store/webhook-inbox.store';
+import { openDatabase, type Database } from '../../../src/db/database';
+import { EventInbox, INBOX_TTL_MS, type InboxEntry } from '../../../src/webhooks/event-inbox';
+import { createPostgresSchema } from '../../helpers/postgres';
 import { RedisLeases, InProcessLeases } from '../../../src/subscriptions/lease';
 import { RedisConnection } from '../../../src/subscriptions/redis-connection';
 import { RedisEventBus } from '../../../src/subscriptions/redis-event-bus';
@@ -11,8 +11,8 @@ import { waitFor } from '../../helpers/wait-for';
 
 /*
  * The backends that make several instances act as one: the inbox's atomic claim, leases, and the Redis event bus.
- * Redis must run on 127.0.0.1:6379 (.ci/run starts it); these tests fail without it. The Postgres inbox is tested
- * against TEST_POSTGRES_URL, or the local server this machine kind runs; without one the test fails and says so.
+ * Redis must run on 127.0.0.1:6379 (.ci/run starts it); these tests fail without it. The inbox is tested on SQLite
+ * and on PostgreSQL (TEST_POSTGRES_URL, or the local server this machine kind runs; without one the test fails).
  */
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -33,62 +33,35 @@ async function claimRace(inboxes: EventInbox[]): Promise<void> {
   expect(await inboxes.at(-1)!.claim(entry(eventId))).toBe(false);
 }
 
-describe('the webhook inbox', () => {
-  it('claims an event once per process over keyv (SQLite, memory)', async () => {
-    const keyv = new Keyv<InboxEntry>({ store: new Map() });
-    await claimRace([new KeyvEventInbox(keyv)]);
+describe.each([
+  { name: 'SQLite', open: async () => ({ url: 'sqlite://:memory:', drop: async () => undefined }) },
+  { name: 'PostgreSQL', open: async () => { const schema = await createPostgresSchema('inbox'); return { url: schema.url, drop: () => schema.drop() }; } },
+])('the webhook inbox on $name', ({ open }) => {
+  let databases: Database[] = [];
+  let drop: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    const opened = await open();
+    drop = opened.drop;
+    // Two handles: two instances on one store (one shared connection on SQLite in-memory, two pools on PostgreSQL).
+    const first = await openDatabase(opened.url);
+    databases = [first, opened.url.startsWith('sqlite') ? first : await openDatabase(opened.url)];
   });
 
-  describe('on Redis', () => {
-    const connections: RedisConnection[] = [];
-    afterAll(async () => {
-      await Promise.allSettled(connections.map((connection) => connection.close()));
-    });
-
-    it('claims an event once across instances (SET NX)', async () => {
-      const inboxes = [0, 1, 2].map(() => {
-        const connection = new RedisConnection(REDIS_URL, 'test', logger);
-        connections.push(connection);
-        return new RedisEventInbox(connection, PREFIX);
-      });
-      await claimRace(inboxes);
-    });
+  afterAll(async () => {
+    await Promise.allSettled([...new Set(databases)].map((database) => database.close()));
+    await drop();
   });
 
-  describe('on Postgres', () => {
-    const url = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    let adapter: KeyvPostgres | undefined;
-    let query: SqlQuery | undefined;
-    const table = `bankgraph_inbox_test_${randomUUID().slice(0, 8)}`;
-
-    beforeAll(async () => {
-      const candidate = new KeyvPostgres({ uri: url, table: `${table}_kv`, connectionTimeoutMillis: 2_000 });
-      candidate.on('error', () => undefined);
-      adapter = candidate;
-      try {
-        await candidate.query('SELECT 1');
-      } catch (error) {
-        throw new Error(`Postgres is not reachable at ${url} (${String(error)}); start it or set TEST_POSTGRES_URL.`);
-      }
-      query = candidate.query as SqlQuery;
-    });
-
-    afterAll(async () => {
-      await query?.(`DROP TABLE IF EXISTS ${table}, ${table}_kv`);
-      await adapter?.disconnect();
-    });
-
-    it('claims an event once across instances (primary key, ON CONFLICT)', async () => {
-      if (!query) throw new Error('Postgres was not connected in beforeAll');
-      await claimRace([new PostgresEventInbox(query, table), new PostgresEventInbox(query, table)]);
-      // An expired entry can be claimed again.
-      const eventId = randomUUID();
-      const inbox = new PostgresEventInbox(query, table);
-      expect(await inbox.claim(entry(eventId))).toBe(true);
-      await query(`UPDATE ${table} SET expires_at = now() - interval '1 second' WHERE id = $1`, [`payments:${eventId}`]);
-      expect(await inbox.get('payments', eventId)).toBeUndefined();
-      expect(await inbox.claim(entry(eventId))).toBe(true);
-    });
+  it('claims an event once across instances, and again once its entry expired', async () => {
+    await claimRace(databases.map((database) => new EventInbox(database)));
+    let clock = Date.now();
+    const inbox = new EventInbox(databases[0]!, () => clock);
+    const eventId = randomUUID();
+    expect(await inbox.claim(entry(eventId))).toBe(true);
+    clock += INBOX_TTL_MS;
+    expect(await inbox.get('payments', eventId)).toBeUndefined();
+    expect(await new EventInbox(databases[1]!, () => clock).claim(entry(eventId))).toBe(true);
   });
 });
 

@@ -6,10 +6,10 @@ import { NotFoundError, UpstreamError } from '../errors';
 import { DataResource } from '../schema/data-resource.enum';
 import { DataTaskStatus } from '../schema/data-task-status.enum';
 import type { StartDataTaskInput } from '../schema/start-data-task.input';
-import { hashTaskToken, type DataTaskRecord, type DataTaskRequestRecord, type DataTaskStore } from '../store/data-task.store';
+import { hashTaskToken, type DataTaskRecord, type DataTaskRequestRecord, type DataTaskStore } from './data-task.store';
 import { InputProblems } from '../validation/input-problems';
 import { isUuid, shown } from '../validation/text-rules';
-import { DATA_WEBHOOK_PREFIX } from './webhook.receiver';
+import { DATA_WEBHOOK_PREFIX } from '../subscriptions/webhook.receiver';
 
 /** The provider call behind each GraphQL resource, and what the input may carry for it. */
 const RESOURCES: Readonly<Record<DataResource, { provider: ProviderDataResource; id: 'account' | 'card' | null; dates: boolean }>> = {
@@ -127,14 +127,15 @@ export class DataTaskResults {
     requireUser(context.principal);
     const work = (async () => {
       const record = await this.store.find(task.id);
-      if (!record) throw new NotFoundError('No data task with that id was started by this user.');
+      if (!record?.connectionId) throw new NotFoundError('No data task with that id was started through a bank connection of this user.');
       const cached = await this.store.results(task.id);
-      if (cached) return { connectionId: record.connectionId, results: cached };
-      const results = (await context.services.data.taskResults(context.bankBearer(record.connectionId), task.id, RESOURCES[task.resource].provider, {
+      const { connectionId } = record;
+      if (cached) return { connectionId, results: cached };
+      const results = (await context.services.data.taskResults(context.bankBearer(connectionId), task.id, RESOURCES[task.resource].provider, {
         requestId: context.requestId,
       })) as unknown[];
-      await this.store.putResults(task.id, results, task.createdAt);
-      return { connectionId: record.connectionId, results };
+      await this.store.putResults(task.id, results);
+      return { connectionId, results };
     })().finally(() => this.inFlight.delete(task.id));
     this.inFlight.set(task.id, work);
     return work;

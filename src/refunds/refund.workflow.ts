@@ -13,7 +13,7 @@ import {
 } from '../errors';
 import { toRefund } from '../mappers/refund.mapper';
 import type { Refund } from '../schema/refund.type';
-import type { RefundAttempt } from '../store/refund-key.store';
+import type { RefundAttempt } from './refund-key.store';
 import type { ValidRefundInput } from '../validation/refund-input.validator';
 
 /**

@@ -1,0 +1,284 @@
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../datasources/provider-types';
+import type { Database } from '../db/database';
+import type { PayoutsTable, Tables } from '../db/tables';
+import { inTransaction, isUniqueViolation } from '../db/transaction';
+import { DECLINED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
+
+/** Who created a payout: a session's user, or a merchant key (by its id, never the key). */
+export type PayoutOwner = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
+
+export interface PayoutRecord {
+  transactionId: string;
+  owner: PayoutOwner;
+  /** The exact withdrawal request, so a retry resends the same body (the provider's idempotency compares it). */
+  request: ProviderWithdrawalRequest;
+  /** A gateway status (payout-status.ts) until the provider has confirmed it; then the provider's, as last seen. */
+  status: string;
+  /** The provider's withdrawal as last seen. */
+  withdrawal?: ProviderWithdrawal;
+  /** The last failed submission, for logs and support: the error code the client got and when. */
+  lastError?: { code: string; at: string };
+  declineReason?: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+  queuedAtMs: number;
+}
+
+/** What a new payout must pass before it is recorded; runs inside the recording transaction (payout-policy.ts). */
+export type Admission = (trx: Transaction<Tables>, owner: PayoutOwner, request: ProviderWithdrawalRequest, now: number) => Promise<string>;
+
+export interface NewPayout {
+  owner: PayoutOwner;
+  request: ProviderWithdrawalRequest;
+  /** Set when the client sent no transactionId: an identical request within the window answers this payout. */
+  fingerprint?: { value: string; windowMs: number };
+}
+
+/**
+ * Payouts in the relational store. Every change that depends on what is already there (a limit, an idempotency
+ * fingerprint, a submission claim, a status move) is one statement or one serializable transaction, so any number
+ * of instances sharing the database see one history.
+ */
+export class PayoutLedger {
+  constructor(
+    private readonly database: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(transactionId: string): Promise<PayoutRecord | undefined> {
+    const row = await this.database.db.selectFrom('payouts').selectAll().where('transactionId', '=', transactionId).executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  /**
+   * Records a payout, or answers the one already recorded under its transaction id or fingerprint (`created`
+   * false). `admit` runs in the same transaction as the insert, so two instances cannot both pass a limit that
+   * only one payout fits; it returns the new payout's status or throws.
+   */
+  async record(payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.underOwnerLock(payout.owner, (trx) => this.recordIn(trx, payout, admit));
+      } catch (error) {
+        // Another instance inserted the same id or fingerprint between our read and our write: read theirs.
+        if (attempt < 3 && isUniqueViolation(error)) continue;
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * One owner's payouts are recorded one at a time across instances. On PostgreSQL a transaction-scoped advisory
+   * lock on the owner, under READ COMMITTED so that every statement after the lock sees what the previous holder
+   * committed: parallel payouts queue instead of failing serialization over and over (twenty at once would exhaust
+   * any retry budget). On SQLite every write transaction is IMMEDIATE, which already serialises them.
+   */
+  private underOwnerLock<T>(owner: PayoutOwner, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+    if (this.database.kind !== 'postgres') return inTransaction(this.database, work);
+    return this.database.db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`payout-owner:${ownerKey(owner)}`}, 0))`.execute(trx);
+        return work(trx);
+      });
+  }
+
+  private async recordIn(trx: Transaction<Tables>, payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
+    const now = this.now();
+    const { request, fingerprint } = payout;
+    const existing = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', request.transaction_id).executeTakeFirst();
+    if (existing) return { record: fromRow(existing), created: false };
+    if (fingerprint) {
+      await trx.deleteFrom('payoutFingerprints').where('fingerprint', '=', fingerprint.value).where('expiresAtMs', '<=', now).execute();
+      const earlier = await trx
+        .selectFrom('payoutFingerprints')
+        .innerJoin('payouts', 'payouts.transactionId', 'payoutFingerprints.transactionId')
+        .selectAll('payouts')
+        .where('payoutFingerprints.fingerprint', '=', fingerprint.value)
+        .executeTakeFirst();
+      if (earlier) return { record: fromRow(earlier), created: false };
+    }
+    const status = await admit(trx, payout.owner, request, now);
+    const row: Selectable<PayoutsTable> = {
+      transactionId: request.transaction_id,
+      owner: ownerKey(payout.owner),
+      status,
+      currency: request.currency,
+      amountInMinor: request.amount_in_minor,
+      request: JSON.stringify(request),
+      withdrawal: null,
+      lastError: null,
+      declineReason: null,
+      claimedBy: null,
+      claimedUntilMs: null,
+      queuedAtMs: now,
+      createdAtMs: now,
+      updatedAtMs: now,
+    };
+    await trx.insertInto('payouts').values(row).execute();
+    if (fingerprint) {
+      await trx
+        .insertInto('payoutFingerprints')
+        .values({ fingerprint: fingerprint.value, transactionId: request.transaction_id, expiresAtMs: now + fingerprint.windowMs })
+        .execute();
+    }
+    return { record: fromRow(row), created: true };
+  }
+
+  /**
+   * The owner's amount in `currency` over the 24 h before `now` that moved or may still move money (payouts the
+   * provider refused, or that were declined or expired, do not count). For the admission check, in its transaction.
+   */
+  static async dailyTotal(trx: Transaction<Tables>, owner: PayoutOwner, currency: string, now: number): Promise<number> {
+    const row = await trx
+      .selectFrom('payouts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amountInMinor'), eb.val(0)).as('total'))
+      .where('owner', '=', ownerKey(owner))
+      .where('currency', '=', currency)
+      .where('createdAtMs', '>', now - DAY_MS)
+      .where('status', 'not in', UNPAID_STATUSES)
+      .executeTakeFirstOrThrow();
+    return Number(row.total);
+  }
+
+  /**
+   * Takes the right to send a pending payout to the provider for `holdMs`: true for exactly one caller at a time
+   * across instances, and never for a payout that is no longer pending-submission or was queued `expiryMs` ago
+   * (so nothing is sent while the reconciler may be expiring it).
+   */
+  async claim(transactionId: string, claimant: string, holdMs: number, expiryMs: number): Promise<boolean> {
+    const now = this.now();
+    const result = await this.database.db
+      .updateTable('payouts')
+      .set({ claimedBy: claimant, claimedUntilMs: now + holdMs })
+      .where('transactionId', '=', transactionId)
+      .where('status', '=', PENDING_SUBMISSION)
+      .where('queuedAtMs', '>', now - expiryMs)
+      .where((eb) => eb.or([eb('claimedUntilMs', 'is', null), eb('claimedUntilMs', '<=', now)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Stores the provider's withdrawal (its status becomes the payout's) and ends any claim. */
+  async confirm(transactionId: string, withdrawal: ProviderWithdrawal): Promise<PayoutRecord | undefined> {
+    await this.database.db
+      .updateTable('payouts')
+      .set({ withdrawal: JSON.stringify(withdrawal), status: withdrawal.status, lastError: null, claimedBy: null, claimedUntilMs: null, updatedAtMs: this.now() })
+      .where('transactionId', '=', transactionId)
+      // Declined payouts were never sent; an expired one the provider does hold is the provider's truth.
+      .where('status', '!=', DECLINED)
+      .execute();
+    return this.get(transactionId);
+  }
+
+  /** A submission that failed without an answer that settles it: kept, with why, for a retry or the reconciler. */
+  async noteFailure(transactionId: string, claimant: string, code: string): Promise<void> {
+    await this.database.db
+      .updateTable('payouts')
+      .set({ lastError: JSON.stringify({ code, at: new Date(this.now()).toISOString() }), claimedBy: null, claimedUntilMs: null, updatedAtMs: this.now() })
+      .where('transactionId', '=', transactionId)
+      .where('claimedBy', '=', claimant)
+      .execute();
+  }
+
+  /** For a request the provider refused outright: nothing was paid, so nothing is kept (its fingerprint goes too). */
+  async remove(transactionId: string): Promise<void> {
+    await inTransaction(this.database, async (trx) => {
+      await trx.deleteFrom('payoutFingerprints').where('transactionId', '=', transactionId).execute();
+      await trx.deleteFrom('payouts').where('transactionId', '=', transactionId).where('withdrawal', 'is', null).execute();
+    });
+  }
+
+  /** Moves a payout from `from` to `to` (approval, decline, expiry); undefined when it was not in `from`. */
+  async transition(transactionId: string, from: string, to: string, changes: { declineReason?: string } = {}): Promise<PayoutRecord | undefined> {
+    const now = this.now();
+    const result = await this.database.db
+      .updateTable('payouts')
+      .set({ status: to, updatedAtMs: now, ...(to === PENDING_SUBMISSION ? { queuedAtMs: now } : {}), ...changes })
+      .where('transactionId', '=', transactionId)
+      .where('status', '=', from)
+      .where('withdrawal', 'is', null)
+      // Never under a submission in progress: its outcome decides.
+      .where((eb) => eb.or([eb('claimedUntilMs', 'is', null), eb('claimedUntilMs', '<=', now)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? this.get(transactionId) : undefined;
+  }
+
+  /** The owner's payouts, newest first. */
+  async listForOwner(owner: PayoutOwner): Promise<PayoutRecord[]> {
+    const rows = await this.database.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('owner', '=', ownerKey(owner))
+      .orderBy('createdAtMs', 'desc')
+      .orderBy('transactionId', 'desc')
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  /** Payouts the provider has not confirmed yet and nobody is sending now, oldest first (the reconciler's). */
+  async unconfirmed(limit: number): Promise<PayoutRecord[]> {
+    const now = this.now();
+    const rows = await this.database.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('status', '=', PENDING_SUBMISSION)
+      .where((eb) => eb.or([eb('claimedUntilMs', 'is', null), eb('claimedUntilMs', '<=', now)]))
+      .orderBy('queuedAtMs')
+      .limit(limit)
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  /** Payouts the provider confirmed that have not reached a final stage, least recently checked first. */
+  async inFlight(limit: number): Promise<PayoutRecord[]> {
+    const rows = await this.database.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('withdrawal', 'is not', null)
+      .where('status', 'not in', [...FINAL_PAYOUT_STATUSES])
+      .orderBy('updatedAtMs')
+      .limit(limit)
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  /** Marks a stored payout as checked, so the reconciler's least-recently-checked order moves on. */
+  async touch(transactionId: string): Promise<void> {
+    await this.database.db.updateTable('payouts').set({ updatedAtMs: this.now() }).where('transactionId', '=', transactionId).execute();
+  }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export function ownerKey(owner: PayoutOwner): string {
+  return owner.kind === 'user' ? `user:${owner.userId}` : `merchant:${owner.keyId}`;
+}
+
+export function sameOwner(a: PayoutOwner, b: PayoutOwner): boolean {
+  return ownerKey(a) === ownerKey(b);
+}
+
+function ownerFromKey(key: string): PayoutOwner {
+  const separator = key.indexOf(':');
+  const kind = key.slice(0, separator);
+  const id = key.slice(separator + 1);
+  return kind === 'merchant' ? { kind: 'merchant', keyId: id } : { kind: 'user', userId: id };
+}
+
+function fromRow(row: Selectable<PayoutsTable>): PayoutRecord {
+  return {
+    transactionId: row.transactionId,
+    owner: ownerFromKey(row.owner),
+    request: JSON.parse(row.request) as ProviderWithdrawalRequest,
+    status: row.status,
+    ...(row.withdrawal === null ? {} : { withdrawal: JSON.parse(row.withdrawal) as ProviderWithdrawal }),
+    ...(row.lastError === null ? {} : { lastError: JSON.parse(row.lastError) as { code: string; at: string } }),
+    ...(row.declineReason === null ? {} : { declineReason: row.declineReason }),
+    createdAtMs: Number(row.createdAtMs),
+    updatedAtMs: Number(row.updatedAtMs),
+    queuedAtMs: Number(row.queuedAtMs),
+  };
+}

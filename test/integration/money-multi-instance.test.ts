@@ -1,0 +1,164 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { loadConfig, withProvider } from '../../src/config';
+import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
+import type { Fixtures } from '../../src/sandbox/fixtures/types';
+import type { Sandbox } from '../../src/sandbox/sandbox';
+import { createGateway, type Gateway } from '../../src/server';
+import { CREATE_PAYOUT, dataOf, ibanOf, user, VERIFY, VIEWER_MONEY, type LedgerEntry, type LoggedRequest, type PayoutView } from '../helpers/money';
+import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
+import { MERCHANT_KEY, signInAt, type GraphQLResult } from '../helpers/stack';
+
+/*
+ * Money on two gateway instances, A and B, sharing one PostgreSQL schema (STORE_URL) and one Redis (CACHE_URL,
+ * PUBSUB_URL), in front of one sandbox. PostgreSQL and Redis must be running on 127.0.0.1 (.ci/run starts them);
+ * without them these tests fail with a message saying so, they are never skipped.
+ */
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const PREFIX = `bankgraph-money-${randomUUID().slice(0, 8)}:`;
+
+async function requireRedis(): Promise<void> {
+  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    throw new Error(
+      `Redis is not reachable at ${REDIS_URL} (${String(error)}). These tests need it: ` +
+        'start it with `redis-server --daemonize yes --port 6379 --save ""` (.ci/run does this before npm test).',
+      { cause: error },
+    );
+  } finally {
+    await client.close().catch(() => client.destroy());
+  }
+}
+
+describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
+  let schema: PostgresSchema;
+  let sandbox: Sandbox;
+  let a: Gateway;
+  let b: Gateway;
+  let seeded: Fixtures;
+
+  beforeAll(async () => {
+    await requireRedis();
+    schema = await createPostgresSchema('money_multi');
+    const base = loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      STORE_URL: schema.url,
+      CACHE_URL: REDIS_URL,
+      PUBSUB_URL: REDIS_URL,
+      MERCHANT_KEYS: MERCHANT_KEY,
+      HTTP_BACKOFF_BASE_MS: '5',
+      HTTP_BACKOFF_CAP_MS: '20',
+      RATE_LIMIT_PER_SECOND: '0',
+    });
+    const started = await startEmbeddedSandbox(base);
+    sandbox = started.sandbox;
+    const config = withProvider(base, started.provider);
+    a = await createGateway(config, { keyPrefix: PREFIX });
+    b = await createGateway(config, { keyPrefix: PREFIX });
+    await pointSandboxWebhooksAt(sandbox.url, a.url);
+    seeded = await sandboxJson<Fixtures>('GET', '/sandbox/fixtures');
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled([a?.close(), b?.close()]);
+    await sandbox?.close();
+    await schema?.drop();
+  });
+
+  async function sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${sandbox.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
+  async function graphql<T>(gateway: Gateway, query: string, variables: Record<string, unknown>, token: string): Promise<GraphQLResult<T>> {
+    const response = await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, ...((await response.json()) as object) };
+  }
+
+  /** Withdrawal POSTs the sandbox received so far (the tests in this file run one after another). */
+  async function withdrawalPosts(): Promise<number> {
+    const { requests } = await sandboxJson<{ requests: LoggedRequest[] }>('GET', '/sandbox/requests');
+    return requests.filter((request) => request.method === 'POST' && request.path === '/v1/withdrawals').length;
+  }
+
+  async function withdrawalsOf(transactionIds: readonly string[]): Promise<LedgerEntry[]> {
+    const { withdrawals } = await sandboxJson<{ withdrawals: LedgerEntry[] }>('GET', '/sandbox/ledger');
+    return withdrawals.filter((entry) => transactionIds.includes(entry.id));
+  }
+
+  function input(iban: string, name: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+    return { beneficiaryName: name, beneficiaryIban: iban, beneficiaryReference: 'Two instances', amountInMinor: 1_000, currency: 'GBP', ...overrides };
+  }
+
+  it('uses on B a beneficiary verified on A, and lists 20 payouts split across both on both, each sent once', async () => {
+    const session = await signInAt(a.url, 'john', 'doe');
+    dataOf(await graphql(a, VERIFY, { name: 'John Doe' }, session));
+    const iban = ibanOf(user(seeded, 'john'));
+    const ids = Array.from({ length: 20 }, () => randomUUID());
+    const before = await withdrawalPosts();
+    const created = await Promise.all(
+      ids.map((transactionId, index) => graphql<{ createPayout: PayoutView }>(index % 2 ? b : a, CREATE_PAYOUT, { input: input(iban, 'John Doe', { transactionId, beneficiaryReference: `Split ${index}` }) }, session)),
+    );
+    expect(created.map((result) => dataOf(result).createPayout.status)).toEqual(ids.map(() => 'authorised'));
+    for (const gateway of [a, b]) {
+      const listed = dataOf(await graphql<{ viewer: { payouts: PayoutView[] } }>(gateway, VIEWER_MONEY, {}, session)).viewer.payouts;
+      expect(listed.map((payout) => payout.transactionId).sort()).toEqual([...ids].sort());
+    }
+    expect((await withdrawalPosts()) - before).toBe(20);
+    expect(await withdrawalsOf(ids)).toHaveLength(20);
+  });
+
+  it('sends one withdrawal for the same transactionId sent to both instances at once', async () => {
+    const session = await signInAt(b.url, 'john', 'doe');
+    const iban = ibanOf(user(seeded, 'john'));
+    const transactionId = randomUUID();
+    const payout = input(iban, 'John Doe', { transactionId, beneficiaryReference: 'Same id' });
+    const before = await withdrawalPosts();
+    const answers = await Promise.all([a, b, a, b].map((gateway) => graphql<{ createPayout: PayoutView }>(gateway, CREATE_PAYOUT, { input: payout }, session)));
+    expect(answers.map((answer) => dataOf(answer).createPayout.transactionId)).toEqual([transactionId, transactionId, transactionId, transactionId]);
+    expect((await withdrawalPosts()) - before).toBe(1);
+    expect(await withdrawalsOf([transactionId])).toHaveLength(1);
+  });
+
+  it('never lets parallel payouts on both instances exceed the daily limit', async () => {
+    const session = await signInAt(a.url, 'jane', 'doe');
+    const jane = user(seeded, 'jane');
+    dataOf(await graphql(b, VERIFY, { name: jane.name }, session));
+    const iban = ibanOf(jane);
+    const ids = Array.from({ length: 14 }, () => randomUUID());
+    const answers = await Promise.all(
+      ids.map((transactionId, index) =>
+        graphql<{ createPayout: PayoutView }>(index % 2 ? b : a, CREATE_PAYOUT, { input: input(iban, jane.name, { transactionId, amountInMinor: 50_000, beneficiaryReference: `Race ${index}` }) }, session),
+      ),
+    );
+    const paid = answers.filter((answer) => answer.data?.createPayout);
+    const refused = answers.filter((answer) => answer.errors?.[0]?.extensions?.code === 'PAYOUT_LIMIT_EXCEEDED');
+    expect(paid).toHaveLength(10);
+    expect(refused).toHaveLength(4);
+    const sent = await withdrawalsOf(ids);
+    expect(sent.reduce((sum, entry) => sum + entry.amount_in_minor, 0)).toBe(500_000);
+  });
+
+  it('runs the reconciler on one instance at a time (its database lease)', async () => {
+    const passes = await Promise.all([a.reconciler.runOnce(), b.reconciler.runOnce(), a.reconciler.runOnce(), b.reconciler.runOnce()]);
+    const ranOn = new Set(passes.map((ran, index) => (ran ? ['a', 'b'][index % 2] : undefined)).filter(Boolean));
+    expect(ranOn.size).toBe(1);
+  });
+});

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProviderWithdrawalRequest } from '../../../src/datasources/provider-types';
+import { openDatabase, type Database } from '../../../src/db/database';
+import { PayoutLimitExceededError } from '../../../src/errors';
+import { BeneficiaryLedger } from '../../../src/payouts/beneficiary-ledger';
+import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout-ledger';
+import { payoutAdmission } from '../../../src/payouts/payout-policy';
+import { AWAITING_APPROVAL, DECLINED, EXPIRED, PENDING_SUBMISSION } from '../../../src/payouts/payout-status';
+import { createPostgresSchema } from '../../helpers/postgres';
+
+type Backend = { name: string; open(): Promise<{ url: string; cleanUp(): Promise<void> }> };
+
+const BACKENDS: Backend[] = [
+  {
+    name: 'SQLite',
+    async open() {
+      const directory = mkdtempSync(join(tmpdir(), 'bankgraph-ledger-'));
+      return { url: `sqlite://${join(directory, 'store.sqlite')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const schema = await createPostgresSchema('payout_ledger');
+      return { url: schema.url, cleanUp: () => schema.drop() };
+    },
+  },
+];
+
+const POLICY = { payoutMaxMinor: 100_000, payoutDailyMaxMinor: 500_000, payoutApprovalAboveMinor: 100_000 };
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function request(amount: number, overrides: Partial<ProviderWithdrawalRequest> = {}): ProviderWithdrawalRequest {
+  return {
+    transaction_id: randomUUID(),
+    beneficiary_name: 'John Doe',
+    beneficiary_iban: 'GB33BUKB20201555555555',
+    beneficiary_reference: 'rent',
+    currency: 'GBP',
+    amount_in_minor: amount,
+    context_code: 'withdrawal',
+    ...overrides,
+  };
+}
+
+describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
+  let cleanUp: () => Promise<void>;
+  // Two handles on one store: two gateway instances (on PostgreSQL, two connection pools).
+  let first: Database;
+  let second: Database;
+  let clock = Date.now();
+  const now = (): number => clock;
+
+  beforeAll(async () => {
+    const opened = await backend.open();
+    cleanUp = opened.cleanUp;
+    first = await openDatabase(opened.url);
+    second = await openDatabase(opened.url);
+  });
+
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+    await cleanUp?.();
+  });
+
+  const user = (): PayoutOwner => ({ kind: 'user', userId: `user-${randomUUID()}` });
+
+  it('keeps a payout with its exact request, lists an owner’s newest first, and answers a repeated id with the first', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const owner = user();
+    const older = await ledger.record({ owner, request: request(100) }, payoutAdmission(POLICY));
+    clock += 1;
+    const newer = await ledger.record({ owner, request: request(200) }, payoutAdmission(POLICY));
+    expect(older.created && newer.created).toBe(true);
+    expect(older.record.status).toBe(PENDING_SUBMISSION);
+    expect((await ledger.get(older.record.transactionId))?.request).toEqual(older.record.request);
+    expect((await new PayoutLedger(second, now).listForOwner(owner)).map((record) => record.transactionId)).toEqual([
+      newer.record.transactionId,
+      older.record.transactionId,
+    ]);
+    const again = await ledger.record({ owner, request: { ...request(999), transaction_id: older.record.transactionId } }, payoutAdmission(POLICY));
+    expect(again).toMatchObject({ created: false, record: { transactionId: older.record.transactionId, request: older.record.request } });
+  });
+
+  it('answers an identical request with the first payout inside the fingerprint window, and records a new one after it', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const owner = user();
+    const fingerprint = { value: `fp-${randomUUID()}`, windowMs: 15 * 60 * 1000 };
+    const original = await ledger.record({ owner, request: request(500), fingerprint }, payoutAdmission(POLICY));
+    clock += 14 * 60 * 1000;
+    const retry = await new PayoutLedger(second, now).record({ owner, request: request(500), fingerprint }, payoutAdmission(POLICY));
+    expect(retry).toMatchObject({ created: false, record: { transactionId: original.record.transactionId } });
+    clock += 2 * 60 * 1000;
+    const later = await ledger.record({ owner, request: request(500), fingerprint }, payoutAdmission(POLICY));
+    expect(later.created).toBe(true);
+    expect(later.record.transactionId).not.toBe(original.record.transactionId);
+  });
+
+  it('never lets parallel payouts on two instances pass the daily limit together', async () => {
+    const owner = user();
+    const ledgers = [new PayoutLedger(first, now), new PayoutLedger(second, now)];
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, index) => ledgers[index % 2]!.record({ owner, request: request(100_000) }, payoutAdmission(POLICY))),
+    );
+    const created = results.filter((result) => result.status === 'fulfilled');
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(created).toHaveLength(5);
+    expect(refused).toHaveLength(7);
+    for (const { reason } of refused) {
+      expect(reason).toBeInstanceOf(PayoutLimitExceededError);
+      expect((reason as PayoutLimitExceededError).extensions).toEqual({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: 0 });
+    }
+    expect((await ledgers[0]!.listForOwner(owner)).reduce((sum, record) => sum + record.request.amount_in_minor, 0)).toBe(500_000);
+  });
+
+  it('counts the last 24 hours only, without declined, expired, failed or rejected payouts, per currency', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const owner = user();
+    const admit = payoutAdmission({ ...POLICY, payoutMaxMinor: 1_000_000, payoutApprovalAboveMinor: 1_000_000 });
+    await ledger.record({ owner, request: request(100_000) }, admit);
+    clock += DAY_MS - 1_000;
+    await ledger.record({ owner, request: request(100_000) }, admit);
+    const declined = await ledger.record({ owner, request: request(100_000) }, admit);
+    const expired = await ledger.record({ owner, request: request(100_000) }, admit);
+    const failed = await ledger.record({ owner, request: request(100_000) }, admit);
+    expect((await ledger.record({ owner, request: request(500_000, { currency: 'EUR' }) }, admit)).created).toBe(true);
+    await expect(ledger.record({ owner, request: request(1) }, admit)).rejects.toMatchObject({ extensions: { remainingInMinor: 0 } });
+
+    expect(await ledger.transition(declined.record.transactionId, PENDING_SUBMISSION, DECLINED)).toMatchObject({ status: DECLINED });
+    expect(await ledger.transition(expired.record.transactionId, PENDING_SUBMISSION, EXPIRED)).toMatchObject({ status: EXPIRED });
+    const stamps = { authorised_at: null, submitted_at: null, settled_at: null, rejected_at: null };
+    await ledger.confirm(failed.record.transactionId, { ...failed.record.request, ...stamps, status: 'failed', failed_at: new Date(clock).toISOString() });
+    await expect(ledger.record({ owner, request: request(300_001) }, admit)).rejects.toMatchObject({
+      extensions: { limit: 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: 300_000 },
+    });
+    expect((await ledger.record({ owner, request: request(300_000) }, admit)).created).toBe(true);
+    await expect(ledger.record({ owner, request: request(1) }, admit)).rejects.toMatchObject({ extensions: { remainingInMinor: 0 } });
+    // The first payout leaves the window: its 100 000 may be paid again.
+    clock += 2_000;
+    expect((await ledger.record({ owner, request: request(100_000) }, admit)).created).toBe(true);
+    await expect(ledger.record({ owner, request: request(1) }, admit)).rejects.toBeInstanceOf(PayoutLimitExceededError);
+  });
+
+  it('refuses a single payout above the maximum for everyone, and keeps a user’s large payout for approval', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const policy = { ...POLICY, payoutApprovalAboveMinor: 50_000 };
+    const merchant: PayoutOwner = { kind: 'merchant', keyId: `merchant-${randomUUID()}` };
+    await expect(ledger.record({ owner: merchant, request: request(100_001) }, payoutAdmission(policy))).rejects.toMatchObject({
+      extensions: { code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_MAX_MINOR', remainingInMinor: 100_000 },
+    });
+    expect((await ledger.record({ owner: merchant, request: request(60_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
+    const large = await ledger.record({ owner: user(), request: request(60_000) }, payoutAdmission(policy));
+    expect(large.record.status).toBe(AWAITING_APPROVAL);
+    expect(await ledger.claim(large.record.transactionId, 'someone', 60_000, DAY_MS)).toBe(false);
+  });
+
+  it('gives a submission claim to one instance at a time, never past expiry, and expires nothing under a claim', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const { record } = await ledger.record({ owner: user(), request: request(10) }, payoutAdmission(POLICY));
+    const claims = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => new PayoutLedger(index % 2 ? second : first, now).claim(record.transactionId, `claimant-${index}`, 60_000, DAY_MS)),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED)).toBeUndefined();
+    clock += 60_000;
+    expect(await ledger.claim(record.transactionId, 'late', 60_000, 30_000)).toBe(false);
+    expect(await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED)).toMatchObject({ status: EXPIRED });
+    expect(await ledger.claim(record.transactionId, 'later', 60_000, DAY_MS)).toBe(false);
+  });
+
+  it('keeps one verified beneficiary per user and IBAN, visible from every instance', async () => {
+    const userId = `user-${randomUUID()}`;
+    const iban = `GB${randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase()}`;
+    await new BeneficiaryLedger(first).recordVerified(userId, [{ iban, name: 'John Doe', verifiedAt: '2026-01-01T00:00:00.000Z' }]);
+    await new BeneficiaryLedger(second).recordVerified(userId, [{ iban, name: 'John A Doe', verifiedAt: '2026-01-02T00:00:00.000Z' }]);
+    expect(await new BeneficiaryLedger(first).listForUser(userId)).toEqual([{ iban, name: 'John A Doe', verifiedAt: '2026-01-02T00:00:00.000Z' }]);
+    expect(await new BeneficiaryLedger(second).holdersOf(iban)).toEqual([{ userId, name: 'John A Doe', verifiedAt: '2026-01-02T00:00:00.000Z' }]);
+  });
+});
