@@ -6,6 +6,7 @@ import { Children } from './lib/stacks';
 import { renderTable } from './lib/table';
 import { runCold, runScale } from './scenarios/cold';
 import { runSubscriptions } from './scenarios/subscriptions';
+import { runTracing } from './scenarios/tracing';
 import { runWarmAndSoak } from './scenarios/warm';
 
 /**
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     await runCold(ctx);
     await runScale(ctx);
     await runSubscriptions(ctx);
+    await runTracing(ctx);
   } finally {
     await children.closeAll();
   }

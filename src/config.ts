@@ -78,6 +78,32 @@ export interface RateLimitConfig {
   burst: number;
 }
 
+/** Trusted documents (persisted operations) and APQ; docs/api.md, "Persisted documents". */
+export interface PersistedDocumentsConfig {
+  /** off: text only; allow: text, manifest hashes and APQ; only: manifest documents only. */
+  mode: 'off' | 'allow' | 'only';
+  /** JSON of id -> document (GraphQL Code Generator client preset, Relay, or Apollo's manifest format). */
+  manifestPath: string | undefined;
+}
+
+/**
+ * OpenTelemetry tracing from the standard OTEL_* variables. `exporter` undefined means tracing is off: no SDK is
+ * loaded and every span call is the API's no-op.
+ */
+export interface TelemetryConfig {
+  exporter: 'otlp' | 'console' | undefined;
+  /** Full OTLP/HTTP traces URL (…/v1/traces). */
+  tracesUrl: string;
+  /** Sent with every export (a collector's API key): a secret, never logged. */
+  headers: Record<string, string>;
+  serviceName: string;
+  /** Extra resource attributes from OTEL_RESOURCE_ATTRIBUTES. */
+  resourceAttributes: Record<string, string>;
+  sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+  /** The ratio for the traceidratio samplers. */
+  samplerRatio: number;
+}
+
 export interface Config {
   nodeEnv: NodeEnv;
   port: number;
@@ -113,6 +139,8 @@ export interface Config {
   /** When set, GET /metrics needs `Authorization: Bearer <this>`. */
   metricsToken: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  persistedDocuments: PersistedDocumentsConfig;
+  telemetry: TelemetryConfig;
 }
 
 export interface AppIdentityConfig {
@@ -226,6 +254,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     operationTimeoutMs: read.integer('OPERATION_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     metricsToken: read.optionalSecret('METRICS_TOKEN'),
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, nodeEnv === 'test' ? 'silent' : 'info'),
+    persistedDocuments: readPersistedDocuments(env, read, problems),
+    telemetry: readTelemetry(env, read, problems),
   };
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -253,6 +283,75 @@ function refuseDevelopmentDefaults(env: Env, problems: string[]): void {
 /** The provider settings of the embedded sandbox, once it listens; index.ts and the tests use this. */
 export function withProvider(config: Readonly<Config>, provider: ProviderConfig): Readonly<ResolvedConfig> {
   return Object.freeze({ ...config, provider });
+}
+
+function readPersistedDocuments(env: Env, read: Reader, problems: string[]): PersistedDocumentsConfig {
+  const mode = read.oneOf('PERSISTED_DOCUMENTS', ['off', 'allow', 'only'] as const, 'off');
+  const manifestPath = env.PERSISTED_DOCUMENTS_MANIFEST?.trim() || undefined;
+  if (mode === 'only' && manifestPath === undefined) {
+    problems.push('PERSISTED_DOCUMENTS=only needs PERSISTED_DOCUMENTS_MANIFEST, the JSON file of the documents clients may run (npm run persist writes one)');
+  }
+  if (mode === 'off' && manifestPath !== undefined) problems.push('PERSISTED_DOCUMENTS_MANIFEST is only used with PERSISTED_DOCUMENTS=allow or only');
+  return { mode, manifestPath };
+}
+
+const OTEL_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+
+/** The OpenTelemetry specification's variables, with its defaults, except that tracing is off until asked for. */
+function readTelemetry(env: Env, read: Reader, problems: string[]): TelemetryConfig {
+  const disabled = read.oneOf('OTEL_SDK_DISABLED', ['true', 'false'] as const, 'false') === 'true';
+  const exporterName = read.oneOf('OTEL_TRACES_EXPORTER', ['otlp', 'console', 'none'] as const, 'none');
+  const tracesEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  // Setting an endpoint is asking for OTLP; OTEL_TRACES_EXPORTER alone asks for it at the default address.
+  const wanted = env.OTEL_TRACES_EXPORTER === undefined ? (tracesEndpoint ?? endpoint) !== undefined : exporterName !== 'none';
+  const exporter = disabled || !wanted ? undefined : exporterName === 'console' ? 'console' : 'otlp';
+  let tracesUrl = 'http://localhost:4318/v1/traces';
+  if (tracesEndpoint !== undefined) {
+    if (isUrl(tracesEndpoint, ['http:', 'https:'])) tracesUrl = tracesEndpoint;
+    else problems.push(`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an absolute http(s) URL; got ${JSON.stringify(tracesEndpoint)}`);
+  } else if (endpoint !== undefined) {
+    if (isUrl(endpoint, ['http:', 'https:'])) tracesUrl = `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+    else problems.push(`OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http(s) URL (the collector's OTLP/HTTP address, e.g. http://collector:4318); got ${JSON.stringify(endpoint)}`);
+  }
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (protocol !== undefined && protocol !== 'http/json' && protocol !== 'http/protobuf') {
+    problems.push(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got ${JSON.stringify(protocol)}`);
+  }
+  const sampler = read.oneOf('OTEL_TRACES_SAMPLER', OTEL_SAMPLERS, 'parentbased_always_on');
+  const samplerRatio = env.OTEL_TRACES_SAMPLER_ARG === undefined || !sampler.endsWith('traceidratio') ? 1 : read.number('OTEL_TRACES_SAMPLER_ARG', 1, { min: 0, max: 1 });
+  return {
+    exporter,
+    tracesUrl,
+    headers: { ...keyValueList(env, 'OTEL_EXPORTER_OTLP_HEADERS', problems), ...keyValueList(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', problems) },
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || 'bankgraph',
+    resourceAttributes: keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES', problems),
+    sampler,
+    samplerRatio,
+  };
+}
+
+/** `key1=value1,key2=value2` with percent-encoded values, as the OpenTelemetry specification writes them. */
+function keyValueList(env: Env, name: string, problems: string[]): Record<string, string> {
+  const value = env[name];
+  const result: Record<string, string> = {};
+  if (value === undefined || value.trim() === '') return result;
+  for (const part of value.split(',')) {
+    const at = part.indexOf('=');
+    const key = part.slice(0, at).trim();
+    if (at <= 0 || key === '') {
+      // The value may be a credential: the message names the variable, never what it holds.
+      problems.push(`${name} must be a comma-separated list of key=value pairs`);
+      return {};
+    }
+    try {
+      result[key] = decodeURIComponent(part.slice(at + 1).trim());
+    } catch {
+      problems.push(`${name} has a value that is not valid percent-encoding (key ${JSON.stringify(key)})`);
+      return {};
+    }
+  }
+  return result;
 }
 
 class Reader {

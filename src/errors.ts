@@ -16,6 +16,10 @@ export const ERROR_CODES = [
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_ERROR',
   'INTERNAL_SERVER_ERROR',
+  'PERSISTED_DOCUMENT_REQUIRED',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'PERSISTED_QUERY_HASH_MISMATCH',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -315,4 +319,27 @@ export class PayoutLimitExceededError extends GatewayError {
   constructor(message: string, limit: 'PAYOUT_MAX_MINOR' | 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: number) {
     super(message, { limit, remainingInMinor });
   }
+}
+
+/*
+ * Persisted documents (src/persisted). NOT_FOUND and NOT_SUPPORTED keep Apollo's codes and its 200 status, because
+ * Apollo Client's and urql's APQ links read them to resend the text or to stop sending hashes.
+ */
+
+/** PERSISTED_DOCUMENTS=only: the request sent a document's text (or a hash of a document not in the manifest). */
+export class PersistedDocumentRequiredError extends GatewayError {
+  static override readonly code = 'PERSISTED_DOCUMENT_REQUIRED';
+}
+
+export class PersistedQueryNotFoundError extends GatewayError {
+  static override readonly code = 'PERSISTED_QUERY_NOT_FOUND';
+}
+
+export class PersistedQueryNotSupportedError extends GatewayError {
+  static override readonly code = 'PERSISTED_QUERY_NOT_SUPPORTED';
+}
+
+/** The text sent with a hash does not hash to it: a client bug, or an attempt to register a document under another's hash. */
+export class PersistedQueryHashMismatchError extends GatewayError {
+  static override readonly code = 'PERSISTED_QUERY_HASH_MISMATCH';
 }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { activeTraceIds } from './telemetry/trace-ids';
 
 /**
  * Structured JSON logs. Everything logged passes through `sanitizeForLog` before it is written: values under
@@ -13,6 +14,7 @@ const SECRET_KEY =
   /^(authorization|proxy-authorization|cookie|set-cookie|password|passwd|secret|client_?secret|.*tokens?|.*api_?key|merchant_?keys?|private_?key(_?pem)?|signing_?key|code_?verifier|.*signature|jws|connection_?params|.*iban)$/i;
 
 const REDACTED = '[redacted]';
+const TRACE_ID_KEY = /^(traceId|spanId)$/;
 const MAX_DEPTH = 10;
 const MAX_ARRAY_ITEMS = 100;
 
@@ -21,6 +23,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: 'bankgraph' },
+      // The trace of the request being served, next to its requestId, so a log line leads to its trace and back.
+      mixin: () => activeTraceIds() ?? {},
       formatters: {
         level: (label) => ({ level: label }),
         log: (object) => sanitizeForLog(object) as Record<string, unknown>,
@@ -57,6 +61,11 @@ export function sanitizeForLog(value: unknown, depth = 0, seen: WeakSet<object> 
   }
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
+    // Trace ids are random hex that the token rule below would blank; they identify a trace, they grant nothing.
+    if (TRACE_ID_KEY.test(key) && typeof item === 'string' && /^[0-9a-f]{16,32}$/.test(item)) {
+      result[key] = item;
+      continue;
+    }
     result[safeKey(key, result)] = SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, depth + 1, seen);
   }
   return result;

@@ -29,6 +29,15 @@ import { costLimitPlugin } from './security/cost-limit.plugin';
 import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-masking';
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
+import { loadManifest } from './persisted/manifest';
+import { isOwnPage, PersistedDocuments, type DocumentRequest } from './persisted/persisted-documents';
+import { createKeyv } from './store/keyv.factory';
+import { GatewayError } from './errors';
+import { routeLabel } from './metrics/route-label';
+import { traceResolvers } from './telemetry/resolver-spans';
+import { traceOperation } from './telemetry/operation-span';
+import { SpanKind, SpanStatusCode, Telemetry } from './telemetry/telemetry';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { RateLimiter } from './security/rate-limiter';
 import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { WsOperationGuard } from './security/ws-operation-guard';
@@ -57,15 +66,21 @@ export interface GatewayOptions {
   live?: ServicesOptions['live'];
   /** The rate limiter's clock in milliseconds (default performance.now); tests step it instead of sleeping. */
   rateLimitClock?: () => number;
+  /** Exports this gateway's spans here instead of where OTEL_* says, tracing on (tests read them back). */
+  spanExporter?: SpanExporter;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = new GatewayMetrics();
+  // Read first: a bad manifest stops start-up before anything is opened.
+  const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
+  const telemetry = new Telemetry(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
-  const services = createServices(config, logger, database, { metrics }, { keyPrefix: options.keyPrefix, live: options.live });
+  const services = createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live });
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
+  traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;
   const production = config.nodeEnv === 'production';
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
@@ -73,9 +88,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst, undefined, options.rateLimitClock);
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
+  // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all.
+  const apqStore = config.persistedDocuments.mode === 'allow' ? createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
+  const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
   const httpGuard = new HttpOperationGuard(limiter, recorder);
   const sockets = new PrincipalSockets();
-  const wsGuard = new WsOperationGuard({ schema, limits, limiter, recorder, metrics, logger, principals: services.principals, sockets });
+  const wsGuard = new WsOperationGuard({ schema, documents, limits, limiter, recorder, metrics, logger, principals: services.principals, sockets });
   // A logout, a bank (dis)connected or a revoked user anywhere: this instance forgets what it remembered of them,
   // drops the answers it kept for them, and closes their WebSockets (4401), which ends their subscriptions.
   const stopIdentityEvents = await services.identityEvents.listen((event) => {
@@ -107,6 +125,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     // re-send the signal, killing the process with in-flight requests (its default outside NODE_ENV=test).
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
+    // src/persisted resolves hashes before Apollo sees a request, from the manifest and the shared APQ store.
+    persistedQueries: false,
     validationRules: limits.validationRules,
     parseOptions: limits.parseOptions,
     formatError: maskError,
@@ -127,12 +147,27 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     if (!tracker.begin(req, res)) return;
     const requestId = requestIdOf(req);
     res.setHeader('x-request-id', requestId);
-    void route(req, res, requestId).catch((error: unknown) => {
+    const routed = telemetry.enabled ? traceRequest(req, res, requestId, () => route(req, res, requestId)) : route(req, res, requestId);
+    void routed.catch((error: unknown) => {
       logger.error({ err: error, requestId, url: req.url }, 'request failed');
       if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE, requestId);
       else res.destroy();
     });
   });
+
+  /** The request's server span, child of the caller's `traceparent` when it sent one; it ends when the response does. */
+  function traceRequest(req: IncomingMessage, res: ServerResponse, requestId: string, handle: () => Promise<void>): Promise<void> {
+    const route = routeLabel(req.url);
+    return telemetry.span(
+      `${req.method ?? 'OTHER'} ${route}`,
+      { kind: SpanKind.SERVER, parent: telemetry.extract(req.headers), attributes: { 'http.request.method': req.method ?? 'OTHER', 'http.route': route, 'bankgraph.request_id': requestId } },
+      async (span) => {
+        await handle();
+        span?.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span?.setStatus({ code: SpanStatusCode.ERROR });
+      },
+    );
+  }
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const path = requestUrl(req).pathname;
@@ -167,6 +202,13 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     if (!httpGuard.admit(req, res, principal, requestId, started)) return;
     let body: unknown;
     let answerKey: string | undefined;
+    let search = requestUrl(req).search;
+    if (req.method === 'GET') {
+      const params = new URLSearchParams(search);
+      const resolved = await resolveDocument({ query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, extensions: jsonOrUndefined(params.get('extensions')) });
+      if (resolved === false) return;
+      search = `?${withDocumentParams(params, resolved)}`;
+    }
     if (req.method === 'POST') {
       let raw: Buffer;
       try {
@@ -181,6 +223,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
           body = JSON.parse(raw.toString('utf8'));
         } catch {
           return httpGuard.notJson(req, res, principal, requestId, started);
+        }
+        if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+          const resolved = await resolveDocument(body as DocumentRequest);
+          if (resolved === false) return;
+          body = withDocument(body as Record<string, unknown>, resolved);
         }
         // Only JSON POSTs (which CSRF prevention allows) from a signed-in user. One who asked for fresh data is not
         // served a kept answer, but the fresh one replaces it, so a later request never sees older data than this one.
@@ -198,11 +245,15 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     let context: GatewayContext | undefined;
+    // The operation span is active while Apollo runs the operation, so resolver and provider spans are its
+    // descendants; the operation observer names it once the operation is known.
     const result = await withOperationDeadline(config.operationTimeoutMs, () =>
+      traceOperation(telemetry, 'http', requestId, () =>
       apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: requestUrl(req).search, body },
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
         context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
       }),
+      ),
     );
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;
@@ -221,6 +272,17 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     }
     for await (const chunk of result.body.asyncIterator) res.write(chunk);
     res.end();
+
+    /** The text to run (undefined: none given), or false when the request was refused and answered. */
+    async function resolveDocument(request: DocumentRequest): Promise<string | undefined | false> {
+      try {
+        return await documents.resolve(request, isOwnPage(req.headers));
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        httpGuard.documentRefused(req, res, principal, requestId, started, error);
+        return false;
+      }
+    }
   }
 
   function sendCachedAnswer(res: ServerResponse, answer: CachedAnswer, principal: Principal, requestId: string, started: number): void {
@@ -251,6 +313,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     operationTimeoutMs: config.operationTimeoutMs,
     maskError,
     originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => publicUrl),
+    telemetry,
     wrap: (serverOptions) => wsGuard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
@@ -290,6 +353,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await reconciler.close();
         await stopIdentityEvents();
         await services.close();
+        await apqStore?.disconnect();
+        await telemetry.shutdown();
       })();
       return closing;
     },
@@ -342,6 +407,36 @@ function requestIdPlugin(): ApolloServerPlugin<GatewayContext> {
       };
     },
   };
+}
+
+/** Unreadable JSON reads as absent here; Apollo, which reads the parameter again, refuses it with its own message. */
+function jsonOrUndefined(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request as Apollo should see it: the resolved text as `query`, no hash it would try to resolve again. */
+function withDocument(body: Record<string, unknown>, query: string | undefined): Record<string, unknown> {
+  const { documentId: _documentId, extensions, ...rest } = body;
+  const { persistedQuery: _persistedQuery, ...otherExtensions } = (typeof extensions === 'object' && extensions !== null ? extensions : {}) as Record<string, unknown>;
+  return { ...rest, ...(query === undefined ? {} : { query }), ...(Object.keys(otherExtensions).length > 0 ? { extensions: otherExtensions } : {}) };
+}
+
+function withDocumentParams(params: URLSearchParams, query: string | undefined): URLSearchParams {
+  const rewritten = new URLSearchParams(params);
+  rewritten.delete('documentId');
+  const extensions = jsonOrUndefined(params.get('extensions'));
+  if (extensions !== undefined) {
+    const others = withDocument({ extensions }, undefined).extensions;
+    if (others === undefined) rewritten.delete('extensions');
+    else rewritten.set('extensions', JSON.stringify(others));
+  }
+  if (query !== undefined) rewritten.set('query', query);
+  return rewritten;
 }
 
 /** A client's own X-Request-Id is kept when it looks like an id; anything else is replaced, so logs stay clean. */

@@ -24,6 +24,7 @@ import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
 import { SessionStore } from './store/session.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './subscriptions/live.services';
+import type { Telemetry } from './telemetry/telemetry';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
 export interface Services {
@@ -59,6 +60,8 @@ export interface Services {
   live: LiveServices;
   /** Prometheus metrics (/metrics); webhook receivers report through `metrics.webhookEvent(source, outcome)`. */
   metrics: GatewayMetrics;
+  /** OpenTelemetry tracing (src/telemetry); `enabled` false when no exporter is configured. */
+  telemetry: Telemetry | undefined;
   /** Resolves when every store and cache answers; rejects with the first that does not. */
   checkReady(): Promise<void>;
   close(): Promise<void>;
@@ -74,7 +77,7 @@ export function createServices(
   config: ResolvedConfig,
   logger: Logger,
   database: Database,
-  hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics } = {},
+  hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics; telemetry?: Telemetry } = {},
   options: ServicesOptions = {},
 ): Services {
   const { provider } = config;
@@ -95,6 +98,7 @@ export function createServices(
       metrics.circuitState(route, state);
     },
     signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
+    telemetry: hooks.telemetry,
     onAttempt: (event) => {
       if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');
       metrics.providerAttempt(event);
@@ -110,7 +114,7 @@ export function createServices(
   const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const live = createLiveServices(config, logger, { http, payments, payouts, database, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
+  const live = createLiveServices(config, logger, { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
 
   return {
     config,
@@ -136,6 +140,7 @@ export function createServices(
     merchantKeys,
     live,
     metrics,
+    telemetry: hooks.telemetry,
     async checkReady() {
       await Promise.all([database.ping(), live.checkReady()]);
     },

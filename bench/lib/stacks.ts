@@ -37,8 +37,8 @@ export function startSandbox(children: Children, label: string, latencyMs: numbe
 }
 
 /** bankgraph; started with --expose-gc so its memory can be sampled after a full collection. */
-export function startBankgraph(children: Children, sandbox: ChildServer<SandboxInfo>): Promise<ChildServer<GatewayInfo>> {
-  return children.start<GatewayInfo>({ script: 'gateway.server', label: 'bankgraph', exposeGc: true, init: { provider: sandbox.info.provider } satisfies GatewayInit });
+export function startBankgraph(children: Children, sandbox: ChildServer<SandboxInfo>, env?: Record<string, string>, label = 'bankgraph'): Promise<ChildServer<GatewayInfo>> {
+  return children.start<GatewayInfo>({ script: 'gateway.server', label, exposeGc: true, init: { provider: sandbox.info.provider, env } satisfies GatewayInit });
 }
 
 export function startNaive(children: Children, sandbox: ChildServer<SandboxInfo>): Promise<ChildServer<{ url: string }>> {

@@ -9,6 +9,8 @@ import { runChild } from './child.runtime';
 
 export interface GatewayInit {
   provider: ProviderConfig;
+  /** Extra configuration, e.g. the OTEL_* variables of the tracing scenario. */
+  env?: Record<string, string>;
 }
 
 export interface GatewayInfo {
@@ -23,7 +25,7 @@ const MERCHANT_KEY = 'bench-merchant-key-0123456789';
 // off, because the bench's load comes from one session (or one merchant key) where production's comes from many;
 // left on, it would measure the limiter refusing requests, not the gateway answering them.
 runChild(async (init) => {
-  const { provider } = init as GatewayInit;
+  const { provider, env } = init as GatewayInit;
   const dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-bench-'));
   const base = loadConfig({
     NODE_ENV: 'production',
@@ -36,6 +38,7 @@ runChild(async (init) => {
     MERCHANT_KEYS: MERCHANT_KEY,
     TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_PER_SECOND: '0',
+    ...env,
   });
   const gateway = await createGateway(withProvider(base, provider));
   const info: GatewayInfo = { url: gateway.url, merchantKey: MERCHANT_KEY };

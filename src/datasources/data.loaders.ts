@@ -1,3 +1,4 @@
+import { context, type Context } from '@opentelemetry/api';
 import DataLoader from 'dataloader';
 import type { CallOptions, BearerAuth } from './http.client';
 import type { DataClient, DataRequest, DataResults } from './data.client';
@@ -15,6 +16,11 @@ export interface DataUser {
  */
 export class DataLoaders {
   private readonly loader: DataLoader<DataRequest, unknown[], string>;
+  /**
+   * The async context each request was asked for in: a batch runs in the first asker's, and each provider call
+   * should be traced under the resolver that wanted it (with tracing off this is the empty root context).
+   */
+  private readonly askedIn = new WeakMap<DataRequest, Context>();
 
   /** Until when everything loaded so far may be served again (epoch ms); see AnswerCache. */
   freshUntilMs = Number.POSITIVE_INFINITY;
@@ -24,7 +30,9 @@ export class DataLoaders {
       (requests) =>
         Promise.all(
           requests.map((request) =>
-            cache.getOrLoad(user.userId, request, mode, () => data.fetch(user.bearer, request, options) as Promise<unknown[]>).then(
+            cache.getOrLoad(user.userId, request, mode, () =>
+              context.with(this.askedIn.get(request) ?? context.active(), () => data.fetch(user.bearer, request, options) as Promise<unknown[]>),
+            ).then(
               (entry) => {
                 this.freshUntilMs = Math.min(this.freshUntilMs, entry.freshUntilMs);
                 return entry.value;
@@ -42,6 +50,7 @@ export class DataLoaders {
   }
 
   load<R extends DataRequest>(request: R): Promise<DataResults[R['resource']][]> {
+    this.askedIn.set(request, context.active());
     return this.loader.load(request) as Promise<DataResults[R['resource']][]>;
   }
 }

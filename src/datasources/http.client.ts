@@ -41,6 +41,8 @@ import { readCappedText } from './body-limit';
 import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';
 import { OperationDeadlineError, operationDeadline } from './operation-deadline';
+import { providerCallParent } from '../telemetry/resolver-spans';
+import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Telemetry } from '../telemetry/telemetry';
 import { signRequest, type SigningKey } from './request-signer';
 
 export interface HttpClientConfig {
@@ -72,6 +74,8 @@ export interface HttpClientConfig {
   /** Instead of the client's own Agent, e.g. undici's MockAgent in tests; the client then does not close it. */
   dispatcher?: Dispatcher;
   onAttempt?: (event: AttemptEvent) => void;
+  /** Traces every send as a client span (and sends its `traceparent`) when tracing is on. */
+  telemetry?: Telemetry;
   /** Test seams for backoff. */
   random?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -189,11 +193,21 @@ function parseErrorBody(text: string): unknown {
   }
 }
 
+function endAttemptSpan(span: Span, status: number | undefined, errorCode: string | undefined): void {
+  if (status !== undefined) span.setAttribute('http.response.status_code', status);
+  if (errorCode !== undefined || (status !== undefined && status >= 400)) {
+    const type = errorCode ?? String(status);
+    span.setAttribute('error.type', type);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+  }
+  span.end();
+}
+
 export class ProviderHttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly signingKey: { keyId: string; privateKey: KeyObject } | undefined;
-  private readonly settings: Required<Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange'>>;
+  private readonly settings: Required<Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange' | 'telemetry'>>;
   readonly breakers: CircuitBreakers;
 
   constructor(private readonly config: HttpClientConfig = {}) {
@@ -246,6 +260,8 @@ export class ProviderHttpClient {
     let refreshed = false;
     const deadline = operationDeadline();
     const fitsDeadline = (waitMs: number): boolean => deadline === undefined || performance.now() + waitMs < deadline.at;
+    /** Why the previous send was repeated, for the next send's span. */
+    let retryReason: string | undefined;
 
     for (let attempt = 1; ; attempt += 1) {
       sendsLeft -= 1;
@@ -253,6 +269,7 @@ export class ProviderHttpClient {
       if (deadline !== undefined && deadline.at <= performance.now()) throw upstreamErrorFrom(undefined, { ...context, cause: new OperationDeadlineError() });
       const deadlineSignal = deadline?.signal();
       const signals = [request.signal, deadlineSignal].filter((signal): signal is AbortSignal => signal !== undefined);
+      const traced = this.startAttemptSpan(request, url, attempt, retryReason);
       const started = performance.now();
       let outcome: { status: number; headers: ProviderResponse<unknown>['headers']; text: string } | { error: unknown };
       try {
@@ -261,7 +278,7 @@ export class ProviderHttpClient {
             origin: url.origin,
             path: url.pathname + url.search,
             method: request.method,
-            headers: this.headersFor(request, url, body, token),
+            headers: this.headersFor(request, url, body, token, traced?.context),
             body: body?.bytes ?? null,
             headersTimeout: this.settings.headersTimeoutMs,
             bodyTimeout: this.settings.bodyTimeoutMs,
@@ -270,12 +287,16 @@ export class ProviderHttpClient {
           return { status: response.statusCode, headers: response.headers, text: await readCappedText(response, this.settings.maxBodyBytes) };
         });
       } catch (error) {
-        if (request.signal?.aborted) throw error;
-        // An open circuit sent nothing: no attempt to report, nothing to retry.
-        if (error instanceof BrokenCircuitError) throw upstreamErrorFrom(undefined, { ...context, cause: error });
+        if (request.signal?.aborted || error instanceof BrokenCircuitError) {
+          if (traced) endAttemptSpan(traced.span, undefined, error instanceof BrokenCircuitError ? 'CIRCUIT_OPEN' : 'ABORTED');
+          if (request.signal?.aborted) throw error;
+          // An open circuit sent nothing: no attempt to report, nothing to retry.
+          throw upstreamErrorFrom(undefined, { ...context, cause: error });
+        }
         outcome = { error: deadlineSignal?.aborted ? new OperationDeadlineError() : error };
       }
       const status = 'status' in outcome ? outcome.status : undefined;
+      if (traced) endAttemptSpan(traced.span, status, 'error' in outcome ? (errorCode(outcome.error) ?? 'UNKNOWN') : undefined);
       this.config.onAttempt?.({
         route: request.route,
         method: request.method,
@@ -290,6 +311,7 @@ export class ProviderHttpClient {
         const code = errorCode(outcome.error);
         const backoff = this.backoffMs(attempt);
         if (retryable && sendsLeft > 0 && code !== undefined && TRANSIENT_CODES.has(code) && fitsDeadline(backoff)) {
+          retryReason = code;
           await this.settings.sleep(backoff, request.signal);
           continue;
         }
@@ -301,12 +323,14 @@ export class ProviderHttpClient {
       if (outcome.status === 401 && !refreshed && token !== undefined && request.auth?.onUnauthorized && !isSignatureRejection(errorBody)) {
         refreshed = true;
         sendsLeft += 1;
+        retryReason = 'token_refresh';
         await request.auth.onUnauthorized(token);
         continue;
       }
       if (retryable && sendsLeft > 0 && isRetryableStatus(outcome.status)) {
         const wait = this.retryDelayMs(outcome.status, outcome.headers, attempt);
         if (wait !== undefined && fitsDeadline(wait)) {
+          retryReason = `http_${outcome.status}`;
           await this.settings.sleep(wait, request.signal);
           continue;
         }
@@ -317,7 +341,31 @@ export class ProviderHttpClient {
     }
   }
 
-  private headersFor(request: ProviderRequest, url: URL, body: EncodedBody | undefined, token: string | undefined): Record<string, string> {
+  /** A client span for one send, child of the resolver (or job, or webhook) it serves; undefined with tracing off. */
+  private startAttemptSpan(request: ProviderRequest, url: URL, attempt: number, retryReason: string | undefined): { span: Span; context: Context } | undefined {
+    const telemetry = this.config.telemetry;
+    if (!telemetry?.tracer) return undefined;
+    const parent = providerCallParent(telemetry);
+    const span = telemetry.tracer.startSpan(
+      `${request.method} ${request.route}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': request.method,
+          'server.address': url.hostname,
+          'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+          'bankgraph.provider.route': request.route,
+          'bankgraph.provider.attempt': attempt,
+          ...(attempt > 1 ? { 'http.request.resend_count': attempt - 1 } : {}),
+          ...(retryReason ? { 'bankgraph.provider.retry_reason': retryReason } : {}),
+        },
+      },
+      parent,
+    );
+    return { span, context: trace.setSpan(parent, span) };
+  }
+
+  private headersFor(request: ProviderRequest, url: URL, body: EncodedBody | undefined, token: string | undefined, traceContext?: Context): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (this.config.userAgent) headers['user-agent'] = this.config.userAgent;
     if (body) headers['content-type'] = body.contentType;
@@ -331,6 +379,8 @@ export class ProviderHttpClient {
         { signedHeaders: request.sign.signedHeaders },
       );
     }
+    // After signing: trace context is not part of what the provider verifies.
+    if (traceContext) this.config.telemetry?.inject(traceContext, headers);
     return headers;
   }
 

@@ -1,6 +1,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from '../logger';
 import type { GatewayMetrics, OperationOutcome, Transport } from '../metrics/gateway-metrics';
+import { annotateOperation } from '../telemetry/operation-span';
 
 export interface OperationRecord {
   requestId: string;
@@ -34,6 +35,7 @@ export class OperationRecorder {
   record(entry: OperationRecord): void {
     const { durationMs, ...rest } = entry;
     this.logger.info({ ...rest, durationMs: Math.round(durationMs * 10) / 10 }, 'graphql operation');
+    if (entry.transport === 'http') annotateOperation(entry);
     this.metrics.operation({
       operationName: entry.operationName,
       operationType: entry.operationType,

@@ -9,6 +9,7 @@ import type { PayoutRecord } from '../payouts/payout-ledger';
 import { EXPIRED } from '../payouts/payout-status';
 import { DataTaskStatus } from '../schema/data-task-status.enum';
 import type { Services } from '../services';
+import { traceJob } from '../telemetry/telemetry';
 import { topics } from '../subscriptions/topics';
 
 /** Records looked at per kind per pass: a backlog is worked through over several passes, not in one burst. */
@@ -51,9 +52,11 @@ export class Reconciler {
   async runOnce(): Promise<boolean> {
     if (!(await this.leases.hold(LEASE_NAME, this.intervalMs * 3))) return false;
     try {
-      await this.reconcileUnconfirmed();
-      await this.reconcileInFlight();
-      await this.reconcileDataTasks();
+      await traceJob(this.services.telemetry, 'reconcile', async () => {
+        await this.reconcileUnconfirmed();
+        await this.reconcileInFlight();
+        await this.reconcileDataTasks();
+      });
       this.services.metrics.reconcilerRun('ok');
     } catch (error) {
       this.services.metrics.reconcilerRun('error');

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal';
 import { describePrincipal } from '../context';
+import { PersistedQueryNotFoundError, PersistedQueryNotSupportedError, type GatewayError } from '../errors';
 import { sendError } from '../http/respond';
 import type { OperationRecorder } from '../ops/operation-recorder';
 import { operationLimitError } from './operation-limits';
@@ -59,6 +60,28 @@ export class HttpOperationGuard {
       status: 400,
       outcome: 'error',
       errorCodes: ['BAD_USER_INPUT'],
+    });
+  }
+
+  /**
+   * A persisted-document refusal (src/persisted). NOT_FOUND and NOT_SUPPORTED answer 200 and must not be cached, as
+   * Apollo Server answers them, because APQ clients react to them by resending; the others are the client's error.
+   */
+  documentRefused(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number, error: GatewayError): void {
+    const resend = error instanceof PersistedQueryNotFoundError || error instanceof PersistedQueryNotSupportedError;
+    const status = resend ? 200 : 400;
+    sendGraphQLRefusal(req, res, status, { message: error.message, extensions: { ...error.extensions } }, requestId, resend ? { 'cache-control': 'private, no-cache, must-revalidate' } : {});
+    this.recorder.record({
+      requestId,
+      principal: describePrincipal(principal),
+      transport: 'http',
+      operationName: undefined,
+      operationType: undefined,
+      durationMs: performance.now() - started,
+      status,
+      outcome: resend ? 'error' : 'refused',
+      errorCodes: [error.code],
+      ...(resend ? {} : { refusal: 'persisted_documents' }),
     });
   }
 

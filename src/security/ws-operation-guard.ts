@@ -10,6 +10,8 @@ import { logErrorDetail } from '../ops/operation-observer.plugin';
 import { outcomeOf, type OperationRecorder } from '../ops/operation-recorder';
 import type { PrincipalSockets } from '../subscriptions/principal-sockets';
 import type { OperationLimits } from './operation-limits';
+import { isOwnPage, type PersistedDocuments } from '../persisted/persisted-documents';
+import { GatewayError } from '../errors';
 import { rateLimitKey } from './principal-key';
 import type { RateLimiter } from './rate-limiter';
 import { rateLimitedError } from './refusals';
@@ -38,6 +40,8 @@ interface OperationState {
 
 export interface WsOperationGuardDeps {
   schema: GraphQLSchema;
+  /** Resolves persisted document ids and hashes, and refuses text under PERSISTED_DOCUMENTS=only. */
+  documents: PersistedDocuments;
   limits: OperationLimits;
   limiter: RateLimiter;
   recorder: OperationRecorder;
@@ -72,10 +76,21 @@ export class WsOperationGuard {
     return {
       ...options,
       onSubscribe: async (ctx, id, payload) => {
-        const state = await this.begin(ctx as unknown as ConnectionContext, id, payload.operationName ?? undefined);
-        const refusal = this.admit(state, payload.query);
+        const connection = ctx as unknown as ConnectionContext;
+        const state = await this.begin(connection, id, payload.operationName ?? undefined);
+        if (state.retryAfterSeconds !== undefined) return [rateLimitedError(state.retryAfterSeconds)];
+        let query: string | undefined;
+        try {
+          // graphql-ws requires `query` to be a string: a client naming a persisted document sends "" with it.
+          query = await this.deps.documents.resolve(payload, isOwnPage(connection.extra.request.headers));
+        } catch (error) {
+          if (error instanceof GatewayError) return [error];
+          throw error;
+        }
+        const resolved = { ...payload, query: query ?? '' };
+        const refusal = this.admit(resolved.query);
         if (refusal) return refusal;
-        const result = await options.onSubscribe?.(ctx, id, payload);
+        const result = await options.onSubscribe?.(ctx, id, resolved);
         if (!result || Array.isArray(result)) return result as readonly GraphQLError[] | undefined;
         const args = result as ExecutionArgs;
         const operation = getOperationAST(args.document, args.operationName);
@@ -143,9 +158,8 @@ export class WsOperationGuard {
     return state;
   }
 
-  /** The rate limit's verdict (taken in begin) and the token limit, before the document is parsed for real. */
-  private admit(state: OperationState, query: string): readonly GraphQLError[] | undefined {
-    if (state.retryAfterSeconds !== undefined) return [rateLimitedError(state.retryAfterSeconds)];
+  /** The token limit, before the document is parsed for real. */
+  private admit(query: string): readonly GraphQLError[] | undefined {
     try {
       // Parsing with maxTokens stops at the limit; a document within it is parsed again, unlimited, by the next hook.
       parse(query, this.deps.limits.parseOptions);

@@ -8,6 +8,8 @@ import {
   specifiedRules,
   validate,
   type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLFormattedError,
   type GraphQLSchema,
   type ValidationRule,
@@ -21,6 +23,9 @@ import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
 import { sharedSubscribe } from './shared-subscribe';
+import { outcomeOf } from '../ops/operation-recorder';
+import { annotateOperation, traceOperation } from '../telemetry/operation-span';
+import type { Telemetry } from '../telemetry/telemetry';
 
 export interface GraphqlWsOptions {
   schema: GraphQLSchema;
@@ -35,6 +40,8 @@ export interface GraphqlWsOptions {
   maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** Which connections may sign in with the session cookie (cross-site WebSocket hijacking). */
   originPolicy: WebSocketOriginPolicy;
+  /** Queries and mutations over the socket get an operation span, as over HTTP. */
+  telemetry?: Telemetry;
   /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
   wrap?(options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
 }
@@ -51,6 +58,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const rules = [...specifiedRules, ...options.validationRules];
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
   const wrap = options.wrap ?? ((serverOptions) => serverOptions);
+  const traced = options.telemetry?.enabled ? tracedExecute(options.telemetry) : undefined;
   // Parsing and validation depend only on the text (schema and rules are fixed), and clients send the same few
   // operations over and over: each is checked once, and its one immutable document shared by every subscriber.
   const checkedDocuments = new BoundedMap<string, { document: DocumentNode } | { errors: GraphQLError[] }>(200);
@@ -76,7 +84,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
     wrap({
       schema,
-      execute: (args) => withOperationDeadline(options.operationTimeoutMs, () => execute(args)),
+      execute: (args) => withOperationDeadline(options.operationTimeoutMs, () => (traced ? traced(args) : execute(args))),
       subscribe: sharedSubscribe,
       onConnect: (ctx) => {
         if (options.originPolicy.admits(ctx.extra.request, ctx.connectionParams)) return true;
@@ -123,6 +131,23 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       await cleanup.dispose();
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * graphql-js's execute inside an operation span. Subscriptions have none: a span open for a subscription's
+ * lifetime would be hours long; their events show as `live deliver` spans instead.
+ */
+function tracedExecute(telemetry: Telemetry): (args: ExecutionArgs) => Promise<ExecutionResult> {
+  return (args) => {
+    const operation = getOperationAST(args.document, args.operationName);
+    const requestId = (args.contextValue as GatewayContext | undefined)?.requestId;
+    return traceOperation(telemetry, 'ws', requestId, async (span) => {
+      const result = await execute(args);
+      const errors = result.errors?.map((error) => error.toJSON());
+      annotateOperation({ operationName: operation?.name?.value, operationType: operation?.operation, ...outcomeOf(result.data, errors) }, span);
+      return result;
+    });
   };
 }
 

@@ -16,6 +16,8 @@ import { RedisEventBus } from './redis-event-bus';
 import { createWebhookHandlers } from './webhook.handlers';
 import { MAX_WEBHOOK_BODY_BYTES, WebhookReceiver } from './webhook.receiver';
 import { WebhookVerifier } from './webhook-verifier';
+import { TracedEventBus } from '../telemetry/traced-event-bus';
+import type { Telemetry } from '../telemetry/telemetry';
 import { CoalescedReads } from './coalesced-reads';
 import type { Refund } from '../schema/refund.type';
 
@@ -62,6 +64,8 @@ export interface LiveDependencies {
   database: Database;
   /** Counts each webhook delivery by source and outcome (metrics). */
   onWebhook?(source: string, outcome: string): void;
+  /** Spans for webhooks (received, stored, published, delivered) and the payout watcher's reads. */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -82,9 +86,11 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     if (!connection) connections.set(key, (connection = new RedisConnection(url, role, logger)));
     return connection;
   };
-  const bus: EventBus = isRedisUrl(config.pubsubUrl)
+
+  const untracedBus: EventBus = isRedisUrl(config.pubsubUrl)
     ? new RedisEventBus(redis(config.pubsubUrl, 'commands'), redis(config.pubsubUrl, 'subscriber'), prefix, logger)
     : new MemoryEventBus(logger);
+  const bus = deps.telemetry?.enabled ? new TracedEventBus(untracedBus, deps.telemetry) : untracedBus;
   const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
   const inbox = new EventInbox(deps.database);
   const dataTasks = new DataTaskStore(deps.database);
@@ -104,8 +110,9 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     logger,
     settings.webhookMaxBodyBytes,
     deps.onWebhook,
+    deps.telemetry,
   );
-  const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch);
+  const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch, deps.telemetry);
 
   return {
     bus,

@@ -1,6 +1,7 @@
 import type { PayoutClient } from '../datasources/payout.client';
 import type { ProviderWithdrawal } from '../datasources/provider-types';
 import type { Logger } from '../logger';
+import { traceJob, type Telemetry } from '../telemetry/telemetry';
 import type { EventBus } from './event-bus';
 import type { Leases } from './lease';
 import { topics } from './topics';
@@ -36,6 +37,7 @@ export class PayoutWatchers {
     private readonly leases: Leases,
     private readonly logger: Logger,
     private readonly settings: PayoutWatchSettings = DEFAULT_PAYOUT_WATCH,
+    private readonly telemetry?: Telemetry,
   ) {
     if (settings.leaseTtlMs <= settings.maxDelayMs) throw new Error('payout watch leaseTtlMs must exceed maxDelayMs');
   }
@@ -45,7 +47,7 @@ export class PayoutWatchers {
     if (this.closed) return () => undefined;
     let watch = this.watches.get(transactionId);
     if (!watch) {
-      watch = new PayoutWatch(transactionId, this.payouts, this.bus, this.leases, this.logger, this.settings);
+      watch = new PayoutWatch(transactionId, this.payouts, this.bus, this.leases, this.logger, this.settings, this.telemetry);
       this.watches.set(transactionId, watch);
       watch.start();
     }
@@ -97,6 +99,7 @@ class PayoutWatch {
     private readonly leases: Leases,
     private readonly logger: Logger,
     private readonly settings: PayoutWatchSettings,
+    private readonly telemetry: Telemetry | undefined,
   ) {
     this.delayMs = settings.initialDelayMs;
     this.leaseName = `payout:${transactionId}`;
@@ -119,7 +122,8 @@ class PayoutWatch {
 
   private schedule(ms: number): void {
     if (this.stopped || this.finished) return;
-    this.timer = setTimeout(() => void this.tick(), ms);
+    // Each read is a job run of its own trace: it serves no one request, and its provider call and publish hang off it.
+    this.timer = setTimeout(() => void traceJob(this.telemetry, 'payout-watch', () => this.tick()), ms);
     this.timer.unref();
   }
 

@@ -3,6 +3,7 @@ import { sendError, sendJson } from '../http/respond';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { Logger } from '../logger';
 import type { ReceivedWebhook, WebhookVerifier } from './webhook-verifier';
+import type { Span, Telemetry } from '../telemetry/telemetry';
 
 /** Webhook bodies are a few hundred bytes; anything near this is not from the provider. */
 export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024;
@@ -51,6 +52,8 @@ export class WebhookReceiver {
     private readonly maxBodyBytes = MAX_WEBHOOK_BODY_BYTES,
     /** For /metrics: every delivery's source (`payments`, `data`) and outcome (`accepted`, `refused_401`, …). */
     private readonly onOutcome: (source: string, outcome: string) => void = () => undefined,
+    /** Spans: `webhook received` (this whole route), `webhook stored` (the handler), `webhook published` (after answering). */
+    private readonly telemetry?: Telemetry,
   ) {}
 
   /** True when `path` is a webhook route (and the request has been answered). */
@@ -58,8 +61,17 @@ export class WebhookReceiver {
     const isPayments = path === PAYMENTS_WEBHOOK_PATH;
     if (!isPayments && !path.startsWith(DATA_WEBHOOK_PREFIX)) return false;
     const source = isPayments ? 'payments' : 'data';
+    if (!this.telemetry?.enabled) return this.receive(req, res, path, requestId, source, undefined);
+    return this.telemetry.span('webhook received', { attributes: { 'bankgraph.webhook.source': source, 'bankgraph.request_id': requestId } }, (span) =>
+      this.receive(req, res, path, requestId, source, span),
+    );
+  }
+
+  private async receive(req: IncomingMessage, res: ServerResponse, path: string, requestId: string, source: 'payments' | 'data', span: Span | undefined): Promise<true> {
+    const isPayments = source === 'payments';
     const log = this.logger.child({ requestId, webhook: source });
     const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): true => {
+      span?.setAttribute('bankgraph.webhook.outcome', `refused_${status}`);
       this.stats.refused[status] = (this.stats.refused[status] ?? 0) + 1;
       this.onOutcome(source, `refused_${status}`);
       log.warn({ status, reason: message }, 'webhook refused');
@@ -95,9 +107,9 @@ export class WebhookReceiver {
 
     let outcome: WebhookOutcome;
     try {
-      outcome = isPayments
-        ? await this.handlers.payments(fields, requestId)
-        : await this.handlers.data(path.slice(DATA_WEBHOOK_PREFIX.length), fields, requestId);
+      const store = (): Promise<WebhookOutcome> =>
+        isPayments ? this.handlers.payments(fields, requestId) : this.handlers.data(path.slice(DATA_WEBHOOK_PREFIX.length), fields, requestId);
+      outcome = this.telemetry ? await this.telemetry.span('webhook stored', {}, store) : await store();
     } catch (error) {
       // The store (inbox, task records) failed: not acknowledged, so the provider delivers it again later.
       log.error({ err: error }, 'webhook could not be recorded');
@@ -109,8 +121,11 @@ export class WebhookReceiver {
     else if (outcome.result === 'duplicate') this.stats.duplicate += 1;
     else this.stats.accepted += 1;
     this.onOutcome(source, outcome.result);
+    span?.setAttribute('bankgraph.webhook.outcome', outcome.result);
     sendJson(res, outcome.status, { status: outcome.result });
-    if (outcome.result === 'accepted' && outcome.after) this.track(outcome.after, log);
+    const after = outcome.result === 'accepted' ? outcome.after : undefined;
+    const telemetry = this.telemetry;
+    if (after) this.track(telemetry ? () => telemetry.span('webhook published', {}, after) : after, log);
     return true;
   }
 

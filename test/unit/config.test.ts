@@ -131,3 +131,63 @@ describe('loadConfig', () => {
     expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0.5', GRAPHQL_MAX_DEPTH: '8' })).toMatchObject({ rateLimit: { perSecond: 0.5 }, limits: { maxDepth: 8 } });
   });
 });
+
+describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
+  it('leaves tracing off when neither an endpoint nor an exporter is asked for', () => {
+    expect(loadConfig({}).telemetry).toMatchObject({ exporter: undefined, serviceName: 'bankgraph', sampler: 'parentbased_always_on' });
+  });
+
+  it('exports OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces, or to the traces endpoint as given', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).telemetry).toMatchObject({ exporter: 'otlp', tracesUrl: 'http://collector:4318/v1/traces' });
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp' }).telemetry,
+    ).toMatchObject({ exporter: 'otlp', tracesUrl: 'https://traces.example/otlp' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).telemetry).toMatchObject({ exporter: 'otlp', tracesUrl: 'http://localhost:4318/v1/traces' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).telemetry.exporter).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).telemetry.exporter).toBeUndefined();
+  });
+
+  it('reads headers, resource attributes, service name and sampler', () => {
+    const { telemetry } = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%3D%3D,x-team=payments',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=staging',
+      OTEL_SERVICE_NAME: 'bankgraph-eu',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+    });
+    expect(telemetry).toMatchObject({
+      headers: { 'x-api-key': 'abc==', 'x-team': 'payments' },
+      resourceAttributes: { 'deployment.environment': 'staging' },
+      serviceName: 'bankgraph-eu',
+      sampler: 'parentbased_traceidratio',
+      samplerRatio: 0.25,
+    });
+  });
+
+  it('refuses bad values, naming the variable and never echoing header values', () => {
+    const problems = problemsOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+      OTEL_TRACES_SAMPLER: 'sometimes',
+      OTEL_EXPORTER_OTLP_HEADERS: 'secret-api-key-without-equals',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    });
+    expect(problems).toEqual([
+      expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http\(s\) URL/),
+      expect.stringMatching(/^OTEL_EXPORTER_OTLP_PROTOCOL must be http\/json/),
+      expect.stringMatching(/^OTEL_TRACES_SAMPLER must be one of always_on, always_off/),
+      'OTEL_EXPORTER_OTLP_HEADERS must be a comma-separated list of key=value pairs',
+    ]);
+    expect(problems.join('\n')).not.toContain('secret-api-key');
+  });
+});
+
+describe('loadConfig: persisted documents', () => {
+  it('is off by default, and only needs a manifest', () => {
+    expect(loadConfig({}).persistedDocuments).toEqual({ mode: 'off', manifestPath: undefined });
+    expect(loadConfig({ PERSISTED_DOCUMENTS: 'allow' }).persistedDocuments).toEqual({ mode: 'allow', manifestPath: undefined });
+    expect(problemsOf({ PERSISTED_DOCUMENTS: 'only' })).toEqual([expect.stringMatching(/^PERSISTED_DOCUMENTS=only needs PERSISTED_DOCUMENTS_MANIFEST/)]);
+    expect(problemsOf({ PERSISTED_DOCUMENTS: 'strict' })).toEqual(['PERSISTED_DOCUMENTS must be one of off, allow, only; got "strict"']);
+    expect(problemsOf({ PERSISTED_DOCUMENTS_MANIFEST: 'manifest.json' })).toEqual([expect.stringMatching(/only used with PERSISTED_DOCUMENTS=allow or only/)]);
+  });
+});

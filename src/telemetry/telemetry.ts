@@ -1,0 +1,147 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import type { TelemetryConfig } from '../config';
+
+export { SpanKind, SpanStatusCode, trace, type Context, type Span };
+
+const HEADER_GETTER: TextMapGetter<IncomingHttpHeaders> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key],
+};
+
+let contextManagerInstalled = false;
+
+/**
+ * Tracing for one gateway: its own tracer provider (not the global one, so gateways in one process, as in the
+ * tests, export to their own exporters), W3C trace context in and out. Off (`enabled` false) when no exporter is
+ * configured: then no SDK object exists and every helper below runs its function directly.
+ */
+export class Telemetry {
+  readonly enabled: boolean;
+  readonly tracer: Tracer | undefined;
+  private readonly provider: BasicTracerProvider | undefined;
+  private readonly propagator = new W3CTraceContextPropagator();
+
+  /** `exporter`: a test's in-memory exporter, used whatever the configuration says, with spans exported as they end. */
+  constructor(config: TelemetryConfig, exporter?: SpanExporter) {
+    const chosen = exporter ?? exporterFor(config);
+    this.enabled = chosen !== undefined;
+    if (!chosen) return;
+    if (!contextManagerInstalled) {
+      // Parent/child across awaits needs AsyncLocalStorage; one manager per process serves every gateway in it.
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      contextManagerInstalled = true;
+    }
+    this.provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName }),
+      sampler: samplerFor(config),
+      spanProcessors: [exporter ? new SimpleSpanProcessor(chosen) : new BatchSpanProcessor(chosen)],
+    });
+    this.tracer = this.provider.getTracer('bankgraph');
+  }
+
+  /** The context an incoming request's `traceparent` (and `tracestate`) put it in; the root context without one. */
+  extract(headers: IncomingHttpHeaders): Context {
+    return this.propagator.extract(ROOT_CONTEXT, headers, HEADER_GETTER);
+  }
+
+  /** Adds `traceparent` (and `tracestate`) for the span active in `ctx` to outgoing headers. */
+  inject(ctx: Context, headers: Record<string, string>): void {
+    this.propagator.inject(ctx, headers, { set: (carrier, key, value) => (carrier[key] = value) });
+  }
+
+  /**
+   * Runs `fn` as the active span `name`, a child of the active span (or of `parent`); the span ends when `fn`
+   * settles and records a thrown error. Disabled: `fn(undefined)`.
+   */
+  async span<T>(name: string, options: { kind?: SpanKind; attributes?: Attributes; parent?: Context }, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+    if (!this.tracer) return fn(undefined);
+    const parent = options.parent ?? context.active();
+    const span = this.tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+    try {
+      return await context.with(trace.setSpan(parent, span), fn, undefined, span);
+    } catch (error) {
+      recordError(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Flushes spans not yet exported; a gateway calls it when it closes. */
+  async shutdown(): Promise<void> {
+    await this.provider?.shutdown();
+  }
+}
+
+/**
+ * A background job's run (the payout watcher's reads, the reconciler's passes) as the root span `job <name>` of a
+ * trace of its own: it serves no request, and a trace per run keeps each run readable on its own.
+ */
+export function traceJob<T>(telemetry: Telemetry | undefined, name: string, fn: (span: Span | undefined) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+  if (!telemetry?.enabled) return fn(undefined);
+  return telemetry.span(`job ${name}`, { parent: ROOT_CONTEXT, attributes: { 'bankgraph.job': name, ...attributes } }, fn);
+}
+
+export function recordError(span: Span, error: unknown): void {
+  const code = (error as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
+  span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === 'string' ? code : undefined });
+  // The exception's type only: messages can quote provider bodies, and spans leave the gateway.
+  span.setAttribute('error.type', typeof code === 'string' ? code : ((error as Error | undefined)?.constructor?.name ?? 'Error'));
+}
+
+function exporterFor(config: TelemetryConfig): SpanExporter | undefined {
+  switch (config.exporter) {
+    case 'otlp':
+      return new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers });
+    case 'console':
+      return new ConsoleSpanExporter();
+    default:
+      return undefined;
+  }
+}
+
+function samplerFor(config: TelemetryConfig): Sampler {
+  const ratio = new TraceIdRatioBasedSampler(config.samplerRatio);
+  switch (config.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio;
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
