@@ -21,7 +21,7 @@ export function buildManifest(sources: readonly OperationSource[], schema: Graph
     try {
       document = parse(source.text);
     } catch (error) {
-      throw new Error(`${source.name}: ${(error as Error).message}`);
+      throw new Error(`${source.name}: ${(error as Error).message}`, { cause: error });
     }
     for (const definition of document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);

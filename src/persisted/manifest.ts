@@ -12,7 +12,7 @@ export function loadManifest(path: string): ReadonlyMap<string, string> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`PERSISTED_DOCUMENTS_MANIFEST ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new Error(`PERSISTED_DOCUMENTS_MANIFEST ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
   }
   let parsed: unknown;
   try {

@@ -189,7 +189,7 @@ describe('persisted documents', () => {
       try {
         stack = await startStack({ env, gateway: { keyPrefix: prefix } });
       } catch (error) {
-        throw new Error(`the APQ tests need Redis at ${REDIS_URL} (redis-server --daemonize yes --port 6379 --save ""): ${String(error)}`);
+        throw new Error(`the APQ tests need Redis at ${REDIS_URL} (redis-server --daemonize yes --port 6379 --save ""): ${String(error)}`, { cause: error });
       }
       second = await createGateway(stack.config, { keyPrefix: prefix });
     });
