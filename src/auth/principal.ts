@@ -13,7 +13,8 @@ export const SESSION_COOKIE = 'bankgraph_session';
  * what to fix, without failing public fields.
  */
 export type Principal =
-  | { kind: 'user'; userId: string; sessionKey?: string }
+  /** expiresAtMs: when the credential stops being valid (an app access token's exp); a socket opened with it closes then. */
+  | { kind: 'user'; userId: string; sessionKey?: string; expiresAtMs?: number }
   | { kind: 'merchant'; keyId: string }
   | { kind: 'anonymous' }
   | { kind: 'invalid'; reason: string };
@@ -68,7 +69,7 @@ export class PrincipalResolver {
       if (!verified.ok) return { kind: 'invalid', reason: verified.reason };
       const user = await this.connections.appUser(verified.issuer, verified.subject);
       if (user.revoked) return { kind: 'invalid', reason: 'This user has been revoked.' };
-      return { kind: 'user', userId: user.userId };
+      return { kind: 'user', userId: user.userId, expiresAtMs: verified.expiresAtMs };
     }
     const session = await this.sessions.get(token);
     if (!session) return { kind: 'invalid', reason: 'The session token is unknown or has expired; sign in again at /auth/login.' };

@@ -5,7 +5,7 @@ type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
 /** Accepted clock difference between the IdP and this gateway, for exp and nbf. */
 const CLOCK_TOLERANCE_SECONDS = 30;
 
-export type AppTokenResult = { ok: true; issuer: string; subject: string } | { ok: false; reason: string };
+export type AppTokenResult = { ok: true; issuer: string; subject: string; expiresAtMs: number } | { ok: false; reason: string };
 
 /**
  * The app's own OIDC access tokens (app identity): signature against the IdP's JWKS, issuer, audience, exp/nbf,
@@ -28,7 +28,8 @@ export class AppTokenVerifier {
         requiredClaims: ['sub', 'exp'],
       });
       if (typeof payload.sub !== 'string' || payload.sub === '') return { ok: false, reason: 'The access token has no subject (sub).' };
-      return { ok: true, issuer: this.config.issuer, subject: payload.sub };
+      // exp is a required claim, so jose has checked it is a number.
+      return { ok: true, issuer: this.config.issuer, subject: payload.sub, expiresAtMs: payload.exp! * 1000 };
     } catch (error) {
       return { ok: false, reason: reasonFor(jose, error) };
     }

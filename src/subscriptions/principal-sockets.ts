@@ -4,6 +4,9 @@ import type { IdentityEvent } from '../identity/identity-events';
 /** graphql-ws's code for "Unauthorized": the client must not reconnect with the same credentials. */
 export const UNAUTHORIZED_CLOSE_CODE = 4401;
 
+/** setTimeout's longest delay; a credential valid for longer is re-checked when that timer fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 interface ClosableSocket {
   close(code: number, reason: string): void;
   once(event: 'close', listener: () => void): unknown;
@@ -16,6 +19,7 @@ interface ClosableSocket {
  */
 export class PrincipalSockets {
   private readonly byUser = new Map<string, Map<ClosableSocket, string | undefined>>();
+  private readonly expiryTimers = new WeakMap<ClosableSocket, NodeJS.Timeout>();
 
   add(principal: Principal, socket: ClosableSocket): void {
     if (principal.kind !== 'user') return;
@@ -23,10 +27,25 @@ export class PrincipalSockets {
     if (!sockets) this.byUser.set(principal.userId, (sockets = new Map()));
     if (sockets.has(socket)) return;
     sockets.set(socket, principal.sessionKey);
+    if (principal.expiresAtMs !== undefined) this.closeAtExpiry(socket, principal.expiresAtMs);
     socket.once('close', () => {
+      clearTimeout(this.expiryTimers.get(socket));
       sockets.delete(socket);
       if (sockets.size === 0 && this.byUser.get(principal.userId) === sockets) this.byUser.delete(principal.userId);
     });
+  }
+
+  /**
+   * A socket authenticated once, at connection_init, by a credential that expires (an app access token) would
+   * otherwise outlive it: the socket is closed when the credential expires, and the client reconnects with a new one.
+   */
+  private closeAtExpiry(socket: ClosableSocket, expiresAtMs: number): void {
+    const timer = setTimeout(() => {
+      if (Date.now() < expiresAtMs) this.closeAtExpiry(socket, expiresAtMs);
+      else socket.close(UNAUTHORIZED_CLOSE_CODE, 'Unauthorized: the access token has expired');
+    }, Math.min(Math.max(expiresAtMs - Date.now(), 0), MAX_TIMER_MS));
+    timer.unref();
+    this.expiryTimers.set(socket, timer);
   }
 
   /** A logout closes that session's sockets; a disconnected bank or a revoked user closes all of the user's. */

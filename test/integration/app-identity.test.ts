@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { readFixtures, userNamed } from '../helpers/fixtures';
 import { startTestIdp, type TestIdp } from '../helpers/jwks-server';
 import { answerBankPage } from '../helpers/sign-in-steps';
@@ -105,5 +107,31 @@ describe('app identity: the app\'s own OIDC access tokens (AUTH_JWKS_URL, AUTH_I
     expect(await live.next()).toEqual({ data: { viewer: { connections: [] } } });
     const refused = connectWs(stack.gateway.url, idp.unsigned(claims())).subscribe('{ viewer { connections { id } } }');
     expect((await refused.next()).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('closes a WebSocket when the access token it was opened with expires', async () => {
+    // The socket authenticates once; it must not outlive its token. exp is whole seconds.
+    const expiresAtMs = (now() + 2) * 1000;
+    const token = idp.sign(claims({ sub: 'app-user-expiring', exp: expiresAtMs / 1000 }));
+    const client = createClient({
+      url: `${stack.gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+    });
+    try {
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => client.on('closed', (event) => resolve(event as { code: number; reason: string })));
+      const answer = await new Promise<unknown>((resolve, reject) => {
+        let data: unknown;
+        client.subscribe({ query: '{ viewer { connections { id } } }' }, { next: (result) => (data = result), error: reject, complete: () => resolve(data) });
+      });
+      expect(answer).toEqual({ data: { viewer: { connections: [] } } });
+      const { code, reason } = await closed;
+      expect(Date.now()).toBeGreaterThanOrEqual(expiresAtMs);
+      expect({ code, reason }).toEqual({ code: 4401, reason: 'Unauthorized: the access token has expired' });
+    } finally {
+      await client.dispose();
+    }
   });
 });
