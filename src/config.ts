@@ -118,6 +118,10 @@ export interface Config {
   providerKind: 'sandbox' | 'remote';
   sandbox: SandboxConfig;
   storeUrl: string;
+  /** TOKEN_ENCRYPTION_KEY (32 bytes); undefined outside production means a generated key kept beside the store. */
+  tokenEncryptionKey: Buffer | undefined;
+  /** App identity (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE): requests carry the app's OIDC access token. */
+  appIdentity: AppIdentityConfig | undefined;
   cacheUrl: string;
   pubsubUrl: string;
   /** The payout policy and the reconciler's windows (docs/money.md). */
@@ -138,6 +142,17 @@ export interface Config {
   persistedDocuments: PersistedDocumentsConfig;
   telemetry: TelemetryConfig;
 }
+
+export interface AppIdentityConfig {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  /** Accepted JWS algorithms; never `none`. */
+  algorithms: string[];
+}
+
+/** Asymmetric JWS algorithms only: with a JWKS, an HMAC "key" would be public. */
+const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 export type ResolvedConfig = Config & { provider: ProviderConfig };
 
@@ -196,6 +211,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     providerKind,
     sandbox,
     storeUrl: read.storeUrl('STORE_URL', 'sqlite://./data/gateway.sqlite'),
+    tokenEncryptionKey: read.encryptionKey('TOKEN_ENCRYPTION_KEY', nodeEnv === 'production'),
+    appIdentity: read.appIdentity(),
     cacheUrl: read.memoryOrRedis('CACHE_URL'),
     pubsubUrl: read.memoryOrRedis('PUBSUB_URL'),
     money: {
@@ -457,6 +474,37 @@ class Reader {
       this.problems.push(`${name} must be sqlite://<file> (or sqlite://:memory:) or a postgres:// URL; got ${JSON.stringify(value)}`);
     }
     return value;
+  }
+
+  encryptionKey(name: string, required: boolean): Buffer | undefined {
+    const value = this.env[name];
+    if (value === undefined || value === '') {
+      if (required) this.problems.push(`${name} is required in production: 32 random bytes, base64 or hex (e.g. openssl rand -base64 32)`);
+      return undefined;
+    }
+    const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+    if (key.length !== 32) this.problems.push(`${name} must be 32 bytes, base64 (44 characters) or hex (64 characters)`);
+    return key;
+  }
+
+  /** All three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, or none (bank identity). */
+  appIdentity(): AppIdentityConfig | undefined {
+    const names = ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'] as const;
+    const given = names.filter((name) => this.env[name] !== undefined && this.env[name] !== '');
+    if (given.length === 0) {
+      if (this.env.AUTH_ALGORITHMS !== undefined) this.problems.push('AUTH_ALGORITHMS is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
+      return undefined;
+    }
+    if (given.length < names.length) {
+      this.problems.push(`app identity needs all of ${names.join(', ')}; missing ${names.filter((name) => !given.includes(name)).join(', ')}`);
+      return undefined;
+    }
+    const algorithms = (this.env.AUTH_ALGORITHMS ?? 'RS256,ES256').split(',').map((alg) => alg.trim()).filter(Boolean);
+    const unknown = algorithms.filter((alg) => !(JWT_ALGORITHMS as readonly string[]).includes(alg));
+    if (algorithms.length === 0 || unknown.length > 0) {
+      this.problems.push(`AUTH_ALGORITHMS must be a comma-separated list of ${JWT_ALGORITHMS.join(', ')}; got ${JSON.stringify(this.env.AUTH_ALGORITHMS)}`);
+    }
+    return { jwksUrl: this.url('AUTH_JWKS_URL'), issuer: this.env.AUTH_ISSUER!, audience: this.env.AUTH_AUDIENCE!, algorithms };
   }
 
   memoryOrRedis(name: string): string {

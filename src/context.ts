@@ -1,9 +1,19 @@
+import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Principal } from './auth/principal';
 import { requireUser } from './auth/principal';
 import { DataLoaders } from './datasources/data.loaders';
+import type { BearerAuth } from './datasources/http.client';
 import type { CacheMode } from './datasources/response-cache';
+import { NotFoundError, UnauthenticatedError } from './errors';
+import type { BankConnectionRecord } from './identity/connection.store';
 import type { Logger } from './logger';
 import type { Services } from './services';
+
+/** A connection's failure that costs only its own part of the answer: null (or left out) there, an error at `path`. */
+export interface PartialFailure {
+  path: readonly (string | number)[];
+  error: GraphQLError;
+}
 
 /** Per request (HTTP) or per subscription operation (WebSocket). */
 export interface GatewayContext {
@@ -12,8 +22,17 @@ export interface GatewayContext {
   services: Services;
   logger: Logger;
   cacheMode: CacheMode;
-  /** The signed-in user's loaders; UNAUTHENTICATED / FORBIDDEN for any other principal. */
-  dataLoaders(): DataLoaders;
+  /** The signed-in user's bank connections that are not revoked, oldest first; read once per request. */
+  connections(): Promise<BankConnectionRecord[]>;
+  /** The active connection of this user with that id; NOT_FOUND for anyone else's or an ended one. */
+  activeConnection(connectionId: string): Promise<BankConnectionRecord>;
+  /** One connection's data loaders (one provider call per distinct resource per request). */
+  loadersFor(connectionId: string): DataLoaders;
+  /** The provider bearer of one of this user's connections, for calls outside the loaders. */
+  bankBearer(connectionId: string): BearerAuth;
+  /** Records a per-connection failure; sent with the answer as an error at its path, and the answer is not kept. */
+  reportPartialFailure(failure: PartialFailure): void;
+  readonly partialFailures: PartialFailure[];
   /**
    * Set once the operation is known: whether its answer may be stored in the AnswerCache (src/http/answer-cache.ts).
    * An object, not a flag, because Apollo hands plugins a shallow copy of the context.
@@ -24,9 +43,12 @@ export interface GatewayContext {
 }
 
 export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode): GatewayContext {
-  let loaders: DataLoaders | undefined;
+  const loaders = new Map<string, DataLoaders>();
+  let connections: Promise<BankConnectionRecord[]> | undefined;
   let logger: Logger | undefined;
-  return {
+  const partialFailures: PartialFailure[] = [];
+  const answer = { cacheable: false } as GatewayContext['answer'];
+  const context: GatewayContext = {
     requestId,
     principal,
     services,
@@ -35,20 +57,48 @@ export function createContext(services: Services, principal: Principal, requestI
       return (logger ??= services.logger.child({ requestId, principal: describePrincipal(principal) }));
     },
     cacheMode,
-    answer: { cacheable: false },
-    dataFreshUntilMs: () => (loaders && Number.isFinite(loaders.freshUntilMs) ? loaders.freshUntilMs : 0),
-    dataLoaders() {
+    answer,
+    partialFailures,
+    dataFreshUntilMs: () => {
+      if (loaders.size === 0) return 0;
+      const until = Math.min(...[...loaders.values()].map((loader) => loader.freshUntilMs));
+      return Number.isFinite(until) ? until : 0;
+    },
+    connections() {
       const user = requireUser(principal);
-      loaders ??= new DataLoaders(
-        services.data,
-        services.responseCache,
-        { userId: user.userId, bearer: services.userTokens.bearerFor(user.sessionToken, user.session.tokens) },
-        cacheMode,
-        { requestId },
-      );
-      return loaders;
+      connections ??= services.connections.connectionsOf(user.userId);
+      return connections;
+    },
+    async activeConnection(connectionId) {
+      const found = (await context.connections()).find((connection) => connection.id === connectionId);
+      if (!found) throw new NotFoundError('No bank connection with that id belongs to this user.');
+      if (found.status !== 'active') throw new UnauthenticatedError('This bank connection has expired; connect the bank again.');
+      return found;
+    },
+    loadersFor(connectionId) {
+      requireUser(principal);
+      let found = loaders.get(connectionId);
+      if (!found) {
+        // The data cache is keyed by connection: one grant's answers are never another's, whoever the user is.
+        found = new DataLoaders(services.data, services.responseCache, { userId: connectionId, bearer: services.userTokens.bearerFor(connectionId) }, cacheMode, { requestId });
+        loaders.set(connectionId, found);
+      }
+      return found;
+    },
+    bankBearer(connectionId) {
+      requireUser(principal);
+      return services.userTokens.bearerFor(connectionId);
+    },
+    reportPartialFailure(failure) {
+      partialFailures.push(failure);
+      answer.cacheable = false;
     },
   };
+  return context;
+}
+
+export function formatPartialFailure(failure: PartialFailure): GraphQLFormattedError {
+  return { message: failure.error.message, path: [...failure.path], extensions: { ...failure.error.extensions } };
 }
 
 /** For logs: who, without anything that would let a reader act as them. */

@@ -5,9 +5,9 @@ import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { NoSchemaIntrospectionCustomRule } from 'graphql';
 import { handleAuthRoute } from './auth/auth.routes';
-import { credentialsFromHeaders, resolvePrincipal, type Principal } from './auth/principal';
+import { credentialsFromHeaders, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
-import { createContext, describePrincipal, type GatewayContext } from './context';
+import { createContext, describePrincipal, formatPartialFailure, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
 import { withOperationDeadline } from './datasources/operation-deadline';
 import { CompiledExecutor } from './execution/compiled-executor';
@@ -48,6 +48,7 @@ import { buildGatewaySchema } from './schema/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
 import { typeGraphqlPubSub } from './subscriptions/event-bus';
 import { startGraphqlWs } from './subscriptions/graphql-ws.server';
+import { PrincipalSockets } from './subscriptions/principal-sockets';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
@@ -92,13 +93,25 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const apqStore = config.persistedDocuments.mode === 'allow' ? createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
   const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
   const httpGuard = new HttpOperationGuard(limiter, recorder);
-  const wsGuard = new WsOperationGuard({ schema, documents, limits, limiter, recorder, metrics, logger, merchantKeys: services.merchantKeys, sessions: services.sessions });
+  const sockets = new PrincipalSockets();
+  const wsGuard = new WsOperationGuard({ schema, documents, limits, limiter, recorder, metrics, logger, principals: services.principals, sockets });
+  // A logout, a bank (dis)connected or a revoked user anywhere: this instance forgets what it remembered of them,
+  // drops the answers it kept for them, and closes their WebSockets (4401), which ends their subscriptions.
+  const stopIdentityEvents = await services.identityEvents.listen((event) => {
+    answers.forgetUser(event.userId);
+    if (event.kind === 'connected') return;
+    services.sessions.forget(event.kind === 'logout' ? { sessionKey: event.sessionKey } : { userId: event.userId });
+    if (event.kind === 'disconnected') services.userTokens.forget(event.connectionId);
+    const closed = sockets.close(event);
+    if (closed > 0) logger.info({ principal: event.userId, closed, reason: event.kind }, 'closed the WebSockets of a revoked principal');
+  });
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
   const playground = new Playground({
     sandbox: config.providerKind === 'sandbox',
+    appIdentity: config.appIdentity !== undefined,
     session: async (req) => {
-      const principal = await resolvePrincipal({ cookie: req.headers.cookie }, services.merchantKeys, services.sessions);
+      const principal = await services.principals.resolve({ cookie: req.headers.cookie });
       if (principal.kind === 'user') return { signedIn: true, userId: principal.userId };
       return principal.kind === 'invalid' ? { signedIn: false, reason: principal.reason } : { signedIn: false };
     },
@@ -119,6 +132,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     parseOptions: limits.parseOptions,
     formatError: maskError,
     plugins: [
+      partialFailuresPlugin(),
       requestIdPlugin(),
       answerCachePlugin(),
       costLimitPlugin<GatewayContext>(limits),
@@ -170,6 +184,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         publicUrl: () => publicUrl!,
         loginStates: services.loginStates,
         sessions: services.sessions,
+        connections: services.connections,
+        principals: services.principals,
+        identityEvents: services.identityEvents,
         auth: services.auth,
         data: services.data,
         logger,
@@ -182,7 +199,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   async function graphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const started = performance.now();
     // Resolved before the body is read: the rate limit is per principal, and a refused request costs no more.
-    const principal = await resolvePrincipal(credentialsFromHeaders(req.headers), services.merchantKeys, services.sessions);
+    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
     if (!httpGuard.admit(req, res, principal, requestId, started)) return;
     let body: unknown;
     let answerKey: string | undefined;
@@ -335,6 +352,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await closed;
         await apollo.stop();
         await reconciler.close();
+        await stopIdentityEvents();
         await services.close();
         await apqStore?.disconnect();
         await telemetry.shutdown();
@@ -355,6 +373,21 @@ function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
         },
         async didEncounterErrors({ contextValue }) {
           contextValue.answer.cacheable = false;
+        },
+      };
+    },
+  };
+}
+
+/** A bank connection that failed while the others answered: its error joins the answer at its path (context.ts). */
+function partialFailuresPlugin(): ApolloServerPlugin<GatewayContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single' || contextValue.partialFailures.length === 0) return;
+          const result = response.body.singleResult;
+          result.errors = [...(result.errors ?? []), ...contextValue.partialFailures.map(formatPartialFailure)];
         },
       };
     },

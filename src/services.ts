@@ -1,5 +1,4 @@
-import type Keyv from 'keyv';
-import { MerchantKeys } from './auth/principal';
+import { MerchantKeys, PrincipalResolver } from './auth/principal';
 import { BeneficiaryLedger } from './payouts/beneficiary-ledger';
 import { PayoutLedger } from './payouts/payout-ledger';
 import { RefundKeyStore } from './refunds/refund-key.store';
@@ -16,6 +15,11 @@ import type { Database } from './db/database';
 import { VerificationClient } from './datasources/verification.client';
 import type { Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
+import { AppTokenVerifier } from './identity/app-token.verifier';
+import { ConnectionStore } from './identity/connection.store';
+import { tokenEncryptionKey } from './identity/encryption-key';
+import { IdentityEvents } from './identity/identity-events';
+import { TokenCipher } from './identity/token-cipher';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
 import { SessionStore } from './store/session.store';
@@ -38,6 +42,12 @@ export interface Services {
   userTokens: UserTokenProvider;
   sessions: SessionStore;
   loginStates: LoginStateStore;
+  /** Users and their bank connections (tokens encrypted at rest). */
+  connections: ConnectionStore;
+  /** Who a request's credentials name: merchant key, session (bank identity) or the app's JWT (app identity). */
+  principals: PrincipalResolver;
+  /** Logouts, banks connected and disconnected, revoked users: announced to every instance. */
+  identityEvents: IdentityEvents;
   /** Verified beneficiaries per user, and who verified each IBAN. */
   beneficiaries: BeneficiaryLedger;
   /** Payouts created through the gateway (the provider client is `payouts`). */
@@ -97,15 +107,11 @@ export function createServices(
   });
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
-  const keyvs: Keyv<never>[] = [];
-  const store = <T>(namespace: string): Keyv<T> => {
-    const keyv = createKeyv<T>(config.storeUrl, `${options.keyPrefix ?? ''}${namespace}`);
-    keyvs.push(keyv as Keyv<never>);
-    return keyv;
-  };
   // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
   const cacheKeyv = createKeyv<unknown>(config.cacheUrl, 'cache');
-  const sessions = new SessionStore(store('sessions'));
+  const sessions = new SessionStore(database);
+  const connections = new ConnectionStore(database, new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)));
+  const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
   const live = createLiveServices(config, logger, { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
@@ -121,19 +127,22 @@ export function createServices(
     payouts,
     payments,
     appTokens,
-    userTokens: new UserTokenProvider(sessions, auth),
+    userTokens: new UserTokenProvider(connections, auth),
     sessions,
-    loginStates: new LoginStateStore(store('login-states')),
+    loginStates: new LoginStateStore(database),
+    connections,
+    principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
+    identityEvents: new IdentityEvents(live.bus),
     beneficiaries: new BeneficiaryLedger(database),
     payoutLedger: new PayoutLedger(database),
     refundKeys: new RefundKeyStore(database),
     responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents, Date.now, config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS),
-    merchantKeys: new MerchantKeys(config.merchantKeys),
+    merchantKeys,
     live,
     metrics,
     telemetry: hooks.telemetry,
     async checkReady() {
-      await Promise.all([database.ping(), ...keyvs.map((keyv) => keyv.get('readiness-probe')), live.checkReady()]);
+      await Promise.all([database.ping(), live.checkReady()]);
     },
     async close() {
       // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
@@ -141,7 +150,7 @@ export function createServices(
       await http.close();
       // The cache is dropped at once: it loses nothing, and a polite quit would wait forever on a Redis that is down.
       const cacheStore = cacheKeyv.store as { disconnect?(force?: boolean): Promise<void> };
-      await Promise.allSettled([...keyvs.map((keyv) => keyv.disconnect()), cacheStore.disconnect?.(true), database.close()]);
+      await Promise.allSettled([cacheStore.disconnect?.(true), database.close()]);
     },
   };
 }

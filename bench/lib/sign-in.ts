@@ -10,9 +10,10 @@ const NAIVE_REDIRECT_URI = 'http://localhost:3999/auth/callback';
 export async function gatewaySession(gatewayUrl: string, username: string, password: string): Promise<string> {
   const start = await fetch(`${gatewayUrl}/auth/login?response=json`, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
   const bankPage = start.headers.get('location');
-  if (start.status !== 302 || !bankPage) throw new Error(`expected /auth/login to redirect to the bank, got HTTP ${start.status}`);
+  const binding = start.headers.get('login-binding');
+  if (start.status !== 302 || !bankPage || !binding) throw new Error(`expected /auth/login to redirect to the bank with a Login-Binding, got HTTP ${start.status}`);
   const callback = await submitBankForm(bankPage, username, password);
-  const session = await fetch(callback, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const session = await fetch(callback, { headers: { accept: 'application/json', 'login-binding': binding }, signal: AbortSignal.timeout(TIMEOUT_MS) });
   const body = (await session.json()) as { sessionToken?: string };
   if (!session.ok || !body.sessionToken) throw new Error(`expected a session from the gateway's callback, got HTTP ${session.status}`);
   return body.sessionToken;

@@ -17,11 +17,11 @@ export class NaiveViewerResolver {
 
   @FieldResolver(() => [Account])
   async accounts(@Ctx() context: NaiveContext): Promise<Account[]> {
-    return (await providerResults<ProviderAccount>(context, '/data/v1/accounts')).map(toAccount);
+    return (await providerResults<ProviderAccount>(context, '/data/v1/accounts')).map((account) => toAccount(account, 'naive'));
   }
 
   @FieldResolver(() => [Card])
   async cards(@Ctx() context: NaiveContext): Promise<Card[]> {
-    return (await providerResults<ProviderCard>(context, '/data/v1/cards')).map(toCard);
+    return (await providerResults<ProviderCard>(context, '/data/v1/cards')).map((card) => toCard(card, 'naive'));
   }
 }

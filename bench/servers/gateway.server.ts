@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ runChild(async (init) => {
     HOST: '127.0.0.1',
     STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
     MERCHANT_KEYS: MERCHANT_KEY,
+    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_PER_SECOND: '0',
     ...env,
   });

@@ -1,16 +1,22 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthClient } from '../datasources/auth.client';
 import type { DataClient } from '../datasources/data.client';
-import { BadUserInputError, GatewayError, UnauthenticatedError } from '../errors';
+import { BadUserInputError, ForbiddenError, GatewayError, UnauthenticatedError } from '../errors';
+import { PayloadTooLargeError, readBody } from '../http/body';
 import { redirect, sendError, sendJson } from '../http/respond';
+import type { ConnectionStore } from '../identity/connection.store';
+import type { IdentityEvents } from '../identity/identity-events';
 import type { Logger } from '../logger';
-import type { LoginStateStore } from '../store/login-state.store';
+import type { LoginState, LoginStateStore } from '../store/login-state.store';
+import { LOGIN_STATE_TTL_MS } from '../store/login-state.store';
 import type { SessionStore } from '../store/session.store';
-import { SESSION_TTL_MS } from '../store/session.store';
+import { SESSION_TTL_MS, sessionKey } from '../store/session.store';
 import { createPkcePair, randomState } from './pkce';
-import { readCookie, SESSION_COOKIE } from './principal';
+import { credentialsFromHeaders, readCookie, SESSION_COOKIE, type PrincipalResolver } from './principal';
+import { checkReturnTo } from './return-to';
+import { sendSignInPage } from './sign-in-page';
 import { tokensFrom } from './user-token.provider';
-import { userIdFromAccounts } from './user-identity';
 
 export interface AuthRoutesDeps {
   authUrl: string;
@@ -19,6 +25,9 @@ export interface AuthRoutesDeps {
   publicUrl: () => string;
   loginStates: LoginStateStore;
   sessions: SessionStore;
+  connections: ConnectionStore;
+  principals: PrincipalResolver;
+  identityEvents: IdentityEvents;
   auth: AuthClient;
   data: DataClient;
   logger: Logger;
@@ -26,41 +35,108 @@ export interface AuthRoutesDeps {
 
 /** The scopes the bank is asked for (docs/provider-choices.md: the authorization-code grant gives `info accounts`). */
 const USER_SCOPES = 'info accounts';
+/** Holds the login binding in the browser that started a sign-in; sent back only to the callback. */
+const LOGIN_COOKIE = 'bankgraph_login';
+/** The JSON flow's binding: answered by /auth/login or POST /auth/connections, presented at /auth/callback. */
+const LOGIN_BINDING_HEADER = 'login-binding';
+const DEFAULT_RETURN_TO = '/graphql';
+const CONNECTIONS_BODY_LIMIT = 4_096;
+
+const ROUTES = new Map([
+  ['/auth/login', 'GET'],
+  ['/auth/callback', 'GET'],
+  ['/auth/logout', 'POST'],
+  ['/auth/connections', 'POST'],
+]);
 
 /**
- * The end-user sign-in (backend-for-frontend): the gateway runs the provider's authorization-code flow with
- * state and PKCE, keeps the provider tokens, and hands the app only its own session token.
+ * The bank sign-in (backend-for-frontend): the gateway runs the provider's authorization-code flow with state and
+ * PKCE, keeps the provider tokens (encrypted) on a bank connection of a durable user, and hands the app only its own
+ * session token. A sign-in is bound to the browser or app that started it, so nobody can finish theirs in someone
+ * else's browser (login CSRF).
  */
 export async function handleAuthRoute(path: string, req: IncomingMessage, res: ServerResponse, requestId: string, deps: AuthRoutesDeps): Promise<boolean> {
+  const method = ROUTES.get(path);
+  if (method === undefined) return false;
   const url = new URL(req.url ?? '/', 'http://gateway');
-  const route = `${req.method} ${path}`;
+  // Where a browser goes back to from an error page: set once the sign-in's own returnTo is known.
+  const page = { html: path === '/auth/callback' && !wantsJson(req), back: DEFAULT_RETURN_TO };
   try {
-    if (route === 'GET /auth/login') await login(url, res, deps);
-    else if (route === 'GET /auth/callback') await callback(url, req, res, requestId, deps);
-    else if (route === 'POST /auth/logout') await logout(req, res, deps);
-    else if (path === '/auth/login' || path === '/auth/callback' || path === '/auth/logout') {
-      sendError(res, 405, 'BAD_USER_INPUT', `${req.method} is not allowed on ${path}`, requestId);
-    } else return false;
+    if (req.method !== method) throw new MethodNotAllowed(`${req.method} is not allowed on ${path}; use ${method}`);
+    if (path === '/auth/login') await login(url, req, res, deps);
+    else if (path === '/auth/connections') await startConnection(req, res, deps);
+    else if (path === '/auth/callback') await callback(url, req, res, page, deps);
+    else await logout(req, res, deps);
   } catch (error) {
     const known = error instanceof GatewayError ? error : undefined;
-    if (!known) deps.logger.error({ err: error, requestId, route }, 'sign-in failed');
-    const status = known?.code === 'UNAUTHENTICATED' ? 401 : known?.code === 'BAD_USER_INPUT' ? 400 : 502;
-    sendError(res, status, known?.code ?? 'UPSTREAM_ERROR', known?.message ?? 'Signing in with the bank failed; try again.', requestId);
+    if (!known && !(error instanceof MethodNotAllowed)) deps.logger.error({ err: error, requestId, path }, 'sign-in failed');
+    const status = error instanceof MethodNotAllowed ? 405 : statusOf(known?.code);
+    const code = error instanceof MethodNotAllowed ? 'BAD_USER_INPUT' : (known?.code ?? 'UPSTREAM_ERROR');
+    const message = known?.message ?? (error instanceof MethodNotAllowed ? error.message : 'Signing in with the bank failed; try again.');
+    if (page.html) sendSignInPage(res, status, 'Not signed in', message, page.back);
+    else sendError(res, status, code, message, requestId);
   }
   return true;
 }
 
-async function login(url: URL, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {
-  const returnTo = url.searchParams.get('returnTo') ?? undefined;
-  // Only same-origin paths: an open redirect after sign-in would hand phishers a trusted link.
-  if (returnTo !== undefined && !/^\/(?![/\\])/.test(returnTo)) {
-    throw new BadUserInputError('returnTo must be a path on this gateway, such as /graphql', 'returnTo');
+class MethodNotAllowed extends Error {}
+
+function statusOf(code: string | undefined): number {
+  if (code === 'UNAUTHENTICATED') return 401;
+  if (code === 'BAD_USER_INPUT') return 400;
+  if (code === 'FORBIDDEN') return 403;
+  return 502;
+}
+
+/** Bank identity's sign-in; signed in already, the new bank becomes another connection of the same user. */
+async function login(url: URL, req: IncomingMessage, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {
+  if (deps.principals.appIdentity) {
+    throw new BadUserInputError('This gateway uses the app\'s own sign-in: connect a bank with POST /auth/connections and your access token.');
   }
+  const given = url.searchParams.get('returnTo');
+  const returnTo = given === null ? undefined : checkReturnTo(given);
   const response = url.searchParams.get('response') ?? 'cookie';
   if (response !== 'cookie' && response !== 'json') throw new BadUserInputError('response must be "cookie" or "json"', 'response');
+  const principal = await deps.principals.resolve(credentialsFromHeaders(req.headers));
+  const userId = principal.kind === 'user' ? principal.userId : undefined;
+  const { authorizationUrl, binding } = await begin(deps, { returnTo, responseMode: response, userId });
+  redirect(res, authorizationUrl, { 'set-cookie': loginCookie(deps, binding), [LOGIN_BINDING_HEADER]: binding });
+}
+
+/** Adds a bank to the signed-in user (app identity's only way to connect one): answers where to send the browser. */
+async function startConnection(req: IncomingMessage, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {
+  const principal = await deps.principals.resolve({ authorization: req.headers.authorization });
+  if (principal.kind !== 'user') {
+    throw new UnauthenticatedError(principal.kind === 'invalid' ? principal.reason : 'Send "Authorization: Bearer <access token>" of the user who connects a bank.');
+  }
+  let returnTo: string | undefined;
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, CONNECTIONS_BODY_LIMIT);
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw new BadUserInputError(`The body must be at most ${CONNECTIONS_BODY_LIMIT} bytes.`);
+    throw error;
+  }
+  if (raw.length > 0) {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new BadUserInputError('The body must be JSON: {} or { "returnTo": "/path" }.');
+    }
+    const value = (body as { returnTo?: unknown } | null)?.returnTo;
+    if (value !== undefined && typeof value !== 'string') throw new BadUserInputError('returnTo must be a string path such as /graphql.', 'returnTo');
+    returnTo = value === undefined ? undefined : checkReturnTo(value);
+  }
+  const { authorizationUrl, binding } = await begin(deps, { returnTo, responseMode: 'json', userId: principal.userId });
+  sendJson(res, 200, { authorizationUrl, loginBinding: binding }, { 'set-cookie': loginCookie(deps, binding) });
+}
+
+async function begin(deps: AuthRoutesDeps, options: Pick<LoginState, 'returnTo' | 'responseMode' | 'userId'>): Promise<{ authorizationUrl: string; binding: string }> {
   const state = randomState();
+  const binding = randomBytes(24).toString('base64url');
   const { verifier, challenge } = createPkcePair();
-  await deps.loginStates.put(state, { codeVerifier: verifier, returnTo, responseMode: response, createdAt: new Date().toISOString() });
+  await deps.loginStates.put(state, { ...options, codeVerifier: verifier, bindingHash: hash(binding) });
   const authorize = new URL(`${deps.authUrl}/`);
   authorize.search = new URLSearchParams({
     response_type: 'code',
@@ -71,41 +147,94 @@ async function login(url: URL, res: ServerResponse, deps: AuthRoutesDeps): Promi
     code_challenge: challenge,
     code_challenge_method: 'S256',
   }).toString();
-  redirect(res, authorize.toString());
+  return { authorizationUrl: authorize.toString(), binding };
 }
 
-async function callback(url: URL, req: IncomingMessage, res: ServerResponse, requestId: string, deps: AuthRoutesDeps): Promise<void> {
+async function callback(url: URL, req: IncomingMessage, res: ServerResponse, page: { html: boolean; back: string }, deps: AuthRoutesDeps): Promise<void> {
   const state = url.searchParams.get('state');
   const loginState = state ? await deps.loginStates.take(state) : undefined;
-  if (!loginState) throw new UnauthenticatedError('The sign-in link is unknown, used or expired; start again at /auth/login.');
+  if (!loginState) throw new UnauthenticatedError('The sign-in link is unknown, used or expired; start again.');
+  page.back = loginState.returnTo ?? DEFAULT_RETURN_TO;
+  // An app's connection (app identity) ends where it is opened: JSON to an app, a redirect back for a browser.
+  page.html = (deps.principals.appIdentity || loginState.responseMode !== 'json') && !wantsJson(req);
+  // Before the code is exchanged: a callback opened outside the browser or app that began it signs nobody in.
+  const presented = headerValue(req.headers[LOGIN_BINDING_HEADER]) ?? readCookie(req.headers.cookie, LOGIN_COOKIE);
+  if (presented === undefined || !sameHash(hash(presented), loginState.bindingHash)) {
+    throw new UnauthenticatedError('This sign-in was started in another browser or app, so it cannot be finished here; start again.');
+  }
   const bankError = url.searchParams.get('error');
-  if (bankError) throw new UnauthenticatedError(`The bank did not sign you in (${bankError.slice(0, 64)}); start again at /auth/login.`);
+  if (bankError === 'access_denied') throw new UnauthenticatedError('You cancelled the sign-in at your bank; nothing was connected.');
+  if (bankError) throw new UnauthenticatedError(`The bank did not sign you in (${bankError.slice(0, 64).replace(/[^\w.-]/g, '?')}); start again.`);
   const code = url.searchParams.get('code');
-  if (!code) throw new UnauthenticatedError('The bank sent no authorization code; start again at /auth/login.');
+  if (!code) throw new UnauthenticatedError('The bank sent no authorization code; start again.');
 
-  const tokens = tokensFrom(await deps.auth.exchangeCode({ code, redirectUri: callbackUrl(deps), codeVerifier: loginState.codeVerifier }, { requestId }));
-  const accounts = await deps.data.accounts({ token: async () => tokens.accessToken }, { requestId });
-  const session = await deps.sessions.create(userIdFromAccounts(accounts), tokens);
-
-  if (loginState.responseMode === 'json' || wantsJson(req)) {
-    sendJson(res, 200, session);
+  const tokens = tokensFrom(await deps.auth.exchangeCode({ code, redirectUri: callbackUrl(deps), codeVerifier: loginState.codeVerifier }));
+  const bearer = { token: async () => tokens.accessToken };
+  const [accounts, cards] = await Promise.all([deps.data.accounts(bearer), deps.data.cards(bearer)]);
+  const providerId = accounts[0]?.provider.provider_id ?? cards[0]?.provider.provider_id;
+  // With nothing shown there is nothing to recognise the person by next time, and one empty sign-in must never
+  // become the same user as another; for an app user such a connection could show nothing either.
+  if (providerId === undefined) {
+    throw new ForbiddenError('Your bank shared neither accounts nor cards with this sign-in, so it cannot identify you. Sign in again and allow access to at least one account or card.');
+  }
+  const connection = await deps.connections.addGrant(
+    {
+      providerId,
+      scopes: USER_SCOPES,
+      tokens,
+      accountIds: accounts.map((account) => account.account_id),
+      cardIds: cards.map((card) => card.account_id),
+    },
+    loginState.userId,
+  );
+  await deps.identityEvents.publish({ kind: 'connected', userId: connection.userId, connectionId: connection.connectionId });
+  const clearLogin = `${LOGIN_COOKIE}=; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=0`;
+  if (deps.principals.appIdentity) {
+    const body = { connection: { id: connection.connectionId, providerId } };
+    if (page.html) redirect(res, page.back, { 'set-cookie': clearLogin });
+    else sendJson(res, 200, body, { 'set-cookie': clearLogin });
+    return;
+  }
+  const session = await deps.sessions.create(connection.userId);
+  if (!page.html) {
+    sendJson(res, 200, { ...session, connectionId: connection.connectionId }, { 'set-cookie': clearLogin });
     return;
   }
   const secure = deps.publicUrl().startsWith('https:') ? '; Secure' : '';
   const cookie = `${SESSION_COOKIE}=${encodeURIComponent(session.sessionToken)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / 1000}${secure}`;
-  redirect(res, loginState.returnTo ?? '/graphql', { 'set-cookie': cookie });
+  redirect(res, page.back, { 'set-cookie': [cookie, clearLogin] });
 }
 
 async function logout(req: IncomingMessage, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
   const token = bearer ?? readCookie(req.headers.cookie, SESSION_COOKIE);
-  if (token) await deps.sessions.delete(token);
+  const ended = token && !deps.principals.appIdentity ? await deps.sessions.delete(token) : undefined;
+  // Every instance closes this session's WebSockets and forgets it, so nothing keeps streaming after a logout.
+  if (ended && token) await deps.identityEvents.publish({ kind: 'logout', userId: ended.userId, sessionKey: sessionKey(token) });
   res.writeHead(204, { 'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`, 'cache-control': 'no-store' });
   res.end();
 }
 
+function loginCookie(deps: AuthRoutesDeps, binding: string): string {
+  const secure = deps.publicUrl().startsWith('https:') ? '; Secure' : '';
+  // Lax: the bank's redirect back is a top-level GET, which carries it; no other site's request does.
+  return `${LOGIN_COOKIE}=${binding}; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=${LOGIN_STATE_TTL_MS / 1000}${secure}`;
+}
+
 function callbackUrl(deps: AuthRoutesDeps): string {
   return `${deps.publicUrl()}/auth/callback`;
+}
+
+function hash(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Apps ask for JSON (`Accept: application/json`); a browser following the bank's redirect asks for HTML. */
@@ -113,4 +242,3 @@ function wantsJson(req: IncomingMessage): boolean {
   const accept = req.headers.accept ?? '';
   return accept.includes('application/json') && !accept.includes('text/html');
 }
-

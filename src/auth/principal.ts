@@ -1,13 +1,20 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ForbiddenError, UnauthenticatedError } from '../errors';
-import { sessionKey, type Session, type SessionStore } from '../store/session.store';
+import type { AppTokenVerifier } from '../identity/app-token.verifier';
+import type { ConnectionStore } from '../identity/connection.store';
+import { sessionKey, type SessionStore } from '../store/session.store';
 
 export const SESSION_COOKIE = 'bankgraph_session';
 
-/** Who is asking. `invalid` keeps the reason so the error says what to fix, without failing public fields. */
+/**
+ * Who is asking. A user is the durable user (users table), reached through a gateway session (bank identity,
+ * `sessionKey` set) or the app's own access token (app identity). `invalid` keeps the reason so the error says
+ * what to fix, without failing public fields.
+ */
 export type Principal =
-  | { kind: 'user'; sessionToken: string; sessionKey: string; userId: string; session: Session }
+  /** expiresAtMs: when the credential stops being valid (an app access token's exp); a socket opened with it closes then. */
+  | { kind: 'user'; userId: string; sessionKey?: string; expiresAtMs?: number }
   | { kind: 'merchant'; keyId: string }
   | { kind: 'anonymous' }
   | { kind: 'invalid'; reason: string };
@@ -28,26 +35,46 @@ export class MerchantKeys {
   }
 }
 
-/** Reads `Authorization: Bearer …` (session token or merchant key) or, for browsers, the session cookie. */
-export async function resolvePrincipal(
-  credentials: { authorization?: string; cookie?: string },
-  merchantKeys: MerchantKeys,
-  sessions: SessionStore,
-): Promise<Principal> {
-  let token: string | undefined;
-  if (credentials.authorization !== undefined && credentials.authorization !== '') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(credentials.authorization);
-    if (!match) return { kind: 'invalid', reason: 'The Authorization header must be "Bearer <session token or merchant key>".' };
-    token = match[1]!;
-    const keyId = merchantKeys.match(token);
-    if (keyId) return { kind: 'merchant', keyId };
-  } else {
-    token = readCookie(credentials.cookie, SESSION_COOKIE);
-    if (token === undefined) return { kind: 'anonymous' };
+/**
+ * Reads `Authorization: Bearer …` (merchant key, then the app's JWT in app identity or a session token in bank
+ * identity) or, for browsers in bank identity, the session cookie. The two identities never mix: with an IdP
+ * configured, gateway sessions are not accepted, so a bank sign-in cannot stand in for the app's own login.
+ */
+export class PrincipalResolver {
+  constructor(
+    private readonly merchantKeys: MerchantKeys,
+    private readonly sessions: SessionStore,
+    private readonly connections: ConnectionStore,
+    private readonly appTokens: AppTokenVerifier | undefined,
+  ) {}
+
+  get appIdentity(): boolean {
+    return this.appTokens !== undefined;
   }
-  const session = await sessions.get(token);
-  if (!session) return { kind: 'invalid', reason: 'The session token is unknown or has expired; sign in again at /auth/login.' };
-  return { kind: 'user', sessionToken: token, sessionKey: sessionKey(token), userId: session.userId, session };
+
+  async resolve(credentials: { authorization?: string; cookie?: string }): Promise<Principal> {
+    let token: string | undefined;
+    if (credentials.authorization !== undefined && credentials.authorization !== '') {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(credentials.authorization);
+      if (!match) return { kind: 'invalid', reason: `The Authorization header must be "Bearer <${this.appTokens ? 'access token' : 'session token'} or merchant key>".` };
+      token = match[1]!;
+      const keyId = this.merchantKeys.match(token);
+      if (keyId) return { kind: 'merchant', keyId };
+    } else if (!this.appTokens) {
+      token = readCookie(credentials.cookie, SESSION_COOKIE);
+    }
+    if (token === undefined) return { kind: 'anonymous' };
+    if (this.appTokens) {
+      const verified = await this.appTokens.verify(token);
+      if (!verified.ok) return { kind: 'invalid', reason: verified.reason };
+      const user = await this.connections.appUser(verified.issuer, verified.subject);
+      if (user.revoked) return { kind: 'invalid', reason: 'This user has been revoked.' };
+      return { kind: 'user', userId: user.userId, expiresAtMs: verified.expiresAtMs };
+    }
+    const session = await this.sessions.get(token);
+    if (!session) return { kind: 'invalid', reason: 'The session token is unknown or has expired; sign in again at /auth/login.' };
+    return { kind: 'user', userId: session.userId, sessionKey: sessionKey(token) };
+  }
 }
 
 export function credentialsFromHeaders(headers: IncomingHttpHeaders): { authorization?: string; cookie?: string } {
@@ -75,7 +102,7 @@ function unauthenticated(principal: Extract<Principal, { kind: 'anonymous' | 'in
   return new UnauthenticatedError(
     principal.kind === 'invalid'
       ? principal.reason
-      : 'Sign in first. In a browser: use "Sign in" in the playground, or open /auth/login. From a program: send "Authorization: Bearer <session token>" (from /auth/login?response=json) or a merchant key.',
+      : 'Sign in first. In a browser: use "Sign in" in the playground, or open /auth/login. From a program: send "Authorization: Bearer <session token>" (from /auth/login?response=json; with app identity, your access token) or a merchant key.',
   );
 }
 

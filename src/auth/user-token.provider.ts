@@ -2,8 +2,8 @@ import type { AuthClient } from '../datasources/auth.client';
 import type { BearerAuth } from '../datasources/http.client';
 import type { ProviderTokenResponse } from '../datasources/provider-types';
 import { UnauthenticatedError } from '../errors';
-import type { ProviderTokens, SessionStore } from '../store/session.store';
-import { sessionKey } from '../store/session.store';
+import type { ConnectionStore, ProviderTokens } from '../identity/connection.store';
+import { BoundedMap } from '../store/bounded-map';
 
 /** Refresh this long before expiry, so a token is never sent in its last seconds. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -14,55 +14,75 @@ export function tokensFrom(response: ProviderTokenResponse, now = Date.now()): P
 }
 
 /**
- * The provider tokens behind end-user sessions. They never leave the server. A token is refreshed shortly before
- * it expires (or when the provider rejects it), once per session however many requests need it at that moment:
- * refresh tokens rotate, so two refreshes of one session at once would log the user out.
+ * The provider tokens behind bank connections. They never leave the server. A token is refreshed shortly before
+ * it expires (or when the provider rejects it), once per connection however many requests need it at that moment:
+ * refresh tokens rotate, so two refreshes of one connection at once would lose it.
  */
 export class UserTokenProvider {
   private readonly refreshing = new Map<string, Promise<ProviderTokens>>();
+  /** Decrypted tokens, so a request does not read and decrypt them again; the store stays the truth on refresh. */
+  private readonly known = new BoundedMap<string, ProviderTokens>(10_000);
 
   constructor(
-    private readonly sessions: SessionStore,
+    private readonly connections: ConnectionStore,
     private readonly auth: AuthClient,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Bearer auth for one session, for the http client: current token, and refresh-once on a 401. */
-  bearerFor(sessionToken: string, initial: ProviderTokens): BearerAuth {
-    let tokens = initial;
+  /** Bearer auth for one connection, for the http client: current token, and refresh-once on a 401. */
+  bearerFor(connectionId: string): BearerAuth {
     return {
       token: async () => {
-        if (tokens.expiresAtMs - REFRESH_MARGIN_MS <= this.now()) tokens = await this.refresh(sessionToken, tokens.accessToken);
+        let tokens = this.known.get(connectionId) ?? (await this.load(connectionId));
+        if (tokens.expiresAtMs - REFRESH_MARGIN_MS <= this.now()) tokens = await this.refresh(connectionId, tokens.accessToken);
         return tokens.accessToken;
       },
       onUnauthorized: async (rejectedToken) => {
-        tokens = await this.refresh(sessionToken, rejectedToken);
+        await this.refresh(connectionId, rejectedToken);
       },
     };
   }
 
-  private refresh(sessionToken: string, staleAccessToken: string): Promise<ProviderTokens> {
-    const key = sessionKey(sessionToken);
-    const pending = this.refreshing.get(key);
+  /** Forgets a revoked connection's tokens on this instance. */
+  forget(connectionId: string): void {
+    this.known.delete(connectionId);
+  }
+
+  private async load(connectionId: string): Promise<ProviderTokens> {
+    const tokens = await this.connections.tokens(connectionId);
+    if (!tokens) throw new UnauthenticatedError('This bank connection has ended; connect the bank again.');
+    this.known.set(connectionId, tokens);
+    return tokens;
+  }
+
+  private refresh(connectionId: string, staleAccessToken: string): Promise<ProviderTokens> {
+    const pending = this.refreshing.get(connectionId);
     if (pending) return pending;
-    const work = this.refreshOnce(sessionToken, staleAccessToken).finally(() => this.refreshing.delete(key));
-    this.refreshing.set(key, work);
+    const work = this.refreshOnce(connectionId, staleAccessToken).finally(() => this.refreshing.delete(connectionId));
+    this.refreshing.set(connectionId, work);
     return work;
   }
 
-  private async refreshOnce(sessionToken: string, staleAccessToken: string): Promise<ProviderTokens> {
-    const stored = await this.sessions.get(sessionToken, { fresh: true });
-    if (!stored) throw new UnauthenticatedError('The session has ended; sign in again at /auth/login.');
+  private async refreshOnce(connectionId: string, staleAccessToken: string): Promise<ProviderTokens> {
+    this.known.delete(connectionId);
+    const stored = await this.load(connectionId);
     // Another request (or another gateway instance) may have refreshed already: use its tokens.
-    if (stored.tokens.accessToken !== staleAccessToken && stored.tokens.expiresAtMs - REFRESH_MARGIN_MS > this.now()) return stored.tokens;
+    if (stored.accessToken !== staleAccessToken && stored.expiresAtMs - REFRESH_MARGIN_MS > this.now()) return stored;
     try {
-      const fresh = tokensFrom(await this.auth.refresh(stored.tokens.refreshToken), this.now());
-      await this.sessions.updateTokens(sessionToken, fresh);
+      const fresh = tokensFrom(await this.auth.refresh(stored.refreshToken), this.now());
+      await this.connections.updateTokens(connectionId, fresh);
+      this.known.set(connectionId, fresh);
       return fresh;
     } catch (error) {
       // Lost a rotation race with another instance: its tokens are in the store now.
-      const after = await this.sessions.get(sessionToken, { fresh: true });
-      if (after && after.tokens.refreshToken !== stored.tokens.refreshToken) return after.tokens;
+      this.known.delete(connectionId);
+      const after = await this.connections.tokens(connectionId);
+      if (after && after.refreshToken !== stored.refreshToken) {
+        this.known.set(connectionId, after);
+        return after;
+      }
+      // The bank ended the grant for good: the connection shows as EXPIRED until the user connects again.
+      if (error instanceof UnauthenticatedError) await this.connections.markExpired(connectionId);
       throw error;
     }
   }

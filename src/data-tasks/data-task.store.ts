@@ -13,8 +13,8 @@ export const DATA_TASK_TTL_MS = 24 * 3600 * 1000;
 export interface DataTaskRequestRecord {
   tokenHash: string;
   userId: string;
-  /** The starting session's key (a hash): whose bank token the reconciler fetches results with (task-bearer.ts). */
-  sessionKey?: string;
+  /** The bank connection the task was started through: its results are fetched with the same grant (task-bearer.ts). */
+  connectionId?: string;
   resource: DataResource;
   /** The provider call made, for fetching the results of the right kind. */
   request: DataRequest;
@@ -37,6 +37,8 @@ export interface DataTaskStateRecord {
 export interface DataTaskRecord {
   id: string;
   userId: string;
+  /** Unset only for tasks started before bank connections existed (0003_identity). */
+  connectionId?: string;
   resource: DataResource;
   request: DataRequest;
   status: DataTaskStatus;
@@ -44,10 +46,8 @@ export interface DataTaskRecord {
   completedAt: string | null;
 }
 
-/** A task whose webhook is overdue, with what the reconciler needs to fetch its results. */
-export interface OverdueDataTask extends DataTaskRecord {
-  sessionKey?: string;
-}
+/** A task whose webhook is overdue: the record names the connection the reconciler fetches its results with. */
+export type OverdueDataTask = DataTaskRecord;
 
 const RANK: Record<DataTaskStatus, number> = {
   [DataTaskStatus.QUEUED]: 0,
@@ -84,7 +84,7 @@ export class DataTaskStore {
     const row = {
       tokenHash: record.tokenHash,
       userId: record.userId,
-      sessionKey: record.sessionKey ?? null,
+      connectionId: record.connectionId ?? null,
       resource: record.resource,
       request: JSON.stringify(record.request),
       taskId: record.taskId ?? null,
@@ -156,7 +156,7 @@ export class DataTaskStore {
       .orderBy('dataTasks.createdAtMs')
       .limit(limit)
       .execute();
-    return rows.map((row) => ({ ...taskFromRow(row), ...(row.sessionKey === null ? {} : { sessionKey: row.sessionKey }) }));
+    return rows.map(taskFromRow);
   }
 
   /** Drops requests (and their tasks) started before `startedBefore`: past DATA_TASK_TTL_MS nobody asks for them. */
@@ -175,7 +175,7 @@ export class DataTaskStore {
         'dataTasks.status',
         'dataTasks.completedAtMs',
         'dataTaskRequests.userId',
-        'dataTaskRequests.sessionKey',
+        'dataTaskRequests.connectionId',
         'dataTaskRequests.resource',
         'dataTaskRequests.request',
         'dataTaskRequests.createdAtMs',
@@ -184,12 +184,13 @@ export class DataTaskStore {
 }
 
 type JoinedRow = Pick<Selectable<DataTasksTable>, 'taskId' | 'status' | 'completedAtMs'> &
-  Pick<Selectable<DataTaskRequestsTable>, 'userId' | 'sessionKey' | 'resource' | 'request' | 'createdAtMs'>;
+  Pick<Selectable<DataTaskRequestsTable>, 'userId' | 'connectionId' | 'resource' | 'request' | 'createdAtMs'>;
 
 function taskFromRow(row: JoinedRow): DataTaskRecord {
   return {
     id: row.taskId,
     userId: row.userId,
+    ...(row.connectionId === null ? {} : { connectionId: row.connectionId }),
     resource: row.resource as DataResource,
     request: JSON.parse(row.request) as DataRequest,
     status: row.status as DataTaskStatus,
@@ -202,7 +203,7 @@ function requestFromRow(row: Selectable<DataTaskRequestsTable>): DataTaskRequest
   return {
     tokenHash: row.tokenHash,
     userId: row.userId,
-    ...(row.sessionKey === null ? {} : { sessionKey: row.sessionKey }),
+    ...(row.connectionId === null ? {} : { connectionId: row.connectionId }),
     resource: row.resource as DataResource,
     request: JSON.parse(row.request) as DataRequest,
     createdAt: new Date(Number(row.createdAtMs)).toISOString(),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { requireUser, type Principal } from '../auth/principal';
+import { requireUser } from '../auth/principal';
 import type { GatewayContext } from '../context';
 import type { DataRequest, DataResource as ProviderDataResource } from '../datasources/data.client';
 import { NotFoundError, UpstreamError } from '../errors';
@@ -10,8 +10,6 @@ import { hashTaskToken, type DataTaskRecord, type DataTaskRequestRecord, type Da
 import { InputProblems } from '../validation/input-problems';
 import { isUuid, shown } from '../validation/text-rules';
 import { DATA_WEBHOOK_PREFIX } from '../subscriptions/webhook.receiver';
-
-type User = Extract<Principal, { kind: 'user' }>;
 
 /** The provider call behind each GraphQL resource, and what the input may carry for it. */
 const RESOURCES: Readonly<Record<DataResource, { provider: ProviderDataResource; id: 'account' | 'card' | null; dates: boolean }>> = {
@@ -63,12 +61,13 @@ export function dataRequestFrom(input: StartDataTaskInput): DataRequest {
 export async function startDataTask(context: GatewayContext, input: StartDataTaskInput): Promise<DataTaskRecord> {
   const user = requireUser(context.principal);
   const request = dataRequestFrom(input);
+  const connectionId = await connectionFor(context, request, input.connectionId ?? undefined);
   const { dataTasks } = context.services.live;
   const token = randomBytes(32).toString('base64url');
   const record: DataTaskRequestRecord = {
     tokenHash: hashTaskToken(token),
     userId: user.userId,
-    sessionKey: user.sessionKey,
+    connectionId,
     resource: input.resource,
     request,
     createdAt: new Date().toISOString(),
@@ -77,7 +76,7 @@ export async function startDataTask(context: GatewayContext, input: StartDataTas
   let taskId: string;
   try {
     const webhookUri = `${context.services.live.publicUrl()}${DATA_WEBHOOK_PREFIX}${token}`;
-    const ack = await context.services.data.startTask(bearerOf(context, user), request, webhookUri, { requestId: context.requestId });
+    const ack = await context.services.data.startTask(context.bankBearer(connectionId), request, webhookUri, { requestId: context.requestId });
     if (typeof ack?.task_id !== 'string' || ack.task_id === '') {
       throw new UpstreamError('The provider accepted the data task without naming it. Try again; report it if it persists.');
     }
@@ -90,7 +89,7 @@ export async function startDataTask(context: GatewayContext, input: StartDataTas
   await dataTasks.putRequest(bound);
   await dataTasks.bindTask(taskId, bound);
   const task = await dataTasks.find(taskId);
-  return task ?? { id: taskId, userId: user.userId, resource: input.resource, request, status: DataTaskStatus.QUEUED, createdAt: record.createdAt, completedAt: null };
+  return task ?? { id: taskId, userId: user.userId, connectionId, resource: input.resource, request, status: DataTaskStatus.QUEUED, createdAt: record.createdAt, completedAt: null };
 }
 
 /** The task if it exists and this user started it; anyone else's reads as unknown. */
@@ -117,28 +116,46 @@ export async function requireOwnTask(context: GatewayContext, id: string): Promi
  * Concurrent readers in this process share one fetch.
  */
 export class DataTaskResults {
-  private readonly inFlight = new Map<string, Promise<unknown[]>>();
+  private readonly inFlight = new Map<string, Promise<{ connectionId: string; results: unknown[] }>>();
 
   constructor(private readonly store: DataTaskStore) {}
 
-  get(context: GatewayContext, task: { id: string; resource: DataResource; createdAt: string }): Promise<unknown[]> {
+  /** The results, and the connection they were read through (Account.connection and Card.connection name it). */
+  get(context: GatewayContext, task: { id: string; resource: DataResource; createdAt: string }): Promise<{ connectionId: string; results: unknown[] }> {
     const pending = this.inFlight.get(task.id);
     if (pending) return pending;
-    const user = requireUser(context.principal);
+    requireUser(context.principal);
     const work = (async () => {
+      const record = await this.store.find(task.id);
+      if (!record?.connectionId) throw new NotFoundError('No data task with that id was started through a bank connection of this user.');
       const cached = await this.store.results(task.id);
-      if (cached) return cached;
-      const results = (await context.services.data.taskResults(bearerOf(context, user), task.id, RESOURCES[task.resource].provider, {
+      const { connectionId } = record;
+      if (cached) return { connectionId, results: cached };
+      const results = (await context.services.data.taskResults(context.bankBearer(connectionId), task.id, RESOURCES[task.resource].provider, {
         requestId: context.requestId,
       })) as unknown[];
       await this.store.putResults(task.id, results);
-      return results;
+      return { connectionId, results };
     })().finally(() => this.inFlight.delete(task.id));
     this.inFlight.set(task.id, work);
     return work;
   }
 }
 
-function bearerOf(context: GatewayContext, user: User) {
-  return context.services.userTokens.bearerFor(user.sessionToken, user.session.tokens);
+/**
+ * Which of the user's active connections a task runs through: the one asked for, else for an account or card the
+ * connection that shows it (from the lists this request reads anyway), else the oldest.
+ */
+async function connectionFor(context: GatewayContext, request: DataRequest, asked: string | undefined): Promise<string> {
+  if (asked !== undefined) return (await context.activeConnection(asked)).id;
+  const active = (await context.connections()).filter((connection) => connection.status === 'active');
+  if (active.length === 0) throw new NotFoundError('This user has no active bank connection; connect a bank first.');
+  const id = 'id' in request ? request.id : undefined;
+  if (id === undefined || active.length === 1) return active[0]!.id;
+  const list = request.resource.startsWith('account') ? 'accounts' : 'cards';
+  for (const connection of active) {
+    const items = await context.loadersFor(connection.id).load({ resource: list }).catch(() => []);
+    if (items.some((item) => item.account_id === id)) return connection.id;
+  }
+  throw new NotFoundError(`No ${list === 'accounts' ? 'account' : 'card'} with that id is shown by any of this user's banks.`);
 }

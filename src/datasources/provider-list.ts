@@ -11,7 +11,7 @@ import { JsonSyntaxError, parseDecimalJson } from './decimal-json';
  * What resolvers use of a provider list. A plain array is one (a list read back from a serialising cache such as
  * Redis comes back as an array), and so is a LazyProviderList.
  */
-export type ProviderList<T> = Pick<ReadonlyArray<T>, 'length' | 'slice' | 'map' | 'find' | 'findIndex' | typeof Symbol.iterator>;
+export type ProviderList<T> = Pick<ReadonlyArray<T>, 'length' | 'slice' | 'map' | 'find' | 'findIndex' | 'some' | typeof Symbol.iterator>;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -59,6 +59,10 @@ export class LazyProviderList<T> implements ProviderList<T> {
 
   findIndex(predicate: (value: T, index: number, array: readonly T[]) => unknown): number {
     return this.slice().findIndex(predicate);
+  }
+
+  some(predicate: (value: T, index: number, array: readonly T[]) => unknown): boolean {
+    return this.slice().some(predicate);
   }
 
   [Symbol.iterator](): ArrayIterator<T> {

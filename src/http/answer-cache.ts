@@ -17,6 +17,8 @@ export interface CachedAnswer {
  */
 export class AnswerCache {
   private readonly entries: BoundedMap<string, CachedAnswer>;
+  /** Bumped when a user's banks change: their keys change with it, so nothing kept before is served again. */
+  private readonly generations = new BoundedMap<string, number>(10_000);
 
   constructor(
     maxEntries = 1_000,
@@ -25,9 +27,14 @@ export class AnswerCache {
     this.entries = new BoundedMap(maxEntries);
   }
 
-  /** Keyed by the user and the exact body: variables, operation name and document are all part of it. */
+  /** Keyed by the user (and their banks' generation) and the exact body: variables, operation name and document. */
   keyFor(userId: string, body: Buffer): string {
-    return createHash('sha256').update(userId).update('\n').update(body).digest('base64url');
+    return createHash('sha256').update(`${userId}#${this.generations.get(userId) ?? 0}`).update('\n').update(body).digest('base64url');
+  }
+
+  /** A bank was connected or disconnected, or the user signed out or was revoked: their kept answers go stale. */
+  forgetUser(userId: string): void {
+    this.generations.set(userId, (this.generations.get(userId) ?? 0) + 1);
   }
 
   get(key: string): CachedAnswer | undefined {

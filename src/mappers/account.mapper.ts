@@ -2,8 +2,9 @@ import type { ProviderAccount, ProviderAccountBalance } from '../datasources/pro
 import { Account } from '../schema/account.type';
 import { AccountBalance } from '../schema/account-balance.type';
 
-export function toAccount(source: ProviderAccount): Account {
+export function toAccount(source: ProviderAccount, connectionId: string): Account {
   return Object.assign(new Account(), {
+    connectionId,
     id: source.account_id,
     type: source.account_type,
     displayName: source.display_name,

@@ -2,8 +2,9 @@ import type { ProviderCard, ProviderCardBalance } from '../datasources/provider-
 import { Card } from '../schema/card.type';
 import { CardBalance } from '../schema/card-balance.type';
 
-export function toCard(source: ProviderCard): Card {
+export function toCard(source: ProviderCard, connectionId: string): Card {
   return Object.assign(new Card(), {
+    connectionId,
     id: source.account_id,
     network: source.card_network,
     type: source.card_type,

@@ -6,6 +6,12 @@ import { VerifiedBeneficiary } from '../schema/verified-beneficiary.type';
 import type { VerifiedBeneficiaryRecord } from '../payouts/beneficiary-ledger';
 import { normaliseIban } from '../validation/iban';
 
+/** One answer for several banks: verified when any bank verified, the best match's name and score, every account reported. */
+export function mergeVerifications(results: readonly ProviderVerificationResult[]): ProviderVerificationResult {
+  const best = [...results].sort((a, b) => Number(b.verified) - Number(a.verified) || b.match_score - a.match_score)[0]!;
+  return { ...best, report: results.flatMap((result) => result.report ?? []) };
+}
+
 export function toVerificationResult(source: ProviderVerificationResult): VerificationResult {
   return Object.assign(new VerificationResult(), {
     verified: source.verified,

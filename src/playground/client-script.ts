@@ -100,9 +100,16 @@ export function playgroundClientScript(): string {
   // The merchant key field: while it holds a key, operations are sent with it instead of the session (an
   // Authorization header typed into a tab's Headers still wins). Kept in this page only, never stored.
   var merchantKey = document.getElementById('merchant-key');
+  // App identity: the access token typed into the bar goes with every request and socket unless a merchant key
+  // does. Kept for this tab only, so it survives the round trip to the bank when connecting one.
+  var accessToken = document.getElementById('access-token');
+  if (accessToken) {
+    accessToken.value = sessionStorage.getItem('bankgraph-access-token') || '';
+    accessToken.addEventListener('input', function () { sessionStorage.setItem('bankgraph-access-token', accessToken.value.trim()); });
+  }
   function headersFor(options) {
     var headers = Object.assign({}, (options && options.headers) || {});
-    var key = merchantKey && merchantKey.value.trim();
+    var key = (merchantKey && merchantKey.value.trim()) || (accessToken && accessToken.value.trim());
     if (key && !headers.Authorization && !headers.authorization) headers.Authorization = 'Bearer ' + key;
     return headers;
   }
@@ -115,7 +122,26 @@ export function playgroundClientScript(): string {
     return httpFetcher(params, Object.assign({}, options, { headers: headers }));
   }
 
-  // The banner: who this page is signed in as, and the one button that fits (Sign in or Sign out).
+  var connectBank = document.getElementById('connect-bank');
+  if (connectBank) {
+    connectBank.addEventListener('click', function () {
+      var token = accessToken.value.trim();
+      if (!token) { accessToken.focus(); return; }
+      fetch('/auth/connections', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ returnTo: '/graphql' }),
+      })
+        .then(function (response) { return response.json().then(function (body) { return { ok: response.ok, body: body }; }); })
+        .then(function (answer) {
+          if (answer.ok) location.assign(answer.body.authorizationUrl);
+          else alert((answer.body.error && answer.body.error.message) || 'The bank could not be connected.');
+        });
+    });
+  }
+
+  // The banner (bank identity): who this page is signed in as, and the one button that fits (Sign in or Sign out).
   var who = document.getElementById('who');
   var signIn = document.getElementById('sign-in');
   var signOut = document.getElementById('sign-out');
@@ -148,17 +174,19 @@ export function playgroundClientScript(): string {
         return banks;
       });
   }
-  fetch('/playground/session', { credentials: 'same-origin' })
-    .then(function (response) { return response.json(); })
-    .then(function (session) {
-      if (!session.signedIn) return showSignedOut(session.reason);
-      showSignedIn(session, null);
-      return banksOf().then(function (banks) { showSignedIn(session, banks); }, function () { showSignedIn(session, null); });
-    })
-    .catch(function () { who.textContent = 'Could not tell who is signed in (is the gateway up?).'; signIn.hidden = false; });
-  signOut.addEventListener('click', function () {
-    fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' }).then(function () { location.reload(); });
-  });
+  if (who) {
+    fetch('/playground/session', { credentials: 'same-origin' })
+      .then(function (response) { return response.json(); })
+      .then(function (session) {
+        if (!session.signedIn) return showSignedOut(session.reason);
+        showSignedIn(session, null);
+        return banksOf().then(function (banks) { showSignedIn(session, banks); }, function () { showSignedIn(session, null); });
+      })
+      .catch(function () { who.textContent = 'Could not tell who is signed in (is the gateway up?).'; signIn.hidden = false; });
+    signOut.addEventListener('click', function () {
+      fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' }).then(function () { location.reload(); });
+    });
+  }
 
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(React.createElement(GraphiQL, {

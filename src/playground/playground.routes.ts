@@ -7,6 +7,8 @@ export type PlaygroundSession = { signedIn: true; userId: string } | { signedIn:
 
 export interface PlaygroundOptions {
   sandbox: boolean;
+  /** App identity: requests carry the app's access token, typed into a field of the page, instead of a bank session. */
+  appIdentity?: boolean;
   /** The browser's own sign-in, read from the session cookie alone (a merchant key typed into the page is not one). */
   session(req: IncomingMessage): Promise<PlaygroundSession>;
 }
@@ -23,7 +25,7 @@ export class Playground {
   private readonly page: string;
 
   constructor(private readonly options: PlaygroundOptions) {
-    this.page = this.render(options.sandbox);
+    this.page = this.render(options.sandbox, options.appIdentity ?? false);
   }
 
   /** Serves the request when it is the playground's; false otherwise. */
@@ -80,7 +82,14 @@ export class Playground {
     res.end(req.method === 'HEAD' ? undefined : page);
   }
 
-  private render(sandbox: boolean): string {
+  private render(sandbox: boolean, appIdentity: boolean): string {
+    const bank = sandbox ? 'the sandbox bank' : 'your bank';
+    const identity = appIdentity
+      ? `<label class="merchant-key">Access token <input id="access-token" type="password" autocomplete="off" spellcheck="false" placeholder="your identity provider's access token (JWT)"></label>
+<button id="connect-bank" type="button">Connect ${bank}</button>`
+      : `<span id="who" role="status">Checking who is signed in…</span>
+<a id="sign-in" href="/auth/login?returnTo=/graphql" hidden>Sign in with ${bank}</a>
+<button id="sign-out" type="button" hidden>Sign out</button>`;
     const script = (name: string) => `<script src="${this.assets.url(name)}"></script>`;
     const style = (name: string) => `<link rel="stylesheet" href="${this.assets.url(name)}">`;
     return `<!doctype html>
@@ -97,9 +106,7 @@ ${style('playground.css')}
 <body>
 <header class="bankgraph-bar">
 <strong>bankgraph</strong>
-<span id="who" role="status">Checking who is signed in…</span>
-<a id="sign-in" href="/auth/login?returnTo=/graphql" hidden>${sandbox ? 'Sign in with the sandbox bank' : 'Sign in with your bank'}</a>
-<button id="sign-out" type="button" hidden>Sign out</button>
+${identity}
 <label class="merchant-key">Merchant key <input id="merchant-key" type="password" autocomplete="off" spellcheck="false" placeholder="for payment and refund operations"></label>
 </header>
 <div id="graphiql">Loading the playground…</div>

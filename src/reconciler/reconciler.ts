@@ -128,9 +128,9 @@ export class Reconciler {
   }
 
   private async completeDataTask(task: OverdueDataTask): Promise<void> {
-    const { live, data, sessions } = this.services;
-    const bearer = await taskBearer(sessions, task.sessionKey);
-    if (!bearer) return this.failDataTask(task, 'the session that started it ended before its results could be fetched; start the task again');
+    const { live, data, connections, userTokens } = this.services;
+    const bearer = await taskBearer(connections, userTokens, task.connectionId);
+    if (!bearer) return this.failDataTask(task, 'the bank connection that started it ended before its results could be fetched; start the task again');
     let results: unknown[];
     try {
       results = (await data.taskResults(bearer, task.id, task.request.resource, { requestId: this.deps.requestId })) as unknown[];

@@ -1,5 +1,7 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../context';
+import { toBankConnection } from '../mappers/bank-connection.mapper';
+import { BankConnection } from '../schema/bank-connection.type';
 import { toAccountBalance } from '../mappers/account.mapper';
 import { AccountBalance } from '../schema/account-balance.type';
 import { Account } from '../schema/account.type';
@@ -10,19 +12,25 @@ import { pendingTransactions, transactionConnection } from './transactions.loade
 
 @Resolver(() => Account)
 export class AccountResolver {
+  /** From the connections read once per request, so it costs no provider call. */
+  @FieldResolver(() => BankConnection, { description: 'The bank connection this account was read through.' })
+  async connection(@Root() account: Account, @Ctx() context: GatewayContext): Promise<BankConnection> {
+    return toBankConnection(await context.activeConnection(account.connectionId));
+  }
+
   @FieldResolver(() => AccountBalance, { nullable: true })
   async balance(@Root() account: Account, @Ctx() context: GatewayContext): Promise<AccountBalance | null> {
-    const [balance] = await context.dataLoaders().load({ resource: 'accountBalance', id: account.id });
+    const [balance] = await context.loadersFor(account.connectionId).load({ resource: 'accountBalance', id: account.id });
     return balance ? toAccountBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
   transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: GatewayContext): Promise<TransactionConnection> {
-    return transactionConnection(context, 'account', account.id, args);
+    return transactionConnection(context, 'account', account, args);
   }
 
   @FieldResolver(() => [Transaction])
   pendingTransactions(@Root() account: Account, @Ctx() context: GatewayContext): Promise<Transaction[]> {
-    return pendingTransactions(context, 'account', account.id);
+    return pendingTransactions(context, 'account', account);
   }
 }

@@ -1,5 +1,7 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../context';
+import { toBankConnection } from '../mappers/bank-connection.mapper';
+import { BankConnection } from '../schema/bank-connection.type';
 import { toCardBalance } from '../mappers/card.mapper';
 import { CardBalance } from '../schema/card-balance.type';
 import { Card } from '../schema/card.type';
@@ -10,19 +12,25 @@ import { pendingTransactions, transactionConnection } from './transactions.loade
 
 @Resolver(() => Card)
 export class CardResolver {
+  /** From the connections read once per request, so it costs no provider call. */
+  @FieldResolver(() => BankConnection, { description: 'The bank connection this card was read through.' })
+  async connection(@Root() card: Card, @Ctx() context: GatewayContext): Promise<BankConnection> {
+    return toBankConnection(await context.activeConnection(card.connectionId));
+  }
+
   @FieldResolver(() => CardBalance, { nullable: true })
   async balance(@Root() card: Card, @Ctx() context: GatewayContext): Promise<CardBalance | null> {
-    const [balance] = await context.dataLoaders().load({ resource: 'cardBalance', id: card.id });
+    const [balance] = await context.loadersFor(card.connectionId).load({ resource: 'cardBalance', id: card.id });
     return balance ? toCardBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
   transactions(@Root() card: Card, @Args() args: TransactionsArgs, @Ctx() context: GatewayContext): Promise<TransactionConnection> {
-    return transactionConnection(context, 'card', card.id, args);
+    return transactionConnection(context, 'card', card, args);
   }
 
   @FieldResolver(() => [Transaction])
   pendingTransactions(@Root() card: Card, @Ctx() context: GatewayContext): Promise<Transaction[]> {
-    return pendingTransactions(context, 'card', card.id);
+    return pendingTransactions(context, 'card', card);
   }
 }

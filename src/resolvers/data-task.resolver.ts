@@ -42,37 +42,37 @@ export class DataTaskResolver {
 
   @FieldResolver()
   async accounts(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Account[] | null> {
-    const results = await resultsFor<ProviderAccount>(task, context, [DataResource.ACCOUNTS]);
-    return results && results.map(toAccount);
+    const found = await resultsFor<ProviderAccount>(task, context, [DataResource.ACCOUNTS]);
+    return found && found.results.map((account) => toAccount(account, found.connectionId));
   }
 
   @FieldResolver()
   async cards(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Card[] | null> {
-    const results = await resultsFor<ProviderCard>(task, context, [DataResource.CARDS]);
-    return results && results.map(toCard);
+    const found = await resultsFor<ProviderCard>(task, context, [DataResource.CARDS]);
+    return found && found.results.map((card) => toCard(card, found.connectionId));
   }
 
   @FieldResolver()
   async transactions(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Transaction[] | null> {
-    const results = await resultsFor<ProviderTransaction>(task, context, [DataResource.ACCOUNT_TRANSACTIONS, DataResource.CARD_TRANSACTIONS]);
-    return results && results.map(toTransaction);
+    const found = await resultsFor<ProviderTransaction>(task, context, [DataResource.ACCOUNT_TRANSACTIONS, DataResource.CARD_TRANSACTIONS]);
+    return found && found.results.map(toTransaction);
   }
 
   @FieldResolver()
   async accountBalance(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<AccountBalance | null> {
-    const [balance] = (await resultsFor<ProviderAccountBalance>(task, context, [DataResource.ACCOUNT_BALANCE])) ?? [];
+    const [balance] = (await resultsFor<ProviderAccountBalance>(task, context, [DataResource.ACCOUNT_BALANCE]))?.results ?? [];
     return balance ? toAccountBalance(balance) : null;
   }
 
   @FieldResolver()
   async cardBalance(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<CardBalance | null> {
-    const [balance] = (await resultsFor<ProviderCardBalance>(task, context, [DataResource.CARD_BALANCE])) ?? [];
+    const [balance] = (await resultsFor<ProviderCardBalance>(task, context, [DataResource.CARD_BALANCE]))?.results ?? [];
     return balance ? toCardBalance(balance) : null;
   }
 }
 
 /** The task's results when it has succeeded and the field matches its resource; null otherwise, with no call. */
-async function resultsFor<T>(task: DataTask, context: GatewayContext, resources: DataResource[]): Promise<T[] | null> {
+async function resultsFor<T>(task: DataTask, context: GatewayContext, resources: DataResource[]): Promise<{ connectionId: string; results: T[] } | null> {
   if (task.status !== DataTaskStatus.SUCCEEDED || !resources.includes(task.resource)) return null;
-  return (await context.services.live.dataTaskResults.get(context, task)) as T[];
+  return (await context.services.live.dataTaskResults.get(context, task)) as { connectionId: string; results: T[] };
 }

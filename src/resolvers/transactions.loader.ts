@@ -8,8 +8,8 @@ import type { TransactionsArgs } from '../schema/transactions.args';
 
 type Owner = 'account' | 'card';
 
-/** Shared by Account and Card: the provider serves both lists the same way under different paths. */
-export async function transactionConnection(context: GatewayContext, owner: Owner, id: string, args: TransactionsArgs): Promise<TransactionConnection> {
+/** Shared by Account and Card: the provider serves both lists the same way under different paths, per connection. */
+export async function transactionConnection(context: GatewayContext, owner: Owner, source: { id: string; connectionId: string }, args: TransactionsArgs): Promise<TransactionConnection> {
   pageSize(args.first);
   if (args.after !== null && args.after !== undefined) cursorTransactionId(args.after);
   const from = args.from ?? undefined;
@@ -18,11 +18,11 @@ export async function transactionConnection(context: GatewayContext, owner: Owne
     throw new BadUserInputError(`from must not be after to; got from ${from} and to ${to}`, 'from');
   }
   const resource = owner === 'account' ? 'accountTransactions' : 'cardTransactions';
-  const list = await context.dataLoaders().load({ resource, id, from, to });
+  const list = await context.loadersFor(source.connectionId).load({ resource, id: source.id, from, to });
   return toTransactionConnection(list, args.first, args.after);
 }
 
-export async function pendingTransactions(context: GatewayContext, owner: Owner, id: string): Promise<Transaction[]> {
+export async function pendingTransactions(context: GatewayContext, owner: Owner, source: { id: string; connectionId: string }): Promise<Transaction[]> {
   const resource = owner === 'account' ? 'accountPendingTransactions' : 'cardPendingTransactions';
-  return (await context.dataLoaders().load({ resource, id })).map(toTransaction);
+  return (await context.loadersFor(source.connectionId).load({ resource, id: source.id })).map(toTransaction);
 }

@@ -1,7 +1,8 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
 import { requireUser } from '../auth/principal';
 import type { GatewayContext } from '../context';
-import { toVerificationResult, verifiedBeneficiariesFrom } from '../mappers/verification.mapper';
+import { NotFoundError } from '../errors';
+import { mergeVerifications, toVerificationResult, verifiedBeneficiariesFrom } from '../mappers/verification.mapper';
 import { VerificationResult } from '../schema/verification-result.type';
 import { VerifyAccountHolderArgs } from '../schema/verify-account-holder.args';
 import { validateHolderName } from '../validation/holder-name';
@@ -16,10 +17,14 @@ export class VerificationResolver {
     // Who first: a caller without a session learns nothing about what the input would have needed.
     const user = requireUser(context.principal);
     const checked = validateHolderName(name);
-    const { verification, userTokens, beneficiaries } = context.services;
-    const result = await verification.verify(userTokens.bearerFor(user.sessionToken, user.session.tokens), checked, {
-      requestId: context.requestId,
-    });
+    const { verification, beneficiaries } = context.services;
+    const active = (await context.connections()).filter((connection) => connection.status === 'active');
+    if (active.length === 0) throw new NotFoundError('This user has no active bank connection to verify against; connect a bank first.');
+    // Every bank of the user is asked at once: the name may hold an account at any of them.
+    const results = await Promise.all(
+      active.map((connection) => verification.verify(context.bankBearer(connection.id), checked, { requestId: context.requestId })),
+    );
+    const result = mergeVerifications(results);
     // Stored before answering, so a client that goes straight on to createPayout finds the beneficiary.
     await beneficiaries.recordVerified(user.userId, verifiedBeneficiariesFrom(result, new Date().toISOString()));
     return toVerificationResult(result);

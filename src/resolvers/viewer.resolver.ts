@@ -1,12 +1,16 @@
-import { Args, Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Info, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { requireUser } from '../auth/principal';
 import type { GatewayContext } from '../context';
 import { toAccount } from '../mappers/account.mapper';
+import { toBankConnection } from '../mappers/bank-connection.mapper';
 import { toCard } from '../mappers/card.mapper';
 import { Account } from '../schema/account.type';
+import { BankConnection } from '../schema/bank-connection.type';
 import { Card } from '../schema/card.type';
 import { IdArgs } from '../schema/id.args';
 import { Viewer } from '../schema/viewer.type';
+import { fromEveryConnection } from './every-connection';
 
 @Resolver(() => Viewer)
 export class ViewerResolver {
@@ -16,26 +20,38 @@ export class ViewerResolver {
     return new Viewer();
   }
 
-  @FieldResolver(() => [Account])
-  async accounts(@Ctx() context: GatewayContext): Promise<Account[]> {
-    return (await context.dataLoaders().load({ resource: 'accounts' })).map(toAccount);
+  @FieldResolver(() => [BankConnection])
+  async connections(@Ctx() context: GatewayContext): Promise<BankConnection[]> {
+    return (await context.connections()).map(toBankConnection);
   }
 
-  /** From the accounts list (the provider has no single-account call), so it costs nothing next to `accounts`. */
+  /** Every active connection's accounts, read in parallel. */
+  @FieldResolver(() => [Account])
+  accounts(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Account[]> {
+    return fromEveryConnection(context, info, async (connection) => {
+      const accounts = await context.loadersFor(connection.id).load({ resource: 'accounts' });
+      await context.services.connections.recordSeen(connection, 'account', accounts.map((account) => account.account_id));
+      return accounts.map((account) => toAccount(account, connection.id));
+    });
+  }
+
+  /** From the accounts lists (the provider has no single-account call), so it costs nothing next to `accounts`. */
   @FieldResolver(() => Account, { nullable: true })
-  async account(@Args() { id }: IdArgs, @Ctx() context: GatewayContext): Promise<Account | null> {
-    const found = (await context.dataLoaders().load({ resource: 'accounts' })).find((account) => account.account_id === id);
-    return found ? toAccount(found) : null;
+  async account(@Args() { id }: IdArgs, @Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Account | null> {
+    return (await this.accounts(context, info)).find((account) => account.id === id) ?? null;
   }
 
   @FieldResolver(() => [Card])
-  async cards(@Ctx() context: GatewayContext): Promise<Card[]> {
-    return (await context.dataLoaders().load({ resource: 'cards' })).map(toCard);
+  cards(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Card[]> {
+    return fromEveryConnection(context, info, async (connection) => {
+      const cards = await context.loadersFor(connection.id).load({ resource: 'cards' });
+      await context.services.connections.recordSeen(connection, 'card', cards.map((card) => card.account_id));
+      return cards.map((card) => toCard(card, connection.id));
+    });
   }
 
   @FieldResolver(() => Card, { nullable: true })
-  async card(@Args() { id }: IdArgs, @Ctx() context: GatewayContext): Promise<Card | null> {
-    const found = (await context.dataLoaders().load({ resource: 'cards' })).find((card) => card.account_id === id);
-    return found ? toCard(found) : null;
+  async card(@Args() { id }: IdArgs, @Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Card | null> {
+    return (await this.cards(context, info)).find((card) => card.id === id) ?? null;
   }
 }

@@ -34,17 +34,18 @@ export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions | 
 
 export function describeSandbox(sandbox: Sandbox): string {
   const { client, fixtures } = sandbox.context;
-  const logins = fixtures.users
-    .slice(0, 3)
-    .map((user) => `    ${user.username} / ${user.password}   (${user.name}: ${count(user.accounts.length, 'account')}, ${count(user.cards.length, 'card')})`);
-  const extra = fixtures.users.length - 3;
+  const named = fixtures.users.filter((user) => !/^user\d+$/.test(user.username));
+  const logins = named.map(
+    (user) => `    ${user.username} / ${user.password} at ${user.providerId}   (${user.name}: ${count(user.accounts.length, 'account')}, ${count(user.cards.length, 'card')})`,
+  );
+  const extra = fixtures.users.length - named.length;
   return [
     `sandbox provider listening on ${sandbox.url}`,
     `  auth, verification, payouts, payments and data URLs: ${sandbox.url}`,
     `  bank sign-in page: ${sandbox.url}/?response_type=code&client_id=${encodeURIComponent(client.clientId)}&redirect_uri=...`,
     '  mock bank logins:',
     ...logins,
-    ...(extra > 0 ? [`    user1 .. user${extra} / ${fixtures.users[3]!.password}`] : []),
+    ...(extra > 0 ? [`    user1 .. user${extra} / ${fixtures.users[named.length]!.password}`] : []),
     `  client_id:     ${client.clientId}`,
     `  client_secret: ${client.clientSecret}`,
     `  redirect URIs: ${client.redirectUris.join(', ')} (any port on loopback hosts)`,

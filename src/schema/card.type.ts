@@ -9,6 +9,12 @@ import { Transaction } from './transaction.type';
 
 @ObjectType()
 export class Card {
+  /**
+   * Which of the user's bank connections shows it: its loaders serve the fields below. Not a GraphQL field; the
+   * `connection` field is declared by the resolver alone, since BankConnection's own fields lead back here.
+   */
+  connectionId!: string;
+
   @Field(() => ID)
   id!: string;
 

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { Field, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType } from 'type-graphql';
 import { Account } from './account.type';
+import { BankConnection } from './bank-connection.type';
 import { Card } from './card.type';
 import { Payout } from './payout.type';
 import { VerifiedBeneficiary } from './verified-beneficiary.type';
@@ -12,6 +13,12 @@ import { VerifiedBeneficiary } from './verified-beneficiary.type';
  */
 @ObjectType()
 export class Viewer {
+  @Field(() => ID, { description: "The durable user's id: the same across sign-ins, sessions and bank connections." })
+  id?: string;
+
+  @Field(() => [BankConnection], { description: "The user's bank connections, oldest first (revoked ones are left out)." })
+  connections?: BankConnection[];
+
   @Field(() => [Account])
   accounts?: Account[];
 

@@ -2,13 +2,13 @@ import { isIPv6 } from 'node:net';
 import type { Principal } from '../auth/principal';
 
 /**
- * Whose allowance an operation spends: the session, the merchant key, or — for anyone not signed in, including
+ * Whose allowance an operation spends: the session (or the app user), the merchant key, or — for anyone not signed in, including
  * callers with a bad token (else inventing tokens would mint fresh buckets) — the client's address.
  */
 export function rateLimitKey(principal: Principal, remoteAddress: string | undefined): string {
   switch (principal.kind) {
     case 'user':
-      return `session:${principal.sessionKey}`;
+      return principal.sessionKey ? `session:${principal.sessionKey}` : `user:${principal.userId}`;
     case 'merchant':
       return `merchant:${principal.keyId}`;
     default:

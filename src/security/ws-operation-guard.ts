@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { getOperationAST, GraphQLError, parse, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
-import { resolvePrincipal, type MerchantKeys, type Principal } from '../auth/principal';
+import type { Principal, PrincipalResolver } from '../auth/principal';
 import { describePrincipal } from '../context';
 import type { Logger } from '../logger';
 import type { GatewayMetrics, OperationOutcome } from '../metrics/gateway-metrics';
 import { logErrorDetail } from '../ops/operation-observer.plugin';
 import { outcomeOf, type OperationRecorder } from '../ops/operation-recorder';
-import type { SessionStore } from '../store/session.store';
+import type { PrincipalSockets } from '../subscriptions/principal-sockets';
 import type { OperationLimits } from './operation-limits';
 import { isOwnPage, type PersistedDocuments } from '../persisted/persisted-documents';
 import { GatewayError } from '../errors';
@@ -19,7 +19,7 @@ import { rateLimitedError } from './refusals';
 /** The part of graphql-ws's per-connection context the guard reads. */
 interface ConnectionContext {
   readonly connectionParams?: Readonly<Record<string, unknown>>;
-  readonly extra: { readonly request: IncomingMessage };
+  readonly extra: { readonly request: IncomingMessage; readonly socket: Parameters<PrincipalSockets['add']>[1] };
 }
 
 interface OperationState {
@@ -47,8 +47,9 @@ export interface WsOperationGuardDeps {
   recorder: OperationRecorder;
   metrics: GatewayMetrics;
   logger: Logger;
-  merchantKeys: MerchantKeys;
-  sessions: SessionStore;
+  principals: PrincipalResolver;
+  /** Each user's sockets, so a revocation can close them (src/subscriptions/principal-sockets.ts). */
+  sockets: PrincipalSockets;
 }
 
 /**
@@ -203,7 +204,11 @@ export class WsOperationGuard {
     let principal = this.principals.get(ctx);
     if (!principal) {
       const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
-      principal = resolvePrincipal({ authorization, cookie: ctx.extra.request.headers.cookie }, this.deps.merchantKeys, this.deps.sessions);
+      const resolving = this.deps.principals.resolve({ authorization, cookie: ctx.extra.request.headers.cookie });
+      principal = resolving.then((resolved) => {
+        this.deps.sockets.add(resolved, ctx.extra.socket);
+        return resolved;
+      });
       this.principals.set(ctx, principal);
       // A store hiccup must not pin a failure to the connection for its lifetime.
       principal.catch(() => this.principals.delete(ctx));

@@ -1,89 +1,77 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type Keyv from 'keyv';
+import type { Database } from '../db/database';
 import { BoundedMap } from './bounded-map';
 
-export interface ProviderTokens {
-  accessToken: string;
-  refreshToken: string;
-  /** Epoch milliseconds when the provider's access token expires. */
+export interface Session {
+  /** The durable user (users table). */
+  userId: string;
   expiresAtMs: number;
 }
 
-export interface Session {
-  /** Stable across sign-ins of the same bank user (see README: "Who is the user"). */
-  userId: string;
-  tokens: ProviderTokens;
-  createdAt: string;
-  expiresAt: string;
-}
-
-/** How long a gateway session lasts; the provider tokens inside it are refreshed as often as needed. */
+/** How long a gateway session lasts; the provider tokens of the user's connections are refreshed as often as needed. */
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /**
- * Sessions keyed by a hash of their token, so the store never holds a usable session token
- * (a leaked backup or a shared Redis does not hand out sessions).
+ * Gateway sessions in the relational store, keyed by a hash of their token, so the store never holds a usable
+ * session token (a leaked backup does not hand out sessions). A revoked user's sessions are not found.
  */
 export class SessionStore {
   /**
-   * Sessions read in the last second, so a burst of requests costs one store read. Another instance's logout is
-   * seen at most this late; this instance's own logout and token updates are seen at once.
+   * Sessions read in the last second, so a burst of requests costs one store read. A logout anywhere is also
+   * announced on the event bus (src/identity/identity-events.ts), which calls forget() on every instance.
    */
   private readonly recent = new BoundedMap<string, { session: Session; untilMs: number }>(10_000);
 
   constructor(
-    private readonly keyv: Keyv<Session>,
+    private readonly database: Database,
     private readonly recentMs = 1_000,
   ) {}
 
-  async create(userId: string, tokens: ProviderTokens, now = Date.now()): Promise<{ sessionToken: string; expiresAt: string }> {
+  async create(userId: string, now = Date.now()): Promise<{ sessionToken: string; expiresAt: string }> {
     const sessionToken = randomBytes(32).toString('base64url');
-    const expiresAt = new Date(now + SESSION_TTL_MS).toISOString();
-    await this.keyv.set(keyOf(sessionToken), { userId, tokens, createdAt: new Date(now).toISOString(), expiresAt }, SESSION_TTL_MS);
-    return { sessionToken, expiresAt };
+    const expiresAtMs = now + SESSION_TTL_MS;
+    // Expired sessions go here, so the table holds only live ones (plus at most one sign-in's worth).
+    await this.database.db.deleteFrom('sessions').where('expiresAtMs', '<=', now).execute();
+    await this.database.db.insertInto('sessions').values({ key: sessionKey(sessionToken), userId, createdAtMs: now, expiresAtMs }).execute();
+    return { sessionToken, expiresAt: new Date(expiresAtMs).toISOString() };
   }
 
-  /** `fresh` skips the one-second memory: token refresh must see what another instance wrote. */
-  async get(sessionToken: string, { fresh = false } = {}): Promise<Session | undefined> {
-    const key = keyOf(sessionToken);
-    const remembered = fresh ? undefined : this.recent.get(key);
-    if (remembered && remembered.untilMs > Date.now()) return remembered.session;
-    const session = await this.keyv.get(key);
-    if (session) this.remember(key, session);
-    else this.recent.delete(key);
-    return session;
+  async get(sessionToken: string): Promise<Session | undefined> {
+    const key = sessionKey(sessionToken);
+    const now = Date.now();
+    const remembered = this.recent.get(key);
+    if (remembered && remembered.untilMs > now) return remembered.session;
+    const row = await this.database.db
+      .selectFrom('sessions as s')
+      .innerJoin('users as u', 'u.id', 's.userId')
+      .select(['s.userId', 's.expiresAtMs'])
+      .where('s.key', '=', key)
+      .where('s.expiresAtMs', '>', now)
+      .where('u.revokedAtMs', 'is', null)
+      .executeTakeFirst();
+    if (!row) {
+      this.recent.delete(key);
+      return undefined;
+    }
+    this.recent.set(key, { session: row, untilMs: now + this.recentMs });
+    return row;
   }
 
-  async updateTokens(sessionToken: string, tokens: ProviderTokens): Promise<void> {
-    const session = await this.get(sessionToken, { fresh: true });
-    if (!session) return;
-    const ttl = Date.parse(session.expiresAt) - Date.now();
-    if (ttl <= 0) return;
-    const updated = { ...session, tokens };
-    await this.keyv.set(keyOf(sessionToken), updated, ttl);
-    this.remember(keyOf(sessionToken), updated);
+  /** Ends a session; answers whose it was, so its sockets can be closed. */
+  async delete(sessionToken: string): Promise<Session | undefined> {
+    const key = sessionKey(sessionToken);
+    this.recent.delete(key);
+    return this.database.db.deleteFrom('sessions').where('key', '=', key).returning(['userId', 'expiresAtMs']).executeTakeFirst();
   }
 
-  /** A session by its key (sessionKey), for background work that holds no session token: the reconciler. */
-  async getByKey(key: string): Promise<Session | undefined> {
-    return this.keyv.get(key);
-  }
-
-  async delete(sessionToken: string): Promise<void> {
-    this.recent.delete(keyOf(sessionToken));
-    await this.keyv.delete(keyOf(sessionToken));
-  }
-
-  private remember(key: string, session: Session): void {
-    this.recent.set(key, { session, untilMs: Date.now() + this.recentMs });
+  /** Drops what this instance remembers of a session (or of all of a user's sessions) after a revocation. */
+  forget(match: { sessionKey?: string; userId?: string }): void {
+    if (match.sessionKey) this.recent.delete(match.sessionKey);
+    if (match.userId) for (const [key, entry] of this.recent.entries()) if (entry.session.userId === match.userId) this.recent.delete(key);
   }
 }
 
-/** A session's identity for logs, locks and cache keys: never the token itself. */
+/** A session's identity for logs, locks, logouts and rate limits: never the token itself. */
 export function sessionKey(sessionToken: string): string {
-  return keyOf(sessionToken);
-}
-
-function keyOf(sessionToken: string): string {
   return createHash('sha256').update(sessionToken).digest('base64url');
 }

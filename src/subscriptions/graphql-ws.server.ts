@@ -17,9 +17,8 @@ import {
 import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import { resolvePrincipal } from '../auth/principal';
 import { withOperationDeadline } from '../datasources/operation-deadline';
-import { createContext, type GatewayContext } from '../context';
+import { createContext, formatPartialFailure, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
@@ -104,22 +103,25 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       },
       context: async (ctx, id) => {
         const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
-        const principal = await resolvePrincipal({ authorization, cookie: ctx.extra.request.headers.cookie }, services.merchantKeys, services.sessions);
+        const principal = await services.principals.resolve({ authorization, cookie: ctx.extra.request.headers.cookie });
         const context = createContext(services, principal, randomUUID(), 'use');
-        deliverDirectly(context, directSender(ctx.extra.socket, id));
+        deliverDirectly(context, directSender(ctx.extra.socket, id, context));
         return context;
       },
       onNext: (_ctx, _id, _payload, args, result) => {
-        if (!result.errors) return;
-        const requestId = (args.contextValue as GatewayContext | undefined)?.requestId;
+        const context = args.contextValue as GatewayContext | undefined;
+        // A failed bank connection's error joins this result at its path, once (context.ts, reportPartialFailure).
+        const partial = context?.partialFailures.splice(0).map(formatPartialFailure) ?? [];
+        if (!result.errors && partial.length === 0) return;
+        const requestId = context?.requestId;
+        const withRequestId = (error: GraphQLFormattedError): GraphQLFormattedError => (requestId ? { ...error, extensions: { ...error.extensions, requestId } } : error);
         return {
           ...result,
-          errors: result.errors.map((raw) => {
+          errors: [...(result.errors ?? []).map((raw) => {
             // No path: GraphQL refused the request itself (e.g. a variable of the wrong type); a resolver's error has one.
             const error = raw.path === undefined && raw.extensions.code === undefined ? requestError(raw, 'BAD_USER_INPUT') : raw;
-            const masked = options.maskError(error.toJSON(), error);
-            return requestId ? { ...masked, extensions: { ...masked.extensions, requestId } } : masked;
-          }),
+            return withRequestId(options.maskError(error.toJSON(), error));
+          }), ...partial.map(withRequestId)],
         };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.maskError(error.toJSON(), error)),
@@ -164,11 +166,14 @@ function requestError(error: GraphQLError, code: string): GraphQLError {
   });
 }
 
-/** A graphql-ws `next` message for operation `id`, written as is; its JSON has graphql-ws's field order. */
-function directSender(socket: WebSocket, id: string): DirectDelivery {
+/**
+ * A graphql-ws `next` message for operation `id`, written as is; its JSON has graphql-ws's field order. Not while
+ * the operation has a bank connection's failure to report: onNext adds those to the result.
+ */
+function directSender(socket: WebSocket, id: string, context: GatewayContext): DirectDelivery {
   const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
   return (payloadJson) => {
-    if (socket.readyState !== WebSocket.OPEN) return false;
+    if (socket.readyState !== WebSocket.OPEN || context.partialFailures.length > 0) return false;
     socket.send(`${prefix}${payloadJson}}`);
     return true;
   };

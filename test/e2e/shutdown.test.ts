@@ -29,7 +29,7 @@ describe('SIGTERM', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-sigterm-'));
     child = spawn(process.execPath, ['dist/src/index.js'], {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'info', PORT: '0', SANDBOX_PORT: '0', HOST: '127.0.0.1', STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`, MERCHANT_KEYS: 'sigterm-test-merchant-key-0123' },
+      env: { ...process.env, NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'info', PORT: '0', SANDBOX_PORT: '0', HOST: '127.0.0.1', STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`, MERCHANT_KEYS: 'sigterm-test-merchant-key-0123', TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

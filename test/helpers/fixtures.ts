@@ -11,8 +11,9 @@ export async function readFixtures(sandboxUrl: string): Promise<Fixtures> {
   return parseDecimalJson(await response.text()) as Fixtures;
 }
 
-export function userNamed(fixtures: Fixtures, username: string): FixtureUser {
-  const user = fixtures.users.find((candidate) => candidate.username === username);
+/** A seeded login; `bank` picks among one person's logins at several banks (the first bank when omitted). */
+export function userNamed(fixtures: Fixtures, username: string, bank = 'mock'): FixtureUser {
+  const user = fixtures.users.find((candidate) => candidate.username === username && candidate.providerId === bank);
   if (!user) throw new Error(`no seeded user ${username}; seeded: ${fixtures.users.map((u) => u.username).join(', ')}`);
   return user;
 }

@@ -17,6 +17,8 @@ export interface TokenResponse {
 export interface Login {
   username: string;
   password: string;
+  /** The bank picked on the page (a provider id); the page's default when omitted. */
+  bank?: string;
 }
 
 export interface SignInOptions {
@@ -71,7 +73,7 @@ export async function signIn(sandbox: Sandbox, login: Login, options: SignInOpti
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...fields, username: login.username, password: login.password }).toString(),
+    body: new URLSearchParams({ ...fields, ...(login.bank ? { bank: login.bank } : {}), username: login.username, password: login.password }).toString(),
   });
   const location = response.headers.get('location') ?? undefined;
   const html = await response.text();

@@ -8,7 +8,9 @@ import { loadConfig, withProvider, type ProviderConfig, type ResolvedConfig } fr
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/server';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
-import { signInAt as signInThroughBank } from '../../src/cli/gateway-sign-in';
+import { signInAt as signInThroughBank, type SignInOptions as SignInAtOptions } from '../../src/cli/gateway-sign-in';
+
+export type { SignInAtOptions };
 
 export interface Stack {
   sandbox: Sandbox;
@@ -16,7 +18,7 @@ export interface Stack {
   config: ResolvedConfig;
   merchantKey: string;
   /** Signs in through the gateway's /auth/login and the sandbox bank's form; returns the session token. */
-  signIn(username?: string, password?: string): Promise<string>;
+  signIn(username?: string, password?: string, options?: SignInAtOptions): Promise<string>;
   graphql<T = Record<string, unknown>, V = Record<string, unknown>>(
     query: string | TypedDocumentNode<T, V>,
     variables?: V,
@@ -80,8 +82,8 @@ export async function startStack(
     },
     config,
     merchantKey: MERCHANT_KEY,
-    signIn(username = 'john', password = 'doe') {
-      return signInAt(gateway.url, username, password);
+    signIn(username = 'john', password = 'doe', signInOptions = {}) {
+      return signInAt(gateway.url, username, password, signInOptions);
     },
     async graphql(query, variables, token, headers = {}) {
       const response = await fetch(`${gateway.url}/graphql`, {
@@ -117,6 +119,6 @@ export async function startStack(
 }
 
 /** Signs in through a gateway's /auth/login and the sandbox bank's form; returns the session token. */
-export function signInAt(gatewayUrl: string, username = 'john', password = 'doe'): Promise<string> {
-  return signInThroughBank(gatewayUrl, username, password);
+export function signInAt(gatewayUrl: string, username = 'john', password = 'doe', options: SignInAtOptions = {}): Promise<string> {
+  return signInThroughBank(gatewayUrl, username, password, options);
 }

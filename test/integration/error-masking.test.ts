@@ -21,7 +21,7 @@ describe('error masking by origin (NODE_ENV=production)', () => {
         done();
       },
     });
-    stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox' }, gateway: { logger: createLogger('info', sink) } });
+    stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32) }, gateway: { logger: createLogger('info', sink) } });
     session = await stack.signIn('john', 'doe');
   });
 

@@ -45,8 +45,10 @@ describe('what the logs hold', () => {
     secrets.set('signing key', pemLines[Math.floor(pemLines.length / 2)]!);
     for (const [name, token] of [['john', john] as const, ['jane', jane] as const]) {
       const session = await stack.gateway.services.sessions.get(token);
-      secrets.set(`provider access token (${name})`, session!.tokens.accessToken);
-      secrets.set(`provider refresh token (${name})`, session!.tokens.refreshToken!);
+      const [connection] = await stack.gateway.services.connections.connectionsOf(session!.userId);
+      const tokens = await stack.gateway.services.connections.tokens(connection!.id);
+      secrets.set(`provider access token (${name})`, tokens!.accessToken);
+      secrets.set(`provider refresh token (${name})`, tokens!.refreshToken);
     }
 
     // Queries, with and without the cache, and with every kind of bad credential.

@@ -242,4 +242,17 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect((await staying.next()).data!.payoutUpdated.status).toBe('settled');
     await expect(staying.ended).resolves.toEqual({ completed: true });
   });
+
+  it('closes on B, within a second, the subscriptions of a session logged out on A', async () => {
+    const session = await signInAt(a.url, 'john', 'doe');
+    const task = dataOf(await graphql<{ startDataTask: { id: string } }>(a, START, { input: { resource: 'ACCOUNTS' } }, session)).startDataTask;
+    const live = connectWs(b.url, session).subscribe(TASK_UPDATED, { id: task.id });
+    expect((await live.next()).errors).toBeUndefined();
+    const loggedOut = await fetch(`${a.url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
+    expect(loggedOut.status).toBe(204);
+    const started = performance.now();
+    expect(((await live.ended).error as { code?: number }).code).toBe(4401);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect((await graphql(b, '{ viewer { accounts { id } } }', {}, session)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
 });

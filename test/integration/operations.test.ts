@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { fixtures, injectFault, paymentsIn, REFUND_PAYMENT } from '../helpers/money';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
@@ -110,8 +111,13 @@ describe('operations', () => {
           });
           const text = await response.text();
           const body = JSON.parse(text) as { errors: { message: string; extensions: Record<string, unknown> }[] };
+          // The failing bank is named (its connection id): the user's other banks would still have answered.
           const { providerError, ...extensions } = body.errors[0]!.extensions;
-          expect(extensions).toEqual({ code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/), requestId: response.headers.get('x-request-id') });
+          expect(extensions).toEqual({
+            code: expect.stringMatching(/^UPSTREAM_(ERROR|UNAVAILABLE)$/),
+            connectionId: expect.stringMatching(/^conn_/),
+            requestId: response.headers.get('x-request-id'),
+          });
           if (providerError !== undefined) expect(providerError).toMatch(/^[a-z_-]+$/);
           for (const leak of ['trace_id', 'truelayer', 'problem', 'stacktrace', 'exception', '/work/', 'node_modules', 'Bearer']) expect(text).not.toContain(leak);
           await stack.sandboxJson('DELETE', '/sandbox/faults');
@@ -162,7 +168,7 @@ describe('operations', () => {
     let stack: Stack;
 
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent' } });
+      stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
     });
 
     afterAll(async () => {

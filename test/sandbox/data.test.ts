@@ -31,12 +31,21 @@ describe('fixtures', () => {
   const allTransactions = (user: FixtureUser): ProviderTransaction[] =>
     [...user.accounts, ...user.cards].flatMap((item) => [...item.transactions, ...item.pendingTransactions]);
 
-  it('seeds john, jane and lee with their bank logins, accounts and cards', () => {
-    expect(users.map((user) => [user.username, user.password, user.name, user.accounts.length, user.cards.length])).toEqual([
-      ['john', 'doe', 'John Doe', 3, 2],
-      ['jane', 'doe', 'Jane Smith', 2, 1],
-      ['lee', 'doe', 'Lee Ming-Hao', 2, 0],
+  it('seeds john, jane, lee, sam (at both banks), cara and cora (cards only) and nora (nothing) with their logins', () => {
+    expect(users.map((user) => [user.username, user.password, user.providerId, user.name, user.accounts.length, user.cards.length])).toEqual([
+      ['john', 'doe', 'mock', 'John Doe', 3, 2],
+      ['jane', 'doe', 'mock', 'Jane Smith', 2, 1],
+      ['lee', 'doe', 'mock', 'Lee Ming-Hao', 2, 0],
+      ['sam', 'doe', 'mock', 'Sam Carter', 1, 1],
+      ['sam', 'doe', 'mock-north', 'Sam Carter', 2, 1],
+      ['cara', 'doe', 'mock', 'Cara Jones', 0, 1],
+      ['cora', 'doe', 'mock', 'Cora Jones', 0, 1],
+      ['nora', 'doe', 'mock', 'Nora Blake', 0, 0],
     ]);
+    const samNorth = users[4]!;
+    expect(new Set([...samNorth.accounts.map(({ account }) => account.provider.provider_id), ...samNorth.cards.map(({ card }) => card.provider.provider_id)])).toEqual(
+      new Set(['mock-north']),
+    );
     expect(john.accounts.map(({ account }) => [account.account_type, account.currency])).toEqual([
       ['TRANSACTION', 'GBP'],
       ['SAVINGS', 'GBP'],
@@ -126,9 +135,9 @@ describe('fixtures', () => {
 
   it('adds sized users user1..N without changing the named users', () => {
     const sized = generateUsers({ extraUsers: 2, accountsPerUser: 4, cardsPerUser: 2, transactionsPerAccount: 10 });
-    expect(sized.map((user) => user.username)).toEqual(['john', 'jane', 'lee', 'user1', 'user2']);
-    expect(stringifyProviderJson(sized.slice(0, 3))).toBe(stringifyProviderJson(users));
-    const user2 = sized[4]!;
+    expect(sized.map((user) => user.username)).toEqual([...users.map((user) => user.username), 'user1', 'user2']);
+    expect(stringifyProviderJson(sized.slice(0, users.length))).toBe(stringifyProviderJson(users));
+    const user2 = sized[users.length + 1]!;
     expect(user2.password).toBe('doe');
     expect(user2.accounts.map((a) => a.transactions.length)).toEqual([10, 10, 10, 10]);
     expect(user2.cards.map((c) => c.transactions.length)).toEqual([5, 5]);

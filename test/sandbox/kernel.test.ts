@@ -204,7 +204,20 @@ describe('fixtures route', () => {
     const response = await control(sandbox().url, 'GET', '/sandbox/fixtures');
     expect(response.status).toBe(200);
     expect(response.body.client).toEqual({ client_id: 'bankgraph-sandbox', redirect_uris: sandbox().context.client.redirectUris });
-    expect(response.body.users.map((user: { username: string; password: string }) => `${user.username}/${user.password}`)).toEqual(['john/doe', 'jane/doe', 'lee/doe']);
+    expect(response.body.users.map((user: { username: string; password: string; providerId: string }) => `${user.username}/${user.password}@${user.providerId}`)).toEqual([
+      'john/doe@mock',
+      'jane/doe@mock',
+      'lee/doe@mock',
+      'sam/doe@mock',
+      'sam/doe@mock-north',
+      'cara/doe@mock',
+      'cora/doe@mock',
+      'nora/doe@mock',
+    ]);
+    expect(response.body.banks).toEqual([
+      { providerId: 'mock', name: 'Mock Bank' },
+      { providerId: 'mock-north', name: 'Mock North Bank' },
+    ]);
     expect(Array.isArray(response.body.payments)).toBe(true);
     const overdraft = sandbox().context.fixtures.users[0]!.accounts[0]!.balance.overdraft.text;
     expect(overdraft).toBe('1500.00');
@@ -344,5 +357,38 @@ describe('npm run sandbox configuration', () => {
   ])('refuses %s=%s, naming the variable and what it accepts', (name, value, accepts) => {
     const result = sandboxOptionsFromEnv({ [name]: value });
     expect(result).toEqual({ error: expect.stringContaining(`${name}=${JSON.stringify(value)} is not valid: it accepts ${accepts}`) });
+  });
+});
+
+describe('two banks and added accounts', () => {
+  const sandbox = useSandbox({}, 'each');
+
+  const accountsOf = async (token: TokenResponse): Promise<{ account_id: string; display_name: string; provider: { provider_id: string } }[]> => {
+    const response = await request(`${sandbox().url}/data/v1/accounts`, { headers: bearer(token) });
+    expect(response.status).toBe(200);
+    return (response.body as { results: { account_id: string; display_name: string; provider: { provider_id: string } }[] }).results;
+  };
+
+  it('signs a login in at the bank picked on the page, showing only that bank\'s accounts', async () => {
+    const atNorth = await accountsOf(await getUserToken(sandbox(), { username: 'sam', password: 'doe', bank: 'mock-north' }));
+    const atMock = await accountsOf(await getUserToken(sandbox(), { username: 'sam', password: 'doe' }));
+    expect(new Set(atNorth.map((account) => account.provider.provider_id))).toEqual(new Set(['mock-north']));
+    expect(new Set(atMock.map((account) => account.provider.provider_id))).toEqual(new Set(['mock']));
+    expect(atNorth.some((account) => atMock.some((other) => other.account_id === account.account_id))).toBe(false);
+    expect((await signIn(sandbox(), { username: 'john', password: 'doe', bank: 'mock-north' })).status).toBe(401);
+    expect((await signIn(sandbox(), { username: 'john', password: 'doe', bank: 'elsewhere' })).status).toBe(400);
+  });
+
+  it('opens another account for a login with POST /sandbox/users/:username/accounts', async () => {
+    const token = await getUserToken(sandbox(), { username: 'jane', password: 'doe' });
+    const before = await accountsOf(token);
+    const added = await control(sandbox().url, 'POST', '/sandbox/users/jane/accounts', { displayName: 'Rainy Day' });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ display_name: 'Rainy Day', provider: { provider_id: 'mock' } });
+    const after = await accountsOf(token);
+    expect(after.map((account) => account.account_id)).toEqual([...before.map((account) => account.account_id), (added.body as { account_id: string }).account_id]);
+    expect((await control(sandbox().url, 'POST', '/sandbox/users/nobody/accounts', {})).status).toBe(404);
+    expect((await control(sandbox().url, 'POST', '/sandbox/users/jane/accounts', { bank: 'mock-north' })).status).toBe(404);
+    expect((await control(sandbox().url, 'POST', '/sandbox/users/jane/accounts', { displayName: '' })).status).toBe(400);
   });
 });

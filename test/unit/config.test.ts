@@ -76,12 +76,14 @@ describe('loadConfig', () => {
   });
 
   it('refuses to start in production on development defaults, naming every variable to set', () => {
-    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production' }).sort()).toEqual([
       expect.stringMatching(/^MERCHANT_KEYS is required with NODE_ENV=production/),
       expect.stringMatching(/^PROVIDER is required with NODE_ENV=production/),
+      expect.stringMatching(/^TOKEN_ENCRYPTION_KEY is required in production/),
     ]);
-    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox' })).toEqual([expect.stringMatching(/^MERCHANT_KEYS is required/)]);
-    const chosen = loadConfig({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa' });
+    const key = 'ab'.repeat(32);
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key })).toEqual([expect.stringMatching(/^MERCHANT_KEYS is required/)]);
+    const chosen = loadConfig({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: key });
     expect(chosen.merchantKeysGenerated).toBe(false);
   });
 

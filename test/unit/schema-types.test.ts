@@ -54,6 +54,7 @@ const transaction: Transaction = {
 };
 
 const account: Account = {
+  connectionId: 'conn-1',
   id: 'acc-1',
   type: 'TRANSACTION',
   displayName: 'Current',
@@ -72,6 +73,7 @@ const accountBalance: AccountBalance = {
 };
 
 const card: Card = {
+  connectionId: 'conn-1',
   id: 'card-1',
   network: 'VISA',
   type: 'CREDIT',

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as leases from './0001_leases';
 import * as money from './0002_money';
+import * as identity from './0003_identity';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -9,4 +10,5 @@ import * as money from './0002_money';
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_leases': leases,
   '0002_money': money,
+  '0003_identity': identity,
 };

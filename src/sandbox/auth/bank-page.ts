@@ -3,6 +3,7 @@ import type { SandboxContext } from '../context';
 import type { Handler } from '../http/router';
 import { AUTHORIZE_PARAMS, checkAuthorizeRequest, redirectLocation, type AuthorizeCheck, type AuthorizeRequest } from './authorize-request';
 import type { Grants } from './grants';
+import { MOCK_BANKS, MOCK_PROVIDER_ID } from '../fixtures/users';
 import { escapeHtml, sendBankPage } from './html';
 
 /**
@@ -15,7 +16,7 @@ export function bankPageRoutes(context: SandboxContext, grants: Grants): { show:
     show(req, res) {
       const check = checkAuthorizeRequest(req.query, context.client);
       if (check.kind !== 'ok') return refuse(res, check);
-      sendLoginForm(res, 200, check.request, context, { username: '', message: undefined });
+      sendLoginForm(res, 200, check.request, context, { username: '', bank: MOCK_PROVIDER_ID, message: undefined });
     },
 
     submit(req, res) {
@@ -30,10 +31,15 @@ export function bankPageRoutes(context: SandboxContext, grants: Grants): { show:
       }
       const username = (form.get('username') ?? '').trim();
       const password = form.get('password') ?? '';
-      const user = context.fixtures.users.find((candidate) => candidate.username === username && candidate.password === password);
+      // The bank picker; a form without it (older clients, scripts) signs in at the first bank.
+      const bank = form.get('bank') ?? MOCK_PROVIDER_ID;
+      if (!MOCK_BANKS.some((known) => known.providerId === bank)) {
+        return sendLoginForm(res, 400, request, context, { username, bank: MOCK_PROVIDER_ID, message: 'Choose one of the listed banks.' });
+      }
+      const user = context.fixtures.users.find((candidate) => candidate.username === username && candidate.password === password && candidate.providerId === bank);
       if (!user) {
         const message = username === '' || password === '' ? 'Enter your username and password.' : 'The username or password is wrong.';
-        return sendLoginForm(res, 401, request, context, { username, message });
+        return sendLoginForm(res, 401, request, context, { username, bank, message });
       }
       const code = grants.issueCode({ clientId: request.clientId, redirectUri: request.redirectUri, userId: user.id, codeChallenge: request.codeChallenge });
       redirect(res, request.redirectUri, { code, state: request.state });
@@ -64,7 +70,7 @@ function sendLoginForm(
   status: number,
   request: AuthorizeRequest,
   context: SandboxContext,
-  shown: { username: string; message: string | undefined },
+  shown: { username: string; bank: string; message: string | undefined },
 ): void {
   const hidden: [string, string | undefined][] = [
     ['response_type', 'code'],
@@ -79,10 +85,10 @@ function sendLoginForm(
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
     .join('\n');
-  const logins = context.fixtures.users
-    .slice(0, 3)
-    .map((user) => `${escapeHtml(user.username)} / ${escapeHtml(user.password)}`)
-    .join(', ');
+  const logins = [...new Set(context.fixtures.users.slice(0, 8).map((user) => `${user.username} / ${user.password}`))].map(escapeHtml).join(', ');
+  const banks = MOCK_BANKS.map(
+    (bank) => `<option value="${escapeHtml(bank.providerId)}"${bank.providerId === shown.bank ? ' selected' : ''}>${escapeHtml(bank.name)}</option>`,
+  ).join('');
   sendBankPage(
     res,
     status,
@@ -93,12 +99,13 @@ function sendLoginForm(
 ${shown.message ? `<p class="error" role="alert">${escapeHtml(shown.message)}</p>` : ''}
 <form method="post" action="/">
 ${hiddenInputs}
+<label for="bank">Bank</label><select id="bank" name="bank">${banks}</select>
 <label for="username">Username</label><input id="username" name="username" autocomplete="username" value="${escapeHtml(shown.username)}" required>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit" name="action" value="allow">Sign in and allow</button>
 <button type="submit" name="action" value="deny" formnovalidate>Cancel</button>
 </form>
-<p class="hint">Sandbox test logins: ${logins}.</p>`,
+<p class="hint">Sandbox test logins: ${logins} (sam banks with both; cara and cora have cards only; nora has nothing to share).</p>`,
     new URL(request.redirectUri).origin,
   );
 }

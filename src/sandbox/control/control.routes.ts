@@ -5,6 +5,7 @@ import type { SandboxRequest } from '../http/request';
 import { validateFaultSpec, type FaultInjector } from '../faults';
 import type { RequestLog } from '../request-log';
 import type { SandboxContext, SandboxRoutes } from '../context';
+import { addAccount, MOCK_BANKS, MOCK_PROVIDER_ID } from '../fixtures/users';
 
 /** Control routes for tests and demos (docs/sandbox.md); errors here are plain `{error, error_description}`. */
 export function registerControlRoutes(
@@ -13,6 +14,7 @@ export function registerControlRoutes(
   faults: FaultInjector,
   requestLog: RequestLog,
 ): void {
+  let addedAccounts = 0;
   control
     .add('POST', '/sandbox/faults', (req, res) => {
       const spec = validateFaultSpec(jsonBody(req));
@@ -32,6 +34,18 @@ export function registerControlRoutes(
     .add('GET', '/sandbox/ledger', (_req, res) => sendJson(res, 200, context.ledger.list()))
     .add('GET', '/sandbox/webhooks', (_req, res) => sendJson(res, 200, { deliveries: context.webhooks.list() }))
     .add('GET', '/sandbox/fixtures', (_req, res) => sendProviderJson(res, 200, fixturesView(context)))
+    .add('POST', '/sandbox/users/:username/accounts', (req, res) => {
+      const body = jsonBody(req) as { bank?: unknown; displayName?: unknown };
+      const bank = body.bank ?? MOCK_PROVIDER_ID;
+      const displayName = body.displayName ?? 'New Current Account';
+      if (typeof displayName !== 'string' || displayName.trim() === '' || displayName.length > 64) {
+        throw new OAuthStyleError(400, 'invalid_request', 'displayName must be a non-empty string of at most 64 characters');
+      }
+      const user = context.fixtures.users.find((candidate) => candidate.username === req.params.username && candidate.providerId === bank);
+      if (!user) throw new OAuthStyleError(404, 'not_found', `no user ${JSON.stringify(req.params.username)} at bank ${JSON.stringify(bank)}; see GET /sandbox/fixtures`);
+      addedAccounts += 1;
+      sendProviderJson(res, 201, addAccount(user, displayName, addedAccounts).account);
+    })
     .add('GET', '/sandbox/clock', (_req, res) => sendJson(res, 200, clockView(context)))
     .add('POST', '/sandbox/clock', (req, res) => {
       const body = jsonBody(req) as { advanceSeconds?: unknown };
@@ -102,6 +116,7 @@ function clockView(context: SandboxContext): { now: string; timeScale: number } 
 function fixturesView(context: SandboxContext): unknown {
   return {
     client: { client_id: context.client.clientId, redirect_uris: context.client.redirectUris },
+    banks: MOCK_BANKS,
     users: context.fixtures.users,
     payments: context.fixtures.payments,
   };

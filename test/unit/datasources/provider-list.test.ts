@@ -15,6 +15,7 @@ describe('LazyProviderList', () => {
     expect(list.slice(4, 2)).toEqual([]);
     expect([...list]).toEqual(all);
     expect(list.findIndex((item) => (item as { id?: string } | null)?.id === 'c"')).toBe(2);
+    expect(list.some((item) => item === '7')).toBe(true);
     expect(JSON.parse(JSON.stringify(list))).toEqual(all);
   });
 

@@ -1,0 +1,49 @@
+import type { AppIdentityConfig } from '../config';
+
+type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
+
+/** Accepted clock difference between the IdP and this gateway, for exp and nbf. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+export type AppTokenResult = { ok: true; issuer: string; subject: string; expiresAtMs: number } | { ok: false; reason: string };
+
+/**
+ * The app's own OIDC access tokens (app identity): signature against the IdP's JWKS, issuer, audience, exp/nbf,
+ * and only the configured algorithms (which never include `none` or an HMAC). The user is (iss, sub).
+ * jose is ESM-only, so it is loaded with import() once, on first use.
+ */
+export class AppTokenVerifier {
+  private jose?: Promise<{ jose: Jose; keys: ReturnType<Jose['createRemoteJWKSet']> }>;
+
+  constructor(private readonly config: AppIdentityConfig) {}
+
+  async verify(token: string): Promise<AppTokenResult> {
+    const { jose, keys } = await (this.jose ??= import('jose').then((jose) => ({ jose, keys: jose.createRemoteJWKSet(new URL(this.config.jwksUrl)) })));
+    try {
+      const { payload } = await jose.jwtVerify(token, keys, {
+        issuer: this.config.issuer,
+        audience: this.config.audience,
+        algorithms: this.config.algorithms,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['sub', 'exp'],
+      });
+      if (typeof payload.sub !== 'string' || payload.sub === '') return { ok: false, reason: 'The access token has no subject (sub).' };
+      // exp is a required claim, so jose has checked it is a number.
+      return { ok: true, issuer: this.config.issuer, subject: payload.sub, expiresAtMs: payload.exp! * 1000 };
+    } catch (error) {
+      return { ok: false, reason: reasonFor(jose, error) };
+    }
+  }
+}
+
+/** Says what was wrong with the token, never what the gateway expected in full (issuer and audience stay private). */
+function reasonFor(jose: Jose, error: unknown): string {
+  const { errors } = jose;
+  if (error instanceof errors.JWTExpired) return 'The access token has expired; get a new one from your identity provider.';
+  if (error instanceof errors.JWTClaimValidationFailed) return `The access token's "${error.claim}" claim is not accepted here.`;
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'The access token is signed with an algorithm this gateway does not accept.';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'The access token is signed with a key the identity provider does not publish.';
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return 'The identity provider\'s keys could not be read; try again shortly.';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'The access token\'s signature does not verify.';
+  return 'The access token is not a valid signed JWT.';
+}

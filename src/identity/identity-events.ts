@@ -1,0 +1,38 @@
+import type { EventBus } from '../subscriptions/event-bus';
+import { topics } from '../subscriptions/topics';
+
+/**
+ * A change to who may see what, announced on the event bus so that every instance acts on it within a moment:
+ * - `logout`: one session ended; its WebSockets close;
+ * - `disconnected`: one bank connection was revoked; the user's WebSockets close (their subscriptions were
+ *   authorised with it) and the connection's tokens are forgotten;
+ * - `user-revoked`: the user is gone; all their sessions and WebSockets end;
+ * - `connected`: a bank was added; nothing closes, but answers kept for the user no longer show all they may see.
+ */
+export type IdentityEvent =
+  | { kind: 'logout'; userId: string; sessionKey: string }
+  | { kind: 'disconnected'; userId: string; connectionId: string }
+  | { kind: 'user-revoked'; userId: string }
+  | { kind: 'connected'; userId: string; connectionId: string };
+
+const KINDS = new Set<IdentityEvent['kind']>(['logout', 'disconnected', 'user-revoked', 'connected']);
+
+export class IdentityEvents {
+  constructor(private readonly bus: EventBus) {}
+
+  publish(event: IdentityEvent): Promise<void> {
+    return this.bus.publish(topics.identity, event);
+  }
+
+  /** Resolves once `handler` hears every later event on any instance; the function it gives stops listening. */
+  listen(handler: (event: IdentityEvent) => void): Promise<() => Promise<void>> {
+    return this.bus.listen(topics.identity, (payload) => {
+      if (isIdentityEvent(payload)) handler(payload);
+    });
+  }
+}
+
+function isIdentityEvent(payload: unknown): payload is IdentityEvent {
+  const value = payload as Partial<IdentityEvent> | null;
+  return typeof value === 'object' && value !== null && typeof value.userId === 'string' && KINDS.has(value.kind as IdentityEvent['kind']);
+}

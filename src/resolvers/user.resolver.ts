@@ -1,0 +1,24 @@
+import { Args, Ctx, FieldResolver, ID, Mutation, Resolver } from 'type-graphql';
+import { requireMerchant, requireUser } from '../auth/principal';
+import type { GatewayContext } from '../context';
+import { NotFoundError } from '../errors';
+import { RevokeUserArgs } from '../schema/revoke-user.args';
+import { Viewer } from '../schema/viewer.type';
+
+@Resolver(() => Viewer)
+export class UserResolver {
+  @FieldResolver(() => ID)
+  id(@Ctx() context: GatewayContext): string {
+    return requireUser(context.principal).userId;
+  }
+
+  @Mutation(() => Boolean, {
+    description: "Revokes a user (the app closed their account): their sessions, bank connections and open subscriptions end on every instance. Needs a merchant key.",
+  })
+  async revokeUser(@Args() { userId }: RevokeUserArgs, @Ctx() context: GatewayContext): Promise<boolean> {
+    requireMerchant(context.principal);
+    if (!(await context.services.connections.revokeUser(userId))) throw new NotFoundError('No user with that id exists.');
+    await context.services.identityEvents.publish({ kind: 'user-revoked', userId });
+    return true;
+  }
+}

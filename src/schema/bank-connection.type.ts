@@ -1,0 +1,20 @@
+import 'reflect-metadata';
+import { Field, ID, ObjectType } from 'type-graphql';
+import { ConnectionStatus } from './connection-status.enum';
+
+/**
+ * One bank the user connected (one authorization-code grant). Its `accounts` and `cards` fields are declared by the
+ * bank connection resolver alone (Account and Card lead back here): null with an error at their path when this
+ * bank fails.
+ */
+@ObjectType()
+export class BankConnection {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID, { description: "The bank's provider id, as on Account.provider." })
+  providerId!: string;
+
+  @Field(() => ConnectionStatus)
+  status!: ConnectionStatus;
+}

@@ -1,0 +1,137 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { readFixtures, userNamed } from '../helpers/fixtures';
+import { startTestIdp, type TestIdp } from '../helpers/jwks-server';
+import { answerBankPage } from '../helpers/sign-in-steps';
+import { startStack, type Stack } from '../helpers/stack';
+import { connectWs, disposeWsClients } from '../helpers/ws-client';
+
+const AUDIENCE = 'bankgraph-api';
+const VIEWER = '{ viewer { connections { id providerId status } accounts { id connection { providerId } } } }';
+
+describe('app identity: the app\'s own OIDC access tokens (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)', () => {
+  let idp: TestIdp;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    try {
+      stack = await startStack({ env: { AUTH_JWKS_URL: idp.jwksUrl, AUTH_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_ALGORITHMS: 'ES256' } });
+    } catch (error) {
+      await idp.close();
+      throw error;
+    }
+  });
+
+  afterEach(async () => {
+    await disposeWsClients();
+  });
+
+  afterAll(async () => {
+    try {
+      await stack?.close();
+    } finally {
+      await idp?.close();
+    }
+  });
+
+  const now = (): number => Math.floor(Date.now() / 1000);
+  const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+    iss: idp.issuer,
+    aud: AUDIENCE,
+    sub: 'app-user-1',
+    iat: now(),
+    exp: now() + 300,
+    ...overrides,
+  });
+
+  async function connectBank(token: string, login: { username: string; password: string; bank?: string }): Promise<Response> {
+    const started = await fetch(`${stack.gateway.url}/auth/connections`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(started.status).toBe(200);
+    const { authorizationUrl, loginBinding } = (await started.json()) as { authorizationUrl: string; loginBinding: string };
+    const callback = await answerBankPage(authorizationUrl, login);
+    return fetch(callback, { headers: { accept: 'application/json', 'login-binding': loginBinding } });
+  }
+
+  it('makes the user (iss, sub) and links each bank the user connects through POST /auth/connections', async () => {
+    const fixtures = await readFixtures(stack.sandbox.url);
+    const token = idp.sign(claims({ sub: 'app-user-1' }));
+    const empty = await stack.graphql<{ viewer: { connections: unknown[]; accounts: unknown[] } }>(VIEWER, {}, token);
+    expect(empty.errors).toBeUndefined();
+    expect(empty.data!.viewer).toEqual({ connections: [], accounts: [] });
+
+    const linked = await connectBank(token, { username: 'sam', password: 'doe' });
+    expect(linked.status).toBe(200);
+    expect(await linked.json()).toMatchObject({ connection: { id: expect.any(String), providerId: 'mock' } });
+    expect((await connectBank(token, { username: 'sam', password: 'doe', bank: 'mock-north' })).status).toBe(200);
+
+    const viewer = await stack.graphql<{ viewer: { connections: { providerId: string }[]; accounts: { id: string }[] } }>(VIEWER, {}, token, { 'cache-control': 'no-cache' });
+    expect(viewer.data!.viewer.connections.map((connection) => connection.providerId)).toEqual(['mock', 'mock-north']);
+    expect(viewer.data!.viewer.accounts.map((account) => account.id).sort()).toEqual(
+      [...userNamed(fixtures, 'sam', 'mock').accounts, ...userNamed(fixtures, 'sam', 'mock-north').accounts].map(({ account }) => account.account_id).sort(),
+    );
+    // Another subject is another user, with nothing connected.
+    const other = await stack.graphql<{ viewer: { connections: unknown[] } }>(VIEWER, {}, idp.sign(claims({ sub: 'app-user-2' })));
+    expect(other.data!.viewer.connections).toEqual([]);
+  });
+
+  it.each([
+    ['a wrong issuer', () => idp.sign(claims({ iss: 'https://other-idp.example/' }))],
+    ['a wrong audience', () => idp.sign(claims({ aud: 'another-api' }))],
+    ['an expired token', () => idp.sign(claims({ iat: now() - 7200, exp: now() - 3600 }))],
+    ['a token not valid yet', () => idp.sign(claims({ nbf: now() + 3600 }))],
+    ['alg none', () => idp.unsigned(claims())],
+    ['an unknown kid', () => idp.sign(claims(), { kid: 'not-published' })],
+    ['a signature by another key', () => idp.sign(claims(), { key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey })],
+    ['no subject', () => idp.sign(claims({ sub: undefined }))],
+    ['garbage', () => 'not-a-jwt'],
+  ])('refuses %s with UNAUTHENTICATED', async (_what, token) => {
+    const result = await stack.graphql(VIEWER, {}, token());
+    expect(result.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(result.data ?? null).toBeNull();
+  });
+
+  it('accepts no bank-identity session and no bank sign-in at /auth/login', async () => {
+    const login = await fetch(`${stack.gateway.url}/auth/login`, { redirect: 'manual' });
+    expect(login.status).toBe(400);
+    expect(((await login.json()) as { error: { message: string } }).error.message).toContain('POST /auth/connections');
+    const cookie = await stack.graphql(VIEWER, {}, undefined, { cookie: 'bankgraph_session=anything' });
+    expect(cookie.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const unauthenticated = await fetch(`${stack.gateway.url}/auth/connections`, { method: 'POST' });
+    expect(unauthenticated.status).toBe(401);
+  });
+
+  it('takes the access token over WebSocket too', async () => {
+    const live = connectWs(stack.gateway.url, idp.sign(claims({ sub: 'app-user-ws' }))).subscribe('{ viewer { connections { id } } }');
+    expect(await live.next()).toEqual({ data: { viewer: { connections: [] } } });
+    const refused = connectWs(stack.gateway.url, idp.unsigned(claims())).subscribe('{ viewer { connections { id } } }');
+    expect((await refused.next()).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('closes a WebSocket when the access token it was opened with expires', async () => {
+    // The socket authenticates once; it must not outlive its token. exp is whole seconds.
+    const expiresAtMs = (now() + 2) * 1000;
+    const token = idp.sign(claims({ sub: 'app-user-expiring', exp: expiresAtMs / 1000 }));
+    const client = createClient({
+      url: `${stack.gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+      lazy: false,
+    });
+    try {
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => client.on('closed', (event) => resolve(event as { code: number; reason: string })));
+      const answer = await new Promise<unknown>((resolve, reject) => {
+        let data: unknown;
+        client.subscribe({ query: '{ viewer { connections { id } } }' }, { next: (result) => (data = result), error: reject, complete: () => resolve(data) });
+      });
+      expect(answer).toEqual({ data: { viewer: { connections: [] } } });
+      const { code, reason } = await closed;
+      expect(Date.now()).toBeGreaterThanOrEqual(expiresAtMs);
+      expect({ code, reason }).toEqual({ code: 4401, reason: 'Unauthorized: the access token has expired' });
+    } finally {
+      await client.dispose();
+    }
+  });
+});

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkReturnTo } from '../../src/auth/return-to';
+import { ConfigError, loadConfig } from '../../src/config';
+import { openDatabase, type Database } from '../../src/db/database';
+import { ConnectionStore, type Grant } from '../../src/identity/connection.store';
+import { tokenEncryptionKey } from '../../src/identity/encryption-key';
+import { TokenCipher } from '../../src/identity/token-cipher';
+import { SessionStore } from '../../src/store/session.store';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('TokenCipher', () => {
+  const cipher = new TokenCipher(randomBytes(32));
+
+  it('round-trips a token, with a fresh IV each time', () => {
+    const one = cipher.encrypt('refresh-token-value', 'conn_1');
+    const two = cipher.encrypt('refresh-token-value', 'conn_1');
+    expect(one).not.toBe(two);
+    expect(one).not.toContain('refresh-token-value');
+    expect(cipher.decrypt(one, 'conn_1')).toBe('refresh-token-value');
+  });
+
+  it('refuses a ciphertext that was altered, moved to another connection, or made with another key', () => {
+    const stored = cipher.encrypt('refresh-token-value', 'conn_1');
+    const [version, iv, tag, body] = stored.split('.');
+    const flipped = Buffer.from(body!, 'base64url');
+    flipped[0] = flipped[0]! ^ 1;
+    expect(() => cipher.decrypt([version, iv, tag, flipped.toString('base64url')].join('.'), 'conn_1')).toThrow();
+    expect(() => cipher.decrypt(stored, 'conn_2')).toThrow();
+    expect(() => new TokenCipher(randomBytes(32)).decrypt(stored, 'conn_1')).toThrow();
+    expect(() => cipher.decrypt('plain-text-token', 'conn_1')).toThrow('unrecognised token ciphertext');
+  });
+});
+
+describe('tokenEncryptionKey', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bankgraph-key-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prefers TOKEN_ENCRYPTION_KEY, else keeps a generated key beside the SQLite store (owner-only) and reuses it', () => {
+    const configured = randomBytes(32);
+    expect(tokenEncryptionKey(configured, `sqlite://${join(dir, 'gateway.sqlite')}`)).toBe(configured);
+    const first = tokenEncryptionKey(undefined, `sqlite://${join(dir, 'gateway.sqlite')}`);
+    expect(first).toHaveLength(32);
+    const file = join(dir, 'token-encryption.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')).toEqual(first);
+    expect(tokenEncryptionKey(undefined, `sqlite://${join(dir, 'gateway.sqlite')}`)).toEqual(first);
+  });
+
+  it('refuses a key file that does not hold 32 bytes rather than making a new key', () => {
+    writeFileSync(join(dir, 'token-encryption.key'), 'too-short');
+    expect(() => tokenEncryptionKey(undefined, `sqlite://${join(dir, 'gateway.sqlite')}`)).toThrow(/does not hold a 32-byte base64 key/);
+  });
+});
+
+describe('identity configuration', () => {
+  it('requires TOKEN_ENCRYPTION_KEY in production and checks its size', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toContain('TOKEN_ENCRYPTION_KEY is required in production: 32 random bytes, base64 or hex (e.g. openssl rand -base64 32)');
+    expect(problemsOf({ TOKEN_ENCRYPTION_KEY: 'c2hvcnQ=' })).toEqual(['TOKEN_ENCRYPTION_KEY must be 32 bytes, base64 (44 characters) or hex (64 characters)']);
+    expect(loadConfig({ TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) }).tokenEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-0123456789', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).toEqual([]);
+  });
+
+  it('takes app identity as all three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, with an algorithm allow-list that has no none or HMAC', () => {
+    expect(loadConfig({}).appIdentity).toBeUndefined();
+    expect(problemsOf({ AUTH_JWKS_URL: 'https://idp.example/jwks' })).toEqual(['app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_ISSUER, AUTH_AUDIENCE']);
+    const full = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
+    expect(loadConfig(full).appIdentity).toEqual({ jwksUrl: 'https://idp.example/jwks', issuer: 'https://idp.example/', audience: 'api', algorithms: ['RS256', 'ES256'] });
+    for (const algorithms of ['none', 'HS256', 'RS256,none', '']) {
+      expect(problemsOf({ ...full, AUTH_ALGORITHMS: algorithms })[0]).toMatch(/^AUTH_ALGORITHMS must be a comma-separated list of RS256/);
+    }
+    expect(problemsOf({ AUTH_ALGORITHMS: 'RS256' })).toEqual(['AUTH_ALGORITHMS is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE']);
+  });
+});
+
+describe('checkReturnTo', () => {
+  it.each(['/graphql', '/graphql?tab=1&x=/y', '/a/b/c', '/', `/${'a'.repeat(511)}`])('accepts %j', (path) => {
+    expect(checkReturnTo(path)).toBe(path);
+  });
+
+  it.each(['', 'graphql', '//evil.example', '/\\evil.example', '\\\\evil', '/\t/evil.example', '/\n/x', '/ x', '/\u200b/x', '/\u2028', '/x\u007f', `/${'a'.repeat(512)}`, 'https://evil.example'])(
+    'refuses %j',
+    (path) => {
+      expect(() => checkReturnTo(path)).toThrow(/^returnTo must be a same-origin path on this gateway/);
+    },
+  );
+});
+
+describe('ConnectionStore and SessionStore', () => {
+  let database: Database;
+  let connections: ConnectionStore;
+  const tokens = { accessToken: 'access', refreshToken: 'refresh', expiresAtMs: Date.now() + 3_600_000 };
+  const grant = (overrides: Partial<Grant>): Grant => ({ providerId: 'mock', scopes: 'info accounts', tokens, accountIds: [], cardIds: [], ...overrides });
+
+  beforeEach(async () => {
+    database = await openDatabase('sqlite://:memory:');
+    connections = new ConnectionStore(database, new TokenCipher(randomBytes(32)));
+  });
+  afterEach(() => database.close());
+
+  it('recognises a person by any account or card seen before, at the same bank only', async () => {
+    const first = await connections.addGrant(grant({ accountIds: ['a1'], cardIds: ['c1'] }));
+    const again = await connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'] }));
+    expect(again.userId).toBe(first.userId);
+    // The newer grant replaced the older one at that bank: one active connection shows the person's accounts.
+    expect((await connections.connectionsOf(first.userId)).map((connection) => connection.id)).toEqual([again.connectionId]);
+    expect((await connections.addGrant(grant({ cardIds: ['c1'] }))).userId).toBe(first.userId);
+    expect((await connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['a1'] }))).userId).not.toBe(first.userId);
+    expect((await connections.addGrant(grant({ cardIds: ['c9'] }))).userId).not.toBe(first.userId);
+  });
+
+  it('recognises the person by an account first seen after sign-in, once the viewer has shown it', async () => {
+    const first = await connections.addGrant(grant({ accountIds: ['old'] }));
+    const [connection] = await connections.connectionsOf(first.userId);
+    await connections.recordSeen(connection!, 'account', ['old', 'opened-later']);
+    await connections.recordSeen(connection!, 'account', ['opened-later']);
+    // The old account is closed: the next grant shows only the one opened later.
+    expect((await connections.addGrant(grant({ accountIds: ['opened-later'] }))).userId).toBe(first.userId);
+  });
+
+  it('links a grant to the given user, and keeps a revoked user revoked', async () => {
+    const app = await connections.appUser('https://idp.example/', 'sub-1');
+    expect(await connections.appUser('https://idp.example/', 'sub-1')).toEqual(app);
+    const linked = await connections.addGrant(grant({ accountIds: ['a1'] }), app.userId);
+    expect(linked.userId).toBe(app.userId);
+    expect(await connections.tokens(linked.connectionId)).toEqual(tokens);
+
+    const sessions = new SessionStore(database, 0);
+    const { sessionToken } = await sessions.create(app.userId);
+    expect((await sessions.get(sessionToken))?.userId).toBe(app.userId);
+    expect(await connections.revokeUser(app.userId)).toBe(true);
+    expect(await sessions.get(sessionToken)).toBeUndefined();
+    expect(await connections.tokens(linked.connectionId)).toBeUndefined();
+    expect(await connections.appUser('https://idp.example/', 'sub-1')).toEqual({ userId: app.userId, revoked: true });
+    expect(await connections.revokeUser('user_nobody')).toBe(false);
+  });
+});
