@@ -20,7 +20,7 @@ export class JsonSyntaxError extends SyntaxError {
 
 
 /** Writes an exponent literal out in plain digits by moving the decimal point; the digits themselves never change. */
-function plainDecimal(literal: string): DecimalString {
+export function plainDecimal(literal: string): DecimalString {
   const match = /^(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(literal);
   if (!match) return literal as DecimalString;
   const [, sign, whole, fraction = '', exponentText] = match as unknown as [string, string, string, string | undefined, string];
@@ -42,6 +42,12 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
+
+/** The end of the JSON number literal starting at `from`, or -1 when none starts there. */
+export function numberEnd(text: string, from: number): number {
+  NUMBER.lastIndex = from;
+  return NUMBER.test(text) ? NUMBER.lastIndex : -1;
+}
 
 /**
  * JSON.parse, except that numbers come back as DecimalString with their source digits. A scan turns every number

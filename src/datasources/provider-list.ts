@@ -2,10 +2,11 @@
  * A data-API list kept as the provider's bytes and parsed only where it is read. The scale query reads 20 of each
  * account's 500 transactions; parsing all 26,000 (decimal-keeping) and holding them as objects in the response
  * cache made bankgraph slower than a gateway that does not cache at all, and larger. Here one scan finds where
- * each element of `results` starts and ends (strings skipped with indexOf, as in parseDecimalJson), and a page is
- * parsed with parseDecimalJson when a resolver asks for it.
+ * each element of `results` starts and ends, and where its number literals are (strings skipped with indexOf, as in
+ * parseDecimalJson); a page is parsed when a resolver asks for it, its numbers quoted from those positions (the
+ * same DecimalStrings parseDecimalJson gives) without scanning the text again.
  */
-import { JsonSyntaxError, parseDecimalJson } from './decimal-json';
+import { JsonSyntaxError, numberEnd, plainDecimal } from './decimal-json';
 
 /**
  * What resolvers use of a provider list. A plain array is one (a list read back from a serialising cache such as
@@ -21,18 +22,27 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
 
 export class LazyProviderList<T> implements ProviderList<T> {
   /** Element i is text.slice(bounds[2i], bounds[2i + 1]). */
   private readonly bounds: Int32Array;
+  /** Number literal j is text.slice(numbers[2j], numbers[2j + 1]). */
+  private readonly numbers: Int32Array;
+  /** Element i's number literals are numbers firstNumber[i] to firstNumber[i + 1] - 1. */
+  private readonly firstNumber: Int32Array;
   readonly length: number;
 
   private constructor(
     private readonly text: string,
-    bounds: number[],
+    scan: ResultsScan,
   ) {
-    this.bounds = Int32Array.from(bounds);
-    this.length = bounds.length / 2;
+    this.bounds = Int32Array.from(scan.bounds);
+    this.numbers = Int32Array.from(scan.numbers);
+    this.firstNumber = Int32Array.from(scan.firstNumber);
+    this.length = scan.bounds.length / 2;
   }
 
   /**
@@ -40,13 +50,27 @@ export class LazyProviderList<T> implements ProviderList<T> {
    * closed, a results array present); each element's own syntax is checked when it is parsed.
    */
   static fromResultsBody<T>(text: string): LazyProviderList<T> {
-    return new LazyProviderList<T>(text, resultsElementBounds(text));
+    return new LazyProviderList<T>(text, scanResults(text));
   }
 
   slice(start?: number, end?: number): T[] {
     const [from, to] = range(this.length, start, end);
     if (to <= from) return [];
-    return parseDecimalJson(`[${this.text.slice(this.bounds[2 * from], this.bounds[2 * (to - 1) + 1])}]`) as T[];
+    const { text, numbers } = this;
+    const parts = ['['];
+    let copiedUpTo = this.bounds[2 * from]!;
+    for (let j = this.firstNumber[from]!; j < this.firstNumber[to]!; j += 1) {
+      const numberStart = numbers[2 * j]!;
+      const numberStop = numbers[2 * j + 1]!;
+      parts.push(text.slice(copiedUpTo, numberStart), '"', plainDecimal(text.slice(numberStart, numberStop)), '"');
+      copiedUpTo = numberStop;
+    }
+    parts.push(text.slice(copiedUpTo, this.bounds[2 * (to - 1) + 1]), ']');
+    try {
+      return JSON.parse(parts.join('')) as T[];
+    } catch (error) {
+      throw new JsonSyntaxError(`not valid JSON: ${(error as Error).message}`);
+    }
   }
 
   map<U>(mapper: (value: T, index: number, array: readonly T[]) => U): U[] {
@@ -81,15 +105,28 @@ function range(length: number, start = 0, end = length): [number, number] {
   return [clamp(Math.trunc(start)), clamp(Math.trunc(end))];
 }
 
-/** Start and end offsets of each element of the top-level object's `results` array. */
-function resultsElementBounds(text: string): number[] {
+interface ResultsScan {
+  bounds: number[];
+  numbers: number[];
+  /** One entry per element and one past the last. */
+  firstNumber: number[];
+}
+
+/** Where each element of the top-level object's `results` array starts and ends, and where its numbers are. */
+function scanResults(text: string): ResultsScan {
   const bounds: number[] = [];
+  const numbers: number[] = [];
+  const firstNumber: number[] = [];
   let depth = 0;
   /** Depth 2 inside the results array: commas there separate its elements. */
   let inResults = false;
   let sawResults = false;
   let elementStart = -1;
   let lastKey: string | undefined;
+  const startElement = (at: number): void => {
+    firstNumber.push(numbers.length / 2);
+    elementStart = at;
+  };
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACE) throw new JsonSyntaxError('the answer is not a JSON object');
   for (; i < text.length; i += 1) {
@@ -98,10 +135,10 @@ function resultsElementBounds(text: string): number[] {
       const end = endOfString(text, i + 1);
       if (end < 0) throw new JsonSyntaxError('unterminated string');
       if (depth === 1) lastKey = text.slice(i + 1, end - 1);
-      if (inResults && depth === 2 && elementStart < 0) elementStart = i;
+      if (inResults && depth === 2 && elementStart < 0) startElement(i);
       i = end - 1;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (inResults && depth === 2 && elementStart < 0) elementStart = i;
+      if (inResults && depth === 2 && elementStart < 0) startElement(i);
       depth += 1;
       if (depth === 2 && c === OPEN_BRACKET && lastKey === 'results' && !sawResults) {
         inResults = sawResults = true;
@@ -131,14 +168,23 @@ function resultsElementBounds(text: string): number[] {
       }
     } else if (c === COLON || c <= 0x20) {
       continue;
-    } else if (inResults && depth === 2 && elementStart < 0) {
+    } else {
       // A number, true, false or null element.
-      elementStart = i;
+      if (inResults && depth === 2 && elementStart < 0) startElement(i);
+      if (inResults && (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9))) {
+        // Anything malformed is left in place for JSON.parse to refuse when the element is read.
+        const end = numberEnd(text, i);
+        if (end > 0) {
+          numbers.push(i, end);
+          i = end - 1;
+        }
+      }
     }
   }
   if (depth !== 0) throw new JsonSyntaxError('the answer ends early');
   if (!sawResults) throw new JsonSyntaxError('the answer has no results array');
-  return bounds;
+  firstNumber.push(numbers.length / 2);
+  return { bounds, numbers, firstNumber };
 }
 
 function skipSpace(text: string, from: number): number {
