@@ -3,6 +3,9 @@ import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type Gr
 import { getVariableValues } from 'graphql/execution/values';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
+type GatewayInterface = ApolloServerOptionsWithGateway<object>['gateway'];
+type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
+
 /**
  * Queries run as JavaScript compiled once per parsed document (graphql-jit) instead of being interpreted field by
  * field by graphql-js: a profile of the executed nested query (~3,000 fields) put graphql-js's per-field machinery
@@ -11,13 +14,13 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
  * Apollo keeps one parsed document per query text (its document store), so a WeakMap keyed by that document caches
  * the compiled form for exactly as long as Apollo keeps the text: no second bound to tune. Mutations (serial, and
  * rare) and anything the compiler refuses run on graphql-js as before. Variables are coerced by graphql-js first so
- * a bad variable is refused with the same error and HTTP 400 as without the compiler.
+ * a bad variable is refused with the same error and HTTP 400 as without the compiler. A document is compiled the
+ * second time it runs, not the first: compiling costs more than executing once, and a client sending a stream of
+ * distinct queries should not make the gateway compile each of them.
  */
-type GatewayInterface = ApolloServerOptionsWithGateway<object>['gateway'];
-type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
-
 export class CompiledExecutor {
-  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  /** 'seen': run once on graphql-js; null: the compiler refused it. */
+  private readonly compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | 'seen'>>();
 
   constructor(private readonly schema: GraphQLSchema) {}
 
@@ -54,12 +57,15 @@ export class CompiledExecutor {
       this.compiled.set(document, byName);
     }
     const key = operationName ?? '';
-    let query = byName.get(key);
-    if (query === undefined) {
-      const result = compileQuery(this.schema, document, operationName);
-      query = isCompiledQuery(result) ? result : null;
-      byName.set(key, query);
+    const known = byName.get(key);
+    if (known === undefined) {
+      byName.set(key, 'seen');
+      return null;
     }
+    if (known !== 'seen') return known;
+    const result = compileQuery(this.schema, document, operationName);
+    const query = isCompiledQuery(result) ? result : null;
+    byName.set(key, query);
     return query;
   }
 }

@@ -32,9 +32,12 @@ function request(query: string, variables?: Record<string, unknown>, operationNa
   return { document, ctx: { document, operation, operationName: null, context: {}, request: { query, variables, operationName } } as unknown as Request };
 }
 
+/** The executor's second answer (the first runs on graphql-js; the second is compiled) and graphql-js's. */
 async function both(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<[ExecutionResult, ExecutionResult]> {
   const { document, ctx } = request(query, variables, operationName);
-  const compiled = await new CompiledExecutor(schema).execute(ctx);
+  const executor = new CompiledExecutor(schema);
+  await executor.execute(ctx);
+  const compiled = await executor.execute(ctx);
   const interpreted = await execute({ schema, document, variableValues: variables, operationName, contextValue: {} });
   return [compiled, interpreted];
 }
