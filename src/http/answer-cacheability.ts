@@ -22,8 +22,22 @@ const DATA_API_FIELDS: Record<string, ReadonlySet<string> | 'all'> = {
   PageInfo: 'all',
 };
 
+/**
+ * Per schema and parsed document: Apollo hands every request with the same text the same document, and walking it
+ * with type information on each request was 3 % of an executed query's CPU.
+ */
+const verdicts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, boolean>>();
+
 export function isAnswerCacheable(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): boolean {
   if (operation.operation !== 'query') return false;
+  let bySchema = verdicts.get(schema);
+  if (!bySchema) verdicts.set(schema, (bySchema = new WeakMap()));
+  let verdict = bySchema.get(document);
+  if (verdict === undefined) bySchema.set(document, (verdict = onlyDataApiFields(schema, document)));
+  return verdict;
+}
+
+function onlyDataApiFields(schema: GraphQLSchema, document: DocumentNode): boolean {
   const typeInfo = new TypeInfo(schema);
   let cacheable = true;
   visit(
