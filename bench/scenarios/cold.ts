@@ -42,13 +42,23 @@ export async function runScale(ctx: BenchContext): Promise<void> {
   const { scale, cold } = ctx.settings;
   const result = await coldPair(ctx, 'scale', scale, scale.runs);
   const scenario = `3. Scale: cold query, ${scale.accounts} accounts × ${scale.transactionsPerAccount} transactions, ${scale.cards} cards (provider latency ${cold.latencyMs} ms; median of ${scale.runs})`;
-  ctx.rows.push(...coldRows(ctx, scenario, scale, result.bankgraph, result.naive, 'critical path'), {
-    scenario,
-    metric: 'peak RSS of the gateway process (VmHWM)',
-    bankgraph: mb(result.peakRss.bankgraph),
-    naive: mb(result.peakRss.naive),
-  });
+  const wallRatio = median(result.bankgraph.wallMs) / median(result.naive.wallMs);
+  ctx.rows.push(
+    ...coldRows(ctx, scenario, scale, result.bankgraph, result.naive, 'critical path'),
+    // Issue 12's targets for this query.
+    { scenario, metric: 'wall time, bankgraph ÷ naive', bankgraph: `${fmt(wallRatio, 2)}×`, target: `≤ ${SCALE_MAX_WALL_RATIO}×`, verdict: verdict(wallRatio <= SCALE_MAX_WALL_RATIO) },
+    {
+      scenario,
+      metric: 'peak RSS of the gateway process (VmHWM)',
+      bankgraph: mb(result.peakRss.bankgraph),
+      naive: mb(result.peakRss.naive),
+      target: '≤ naive',
+      verdict: verdict(result.peakRss.bankgraph <= result.peakRss.naive),
+    },
+  );
 }
+
+const SCALE_MAX_WALL_RATIO = 0.75;
 
 async function coldPair(ctx: BenchContext, label: string, sizes: Sizes, runs: number): Promise<{ bankgraph: ColdRuns; naive: ColdRuns; peakRss: { bankgraph: number; naive: number } }> {
   const { children, settings } = ctx;
