@@ -191,7 +191,17 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       webhookJwksUrls: read.urlList('WEBHOOK_JWKS_URLS'),
     };
   } else {
-    for (const name of ['AUTH_URL', 'VERIFICATION_URL', 'PAYOUT_URL', 'PAYMENTS_URL', 'DATA_URL', 'CLIENT_ID', 'CLIENT_SECRET', 'SIGNING_KEY_PEM', 'WEBHOOK_JWKS_URLS']) {
+    for (const name of [
+      'AUTH_URL',
+      'VERIFICATION_URL',
+      'PAYOUT_URL',
+      'PAYMENTS_URL',
+      'DATA_URL',
+      'CLIENT_ID',
+      'CLIENT_SECRET',
+      'SIGNING_KEY_PEM',
+      'WEBHOOK_JWKS_URLS',
+    ]) {
       if (env[name] !== undefined) problems.push(`${name} is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it`);
     }
   }
@@ -312,14 +322,20 @@ function readTelemetry(env: Env, read: Reader, problems: string[]): TelemetryCon
     else problems.push(`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an absolute http(s) URL; got ${JSON.stringify(tracesEndpoint)}`);
   } else if (endpoint !== undefined) {
     if (isUrl(endpoint, ['http:', 'https:'])) tracesUrl = `${endpoint.replace(/\/+$/, '')}/v1/traces`;
-    else problems.push(`OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http(s) URL (the collector's OTLP/HTTP address, e.g. http://collector:4318); got ${JSON.stringify(endpoint)}`);
+    else
+      problems.push(
+        `OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http(s) URL (the collector's OTLP/HTTP address, e.g. http://collector:4318); got ${JSON.stringify(endpoint)}`,
+      );
   }
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
   if (protocol !== undefined && protocol !== 'http/json' && protocol !== 'http/protobuf') {
-    problems.push(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got ${JSON.stringify(protocol)}`);
+    problems.push(
+      `OTEL_EXPORTER_OTLP_PROTOCOL must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got ${JSON.stringify(protocol)}`,
+    );
   }
   const sampler = read.oneOf('OTEL_TRACES_SAMPLER', OTEL_SAMPLERS, 'parentbased_always_on');
-  const samplerRatio = env.OTEL_TRACES_SAMPLER_ARG === undefined || !sampler.endsWith('traceidratio') ? 1 : read.number('OTEL_TRACES_SAMPLER_ARG', 1, { min: 0, max: 1 });
+  const samplerRatio =
+    env.OTEL_TRACES_SAMPLER_ARG === undefined || !sampler.endsWith('traceidratio') ? 1 : read.number('OTEL_TRACES_SAMPLER_ARG', 1, { min: 0, max: 1 });
   return {
     exporter,
     tracesUrl,
@@ -429,7 +445,10 @@ class Reader {
 
   urlList(name: string): string[] {
     const value = this.required(name);
-    const urls = value.split(',').map((part) => part.trim()).filter(Boolean);
+    const urls = value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
     const bad = urls.filter((url) => !isUrl(url, ['http:', 'https:']));
     if (value !== '' && (urls.length === 0 || bad.length > 0)) {
       this.problems.push(`${name} must be a comma-separated list of absolute http(s) URLs; got ${JSON.stringify(value)}`);
@@ -441,7 +460,10 @@ class Reader {
   originList(name: string): string[] {
     const value = this.env[name];
     if (value === undefined) return [];
-    const origins = value.split(',').map((part) => part.trim()).filter(Boolean);
+    const origins = value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
     const bad = origins.filter((origin) => !isUrl(origin, ['http:', 'https:']) || new URL(origin).origin !== origin.replace(/\/$/, ''));
     if (bad.length > 0) {
       this.problems.push(`${name} must be a comma-separated list of origins like https://app.example.com (no path); got ${JSON.stringify(bad[0])}`);
@@ -499,7 +521,10 @@ class Reader {
       this.problems.push(`app identity needs all of ${names.join(', ')}; missing ${names.filter((name) => !given.includes(name)).join(', ')}`);
       return undefined;
     }
-    const algorithms = (this.env.AUTH_ALGORITHMS ?? 'RS256,ES256').split(',').map((alg) => alg.trim()).filter(Boolean);
+    const algorithms = (this.env.AUTH_ALGORITHMS ?? 'RS256,ES256')
+      .split(',')
+      .map((alg) => alg.trim())
+      .filter(Boolean);
     const unknown = algorithms.filter((alg) => !(JWT_ALGORITHMS as readonly string[]).includes(alg));
     if (algorithms.length === 0 || unknown.length > 0) {
       this.problems.push(`AUTH_ALGORITHMS must be a comma-separated list of ${JWT_ALGORITHMS.join(', ')}; got ${JSON.stringify(this.env.AUTH_ALGORITHMS)}`);
@@ -516,7 +541,10 @@ class Reader {
   }
 
   merchantKeys(name: string): string[] {
-    const keys = (this.env[name] ?? '').split(',').map((key) => key.trim()).filter(Boolean);
+    const keys = (this.env[name] ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean);
     if (keys.length === 0 || keys.some((key) => key.length < 16 || /\s/.test(key))) {
       this.problems.push(`${name} must be a comma-separated list of keys, each at least 16 characters without spaces`);
     }

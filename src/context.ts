@@ -80,7 +80,13 @@ export function createContext(services: Services, principal: Principal, requestI
       let found = loaders.get(connectionId);
       if (!found) {
         // The data cache is keyed by connection: one grant's answers are never another's, whoever the user is.
-        found = new DataLoaders(services.data, services.responseCache, { userId: connectionId, bearer: services.userTokens.bearerFor(connectionId) }, cacheMode, { requestId });
+        found = new DataLoaders(
+          services.data,
+          services.responseCache,
+          { userId: connectionId, bearer: services.userTokens.bearerFor(connectionId) },
+          cacheMode,
+          { requestId },
+        );
         loaders.set(connectionId, found);
       }
       return found;

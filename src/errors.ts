@@ -236,17 +236,13 @@ function errorForStatus(response: UpstreamResponse, context: UpstreamErrorContex
     case 'payment-not-refundable':
       return new PaymentNotRefundableError('The payment cannot be refunded: it is not authorized yet, or it has failed.');
     case 'refund-limit-exceeded':
-      return new RefundExceedsPaymentError(
-        'The refund amount, added to the refunds already made, exceeds the payment amount. Refund a smaller amount.',
-      );
+      return new RefundExceedsPaymentError('The refund amount, added to the refunds already made, exceeds the payment amount. Refund a smaller amount.');
     case 'idempotency-key-reuse':
       return new IdempotencyConflictError(
         'This idempotency key was already used for a different request. Repeat the original request exactly, or use a new key for a new request.',
       );
     case 'idempotency-key-concurrency-conflict':
-      return new IdempotencyConflictError(
-        'A request with the same idempotency key is still being processed. Wait for it to finish, then retry.',
-      );
+      return new IdempotencyConflictError('A request with the same idempotency key is still being processed. Wait for it to finish, then retry.');
     case 'invalid_grant':
       return new UnauthenticatedError('Your bank session has ended or the sign-in could not be completed. Sign in again.');
     case 'invalid-signature':

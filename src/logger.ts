@@ -66,7 +66,8 @@ export function sanitizeForLog(value: unknown, depth = 0, seen: WeakSet<object> 
       result[key] = item;
       continue;
     }
-    result[safeKey(key, result)] = SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, depth + 1, seen);
+    result[safeKey(key, result)] =
+      SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, depth + 1, seen);
   }
   return result;
 }

@@ -161,7 +161,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const route = routeLabel(req.url);
     return telemetry.span(
       `${req.method ?? 'OTHER'} ${route}`,
-      { kind: SpanKind.SERVER, parent: telemetry.extract(req.headers), attributes: { 'http.request.method': req.method ?? 'OTHER', 'http.route': route, 'bankgraph.request_id': requestId } },
+      {
+        kind: SpanKind.SERVER,
+        parent: telemetry.extract(req.headers),
+        attributes: { 'http.request.method': req.method ?? 'OTHER', 'http.route': route, 'bankgraph.request_id': requestId },
+      },
       async (span) => {
         await handle();
         span?.setAttribute('http.response.status_code', res.statusCode);
@@ -174,7 +178,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const path = requestUrl(req).pathname;
     if (await playground.handle(path, req, res)) return;
     if (path === '/graphql') return graphql(req, res, requestId);
-    if (await handleOpsRoute(path, req, res, { metrics, checkReady: () => services.checkReady(), isDraining: () => tracker.isDraining, metricsToken: config.metricsToken, logger })) return;
+    if (
+      await handleOpsRoute(path, req, res, {
+        metrics,
+        checkReady: () => services.checkReady(),
+        isDraining: () => tracker.isDraining,
+        metricsToken: config.metricsToken,
+        logger,
+      })
+    )
+      return;
     if (path.startsWith('/webhooks/') && (await services.live.webhooks.handle(req, res, path, requestId))) return;
     if (path.startsWith('/auth/')) {
       if (!httpGuard.admitSignIn(req, res, requestId)) return;
@@ -206,7 +219,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     let search = requestUrl(req).search;
     if (req.method === 'GET') {
       const params = new URLSearchParams(search);
-      const resolved = await resolveDocument({ query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, extensions: jsonOrUndefined(params.get('extensions')) });
+      const resolved = await resolveDocument({
+        query: params.get('query') ?? undefined,
+        documentId: params.get('documentId') ?? undefined,
+        extensions: jsonOrUndefined(params.get('extensions')),
+      });
       if (resolved === false) return;
       search = `?${withDocumentParams(params, resolved)}`;
     }
@@ -250,10 +267,10 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     // descendants; the operation observer names it once the operation is known.
     const result = await withOperationDeadline(config.operationTimeoutMs, () =>
       traceOperation(telemetry, 'http', requestId, () =>
-      apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
-        context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
-      }),
+        apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
+          context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
+        }),
       ),
     );
     for (const [name, value] of result.headers) res.setHeader(name, value);
@@ -423,7 +440,10 @@ function jsonOrUndefined(text: string | null): unknown {
 /** The request as Apollo should see it: the resolved text as `query`, no hash it would try to resolve again. */
 function withDocument(body: Record<string, unknown>, query: string | undefined): Record<string, unknown> {
   const { documentId: _documentId, extensions, ...rest } = body;
-  const { persistedQuery: _persistedQuery, ...otherExtensions } = (typeof extensions === 'object' && extensions !== null ? extensions : {}) as Record<string, unknown>;
+  const { persistedQuery: _persistedQuery, ...otherExtensions } = (typeof extensions === 'object' && extensions !== null ? extensions : {}) as Record<
+    string,
+    unknown
+  >;
   return { ...rest, ...(query === undefined ? {} : { query }), ...(Object.keys(otherExtensions).length > 0 ? { extensions: otherExtensions } : {}) };
 }
 

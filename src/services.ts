@@ -114,7 +114,12 @@ export function createServices(
   const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const live = createLiveServices(config, logger, { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) }, { ...options.live, keyPrefix: options.keyPrefix ?? '' });
+  const live = createLiveServices(
+    config,
+    logger,
+    { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
+    { ...options.live, keyPrefix: options.keyPrefix ?? '' },
+  );
 
   return {
     config,
@@ -136,7 +141,13 @@ export function createServices(
     beneficiaries: new BeneficiaryLedger(database),
     payoutLedger: new PayoutLedger(database),
     refundKeys: new RefundKeyStore(database),
-    responseCache: new ResponseCache(cacheKeyv, DEFAULT_CACHE_TTL_SECONDS, metrics.cacheEvents, Date.now, config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS),
+    responseCache: new ResponseCache(
+      cacheKeyv,
+      DEFAULT_CACHE_TTL_SECONDS,
+      metrics.cacheEvents,
+      Date.now,
+      config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS,
+    ),
     merchantKeys,
     live,
     metrics,

@@ -11,7 +11,12 @@ export interface GraphQLAnswer<T> {
   errors?: { message: string; path?: unknown[]; extensions?: Record<string, unknown> }[];
 }
 
-export async function postGraphQL<T>(url: string, body: string, headers: Record<string, string> = {}, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<GraphQLAnswer<T>> {
+export async function postGraphQL<T>(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<GraphQLAnswer<T>> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

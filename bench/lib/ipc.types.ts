@@ -5,15 +5,10 @@
  */
 
 /** Parent -> child. `id` pairs a request with its reply. */
-export type ParentMessage =
-  | { type: 'start'; id: number; init: unknown }
-  | { type: 'memory'; id: number; gc: boolean }
-  | { type: 'close'; id: number };
+export type ParentMessage = { type: 'start'; id: number; init: unknown } | { type: 'memory'; id: number; gc: boolean } | { type: 'close'; id: number };
 
 /** Child -> parent. */
-export type ChildMessage =
-  | { type: 'reply'; id: number; ok: true; value: unknown }
-  | { type: 'reply'; id: number; ok: false; error: string };
+export type ChildMessage = { type: 'reply'; id: number; ok: true; value: unknown } | { type: 'reply'; id: number; ok: false; error: string };
 
 export interface MemorySample {
   rssBytes: number;

@@ -11,7 +11,8 @@ export async function gatewaySession(gatewayUrl: string, username: string, passw
   const start = await fetch(`${gatewayUrl}/auth/login?response=json`, { redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
   const bankPage = start.headers.get('location');
   const binding = start.headers.get('login-binding');
-  if (start.status !== 302 || !bankPage || !binding) throw new Error(`expected /auth/login to redirect to the bank with a Login-Binding, got HTTP ${start.status}`);
+  if (start.status !== 302 || !bankPage || !binding)
+    throw new Error(`expected /auth/login to redirect to the bank with a Login-Binding, got HTTP ${start.status}`);
   const callback = await submitBankForm(bankPage, username, password);
   const session = await fetch(callback, { headers: { accept: 'application/json', 'login-binding': binding }, signal: AbortSignal.timeout(TIMEOUT_MS) });
   const body = (await session.json()) as { sessionToken?: string };

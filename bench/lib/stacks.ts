@@ -37,12 +37,22 @@ export function startSandbox(children: Children, label: string, latencyMs: numbe
 }
 
 /** bankgraph; started with --expose-gc so its memory can be sampled after a full collection. */
-export function startBankgraph(children: Children, sandbox: ChildServer<SandboxInfo>, env?: Record<string, string>, label = 'bankgraph'): Promise<ChildServer<GatewayInfo>> {
+export function startBankgraph(
+  children: Children,
+  sandbox: ChildServer<SandboxInfo>,
+  env?: Record<string, string>,
+  label = 'bankgraph',
+): Promise<ChildServer<GatewayInfo>> {
   return children.start<GatewayInfo>({ script: 'gateway.server', label, exposeGc: true, init: { provider: sandbox.info.provider, env } satisfies GatewayInit });
 }
 
 export function startNaive(children: Children, sandbox: ChildServer<SandboxInfo>): Promise<ChildServer<{ url: string }>> {
-  return children.start<{ url: string }>({ script: 'naive.server', label: 'naive gateway', exposeGc: true, init: { dataUrl: sandbox.info.provider.dataUrl } satisfies NaiveInit });
+  return children.start<{ url: string }>({
+    script: 'naive.server',
+    label: 'naive gateway',
+    exposeGc: true,
+    init: { dataUrl: sandbox.info.provider.dataUrl } satisfies NaiveInit,
+  });
 }
 
 export function startCeiling(children: Children, init: CeilingInit): Promise<ChildServer<{ url: string }>> {

@@ -138,6 +138,7 @@ export class SubscriberFleet {
 
 function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null && 'code' in error) return `close ${(error as { code: number; reason?: string }).code} ${(error as { reason?: string }).reason ?? ''}`;
+  if (typeof error === 'object' && error !== null && 'code' in error)
+    return `close ${(error as { code: number; reason?: string }).code} ${(error as { reason?: string }).reason ?? ''}`;
   return JSON.stringify(error)?.slice(0, 300) ?? String(error);
 }

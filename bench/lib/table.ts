@@ -13,7 +13,9 @@ export interface Row {
 const HEADER = ['scenario', 'metric', 'bankgraph', 'naive gateway', 'node:http ceiling', 'target', 'verdict'];
 
 export function renderTable(rows: readonly Row[]): string {
-  const cells = rows.map((row) => [row.scenario, row.metric, row.bankgraph, row.naive, row.ceiling, row.target, row.verdict].map((cell) => escapeCell(cell ?? '–')));
+  const cells = rows.map((row) =>
+    [row.scenario, row.metric, row.bankgraph, row.naive, row.ceiling, row.target, row.verdict].map((cell) => escapeCell(cell ?? '–')),
+  );
   const lines = [HEADER, HEADER.map(() => '---'), ...cells].map((line) => `| ${line.join(' | ')} |`);
   return lines.join('\n');
 }

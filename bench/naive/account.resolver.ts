@@ -19,7 +19,10 @@ export class NaiveAccountResolver {
 
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: NaiveContext): Promise<TransactionConnection> {
-    const list = await providerResults<ProviderTransaction>(context, `/data/v1/accounts/${encodeURIComponent(account.id)}/transactions`, { from: args.from, to: args.to });
+    const list = await providerResults<ProviderTransaction>(context, `/data/v1/accounts/${encodeURIComponent(account.id)}/transactions`, {
+      from: args.from,
+      to: args.to,
+    });
     return toTransactionConnection(list, args.first, args.after);
   }
 }

@@ -19,7 +19,10 @@ export class NaiveCardResolver {
 
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() card: Card, @Args() args: TransactionsArgs, @Ctx() context: NaiveContext): Promise<TransactionConnection> {
-    const list = await providerResults<ProviderTransaction>(context, `/data/v1/cards/${encodeURIComponent(card.id)}/transactions`, { from: args.from, to: args.to });
+    const list = await providerResults<ProviderTransaction>(context, `/data/v1/cards/${encodeURIComponent(card.id)}/transactions`, {
+      from: args.from,
+      to: args.to,
+    });
     return toTransactionConnection(list, args.first, args.after);
   }
 }

@@ -7,7 +7,8 @@ import type { NaiveContext } from './naive.context';
  * runs sibling fields in parallel, because graphql-js does that for any resolver that returns a promise.
  */
 export async function providerResults<T>(context: NaiveContext, path: string, query: Record<string, string | null | undefined> = {}): Promise<T[]> {
-  if (!context.accessToken) throw new GraphQLError('Send the provider access token as "Authorization: Bearer <token>".', { extensions: { code: 'UNAUTHENTICATED' } });
+  if (!context.accessToken)
+    throw new GraphQLError('Send the provider access token as "Authorization: Bearer <token>".', { extensions: { code: 'UNAUTHENTICATED' } });
   const url = new URL(path, context.dataUrl);
   for (const [name, value] of Object.entries(query)) if (value !== null && value !== undefined) url.searchParams.set(name, value);
   const response = await fetch(url, { headers: { authorization: `Bearer ${context.accessToken}` } });

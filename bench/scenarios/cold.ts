@@ -46,7 +46,13 @@ export async function runScale(ctx: BenchContext): Promise<void> {
   ctx.rows.push(
     ...coldRows(ctx, scenario, scale, result.bankgraph, result.naive, 'critical path'),
     // Issue 12's targets for this query.
-    { scenario, metric: 'wall time, bankgraph ÷ naive', bankgraph: `${fmt(wallRatio, 2)}×`, target: `≤ ${SCALE_MAX_WALL_RATIO}×`, verdict: verdict(wallRatio <= SCALE_MAX_WALL_RATIO) },
+    {
+      scenario,
+      metric: 'wall time, bankgraph ÷ naive',
+      bankgraph: `${fmt(wallRatio, 2)}×`,
+      target: `≤ ${SCALE_MAX_WALL_RATIO}×`,
+      verdict: verdict(wallRatio <= SCALE_MAX_WALL_RATIO),
+    },
     {
       scenario,
       metric: 'peak RSS of the gateway process (VmHWM)',
@@ -60,9 +66,16 @@ export async function runScale(ctx: BenchContext): Promise<void> {
 
 const SCALE_MAX_WALL_RATIO = 0.75;
 
-async function coldPair(ctx: BenchContext, label: string, sizes: Sizes, runs: number): Promise<{ bankgraph: ColdRuns; naive: ColdRuns; peakRss: { bankgraph: number; naive: number } }> {
+async function coldPair(
+  ctx: BenchContext,
+  label: string,
+  sizes: Sizes,
+  runs: number,
+): Promise<{ bankgraph: ColdRuns; naive: ColdRuns; peakRss: { bankgraph: number; naive: number } }> {
   const { children, settings } = ctx;
-  ctx.progress(`${label}: starting a sandbox with ${sizes.accounts} accounts × ${sizes.transactionsPerAccount} transactions and ${settings.cold.latencyMs} ms latency`);
+  ctx.progress(
+    `${label}: starting a sandbox with ${sizes.accounts} accounts × ${sizes.transactionsPerAccount} transactions and ${settings.cold.latencyMs} ms latency`,
+  );
   const sandbox = await startSandbox(children, `sandbox (${label})`, settings.cold.latencyMs, {
     extraUsers: 1,
     accountsPerUser: sizes.accounts,
@@ -75,9 +88,27 @@ async function coldPair(ctx: BenchContext, label: string, sizes: Sizes, runs: nu
     const providerToken = await providerAccessToken(sandbox.info.provider, USER.username, USER.password);
     const body = viewerGraphBody(settings.first);
     ctx.progress(`${label}: bankgraph, ${runs} cold queries`);
-    const bankgraphRuns = await measureCold(ctx, sandbox, `${bankgraph.info.url}/graphql`, body, { authorization: `Bearer ${session}`, 'cache-control': 'no-cache' }, runs, sizes, 'bankgraph');
+    const bankgraphRuns = await measureCold(
+      ctx,
+      sandbox,
+      `${bankgraph.info.url}/graphql`,
+      body,
+      { authorization: `Bearer ${session}`, 'cache-control': 'no-cache' },
+      runs,
+      sizes,
+      'bankgraph',
+    );
     ctx.progress(`${label}: naive gateway, ${runs} cold queries`);
-    const naiveRuns = await measureCold(ctx, sandbox, `${naive.info.url}/graphql`, body, { authorization: `Bearer ${providerToken}` }, runs, sizes, 'naive gateway');
+    const naiveRuns = await measureCold(
+      ctx,
+      sandbox,
+      `${naive.info.url}/graphql`,
+      body,
+      { authorization: `Bearer ${providerToken}` },
+      runs,
+      sizes,
+      'naive gateway',
+    );
     return { bankgraph: bankgraphRuns, naive: naiveRuns, peakRss: { bankgraph: bankgraph.peakRssBytes(), naive: naive.peakRssBytes() } };
   } finally {
     await children.close(bankgraph, naive, sandbox);
@@ -114,7 +145,14 @@ async function measureCold(
  * query, on wall time. It sets no target for the scale query, whose wall time is mostly moving and parsing 25,000
  * transactions (the naive gateway takes as long); there the calls in sequence in the provider log are checked.
  */
-function coldRows(ctx: BenchContext, scenario: string, sizes: Sizes, bankgraph: ColdRuns, naive: ColdRuns, roundTripTarget: 'wall time' | 'critical path'): Row[] {
+function coldRows(
+  ctx: BenchContext,
+  scenario: string,
+  sizes: Sizes,
+  bankgraph: ColdRuns,
+  naive: ColdRuns,
+  roundTripTarget: 'wall time' | 'critical path',
+): Row[] {
   const latency = ctx.settings.cold.latencyMs;
   const expectedCalls = 2 + 2 * sizes.accounts + 2 * sizes.cards;
   const roundTrips = (runs: ColdRuns): number => median(runs.wallMs) / latency;

@@ -17,7 +17,13 @@ const HEAP_FLOOR_BYTES = 2 * 1024 * 1024;
  * Scenario 5: the warm query over and over against the same bankgraph process, its memory sampled inside the
  * process after a full GC before the first batch and after each one.
  */
-export async function runSoak(ctx: BenchContext, bankgraph: ChildServer<GatewayInfo>, body: string, headers: Record<string, string>, expectBody: string): Promise<void> {
+export async function runSoak(
+  ctx: BenchContext,
+  bankgraph: ChildServer<GatewayInfo>,
+  body: string,
+  headers: Record<string, string>,
+  expectBody: string,
+): Promise<void> {
   const { soak } = ctx.settings;
   const url = `${bankgraph.info.url}/graphql`;
   const perBatch = Math.ceil(soak.queries / soak.batches);

@@ -61,7 +61,9 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
     // tells the bench that its subscription is live.
     let pendingRefund = await refund(1);
     const fleet = (): SubscriberFleet => {
-      const created = new SubscriberFleet(`${bankgraph.info.url.replace(/^http/, 'ws')}/graphql`, merchant.authorization, SUBSCRIPTION, { paymentId: payment.id });
+      const created = new SubscriberFleet(`${bankgraph.info.url.replace(/^http/, 'ws')}/graphql`, merchant.authorization, SUBSCRIPTION, {
+        paymentId: payment.id,
+      });
       fleets.push(created);
       return created;
     };
@@ -92,11 +94,16 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
       const cpuBefore = bankgraph.cpuMs();
       const clientBefore = process.cpuUsage();
       // One Promise.all over the trigger and both waits, so whichever fails first is the error and none goes unhandled.
-      const [arrival, times] = await Promise.all([arrived, received, json('POST', `${sandbox.info.url}/sandbox/clock`, { advanceSeconds: EXECUTE_AFTER_SECONDS })]);
+      const [arrival, times] = await Promise.all([
+        arrived,
+        received,
+        json('POST', `${sandbox.info.url}/sandbox/clock`, { advanceSeconds: EXECUTE_AFTER_SECONDS }),
+      ]);
       gatewayCpuMs += bankgraph.cpuMs() - cpuBefore;
       const clientUsed = process.cpuUsage(clientBefore);
       clientCpuMs += (clientUsed.user + clientUsed.system) / 1000;
-      if (arrival.status !== undefined && (arrival.status < 200 || arrival.status >= 300)) throw new Error(`the gateway answered the webhook with HTTP ${arrival.status}`);
+      if (arrival.status !== undefined && (arrival.status < 200 || arrival.status >= 300))
+        throw new Error(`the gateway answered the webhook with HTTP ${arrival.status}`);
       let last = 0;
       for (const at of times) {
         toEach.push(at - arrival.atMs);
@@ -145,12 +152,12 @@ function addRows(ctx: BenchContext, m: Measured): void {
     },
     {
       scenario,
-      metric: 'webhook arrival → each subscriber\'s message (ms), p50 / p99 over all messages',
+      metric: "webhook arrival → each subscriber's message (ms), p50 / p99 over all messages",
       bankgraph: `${fmt(percentile(eachSorted, 0.5), 1)} / ${fmt(percentile(eachSorted, 0.99), 1)}`,
     },
     {
       scenario,
-      metric: 'CPU time per event, trigger to last message: bankgraph (and per subscriber message); the bench\'s own subscriber clients',
+      metric: "CPU time per event, trigger to last message: bankgraph (and per subscriber message); the bench's own subscriber clients",
       bankgraph: `${fmt(m.gatewayCpuMs / m.events)} ms (${fmt((m.gatewayCpuMs / m.events / m.subscribers) * 1000)} µs per message); clients ${fmt(m.clientCpuMs / m.events)} ms`,
     },
     {

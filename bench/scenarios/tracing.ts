@@ -33,7 +33,10 @@ export async function runTracing(ctx: BenchContext): Promise<void> {
     cardsPerUser: warm.cards,
   });
   const otlp = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bankgraph-bench' };
-  const [off, on] = await Promise.all([startBankgraph(children, sandbox, {}, 'bankgraph (tracing off)'), startBankgraph(children, sandbox, otlp, 'bankgraph (tracing on)')]);
+  const [off, on] = await Promise.all([
+    startBankgraph(children, sandbox, {}, 'bankgraph (tracing off)'),
+    startBankgraph(children, sandbox, otlp, 'bankgraph (tracing on)'),
+  ]);
   try {
     const body = viewerGraphBody(settings.first);
     const rows: { name: string; headers: Record<string, string> }[] = [
@@ -49,7 +52,12 @@ export async function runTracing(ctx: BenchContext): Promise<void> {
     }
     const measure = async (gateway: ChildServer<GatewayInfo>, label: string, headers: Record<string, string>): Promise<LoadResult> => {
       ctx.progress(`tracing: ${label}, ${tracing.connections} connections, ${tracing.warmupS} s warm-up + ${tracing.durationS} s`);
-      const common = { url: `${gateway.info.url}/graphql`, body, headers: { authorization: `Bearer ${sessions.get(gateway)!}`, ...headers }, connections: tracing.connections };
+      const common = {
+        url: `${gateway.info.url}/graphql`,
+        body,
+        headers: { authorization: `Bearer ${sessions.get(gateway)!}`, ...headers },
+        connections: tracing.connections,
+      };
       assertClean(await runLoad({ ...common, durationS: tracing.warmupS, maxDurationS: tracing.warmupS + 10 }), `${label} warm-up`);
       const result = await runLoad({ ...common, durationS: tracing.durationS, maxDurationS: tracing.durationS + 20 });
       assertClean(result, label);
@@ -75,7 +83,11 @@ function addRows(ctx: BenchContext, name: string, off: LoadResult, on: LoadResul
   const noise = Math.abs(off.requestsPerSecond - offAgain.requestsPerSecond) / offRate;
   const costUs = (1 / on.requestsPerSecond - 1 / offRate) * 1e6;
   ctx.rows.push(
-    { scenario, metric: 'throughput off / on / off again (req/s)', bankgraph: `${fmt(off.requestsPerSecond)} / ${fmt(on.requestsPerSecond)} / ${fmt(offAgain.requestsPerSecond)}` },
+    {
+      scenario,
+      metric: 'throughput off / on / off again (req/s)',
+      bankgraph: `${fmt(off.requestsPerSecond)} / ${fmt(on.requestsPerSecond)} / ${fmt(offAgain.requestsPerSecond)}`,
+    },
     { scenario, metric: 'latency p50 off / on / off again (ms)', bankgraph: `${fmt(off.p50Ms, 2)} / ${fmt(on.p50Ms, 2)} / ${fmt(offAgain.p50Ms, 2)}` },
     {
       scenario,

@@ -45,7 +45,8 @@ export async function runWarmAndSoak(ctx: BenchContext): Promise<void> {
     expectShape(expectData(reference, 'bankgraph, warm'), warm.accounts, warm.cards, settings.first, 'bankgraph, warm');
     const naiveAnswer = await postGraphQL<ViewerGraphData>(`${naive.info.url}/graphql`, body, naiveHeaders);
     expectData(naiveAnswer, 'naive gateway');
-    if (!sameDataModuloDecimals(reference.text, naiveAnswer.text)) throw new Error('the naive gateway and bankgraph answered the warm query with different data');
+    if (!sameDataModuloDecimals(reference.text, naiveAnswer.text))
+      throw new Error('the naive gateway and bankgraph answered the warm query with different data');
 
     if (runWarm) {
       ceiling = await startCeiling(children, { body: reference.text, contentType: reference.contentType });

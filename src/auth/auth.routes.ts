@@ -91,7 +91,7 @@ function statusOf(code: string | undefined): number {
 /** Bank identity's sign-in; signed in already, the new bank becomes another connection of the same user. */
 async function login(url: URL, req: IncomingMessage, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {
   if (deps.principals.appIdentity) {
-    throw new BadUserInputError('This gateway uses the app\'s own sign-in: connect a bank with POST /auth/connections and your access token.');
+    throw new BadUserInputError("This gateway uses the app's own sign-in: connect a bank with POST /auth/connections and your access token.");
   }
   const given = url.searchParams.get('returnTo');
   const returnTo = given === null ? undefined : checkReturnTo(given);
@@ -107,7 +107,9 @@ async function login(url: URL, req: IncomingMessage, res: ServerResponse, deps: 
 async function startConnection(req: IncomingMessage, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {
   const principal = await deps.principals.resolve({ authorization: req.headers.authorization });
   if (principal.kind !== 'user') {
-    throw new UnauthenticatedError(principal.kind === 'invalid' ? principal.reason : 'Send "Authorization: Bearer <access token>" of the user who connects a bank.');
+    throw new UnauthenticatedError(
+      principal.kind === 'invalid' ? principal.reason : 'Send "Authorization: Bearer <access token>" of the user who connects a bank.',
+    );
   }
   let returnTo: string | undefined;
   let raw: Buffer;
@@ -132,7 +134,10 @@ async function startConnection(req: IncomingMessage, res: ServerResponse, deps: 
   sendJson(res, 200, { authorizationUrl, loginBinding: binding }, { 'set-cookie': loginCookie(deps, binding) });
 }
 
-async function begin(deps: AuthRoutesDeps, options: Pick<LoginState, 'returnTo' | 'responseMode' | 'userId'>): Promise<{ authorizationUrl: string; binding: string }> {
+async function begin(
+  deps: AuthRoutesDeps,
+  options: Pick<LoginState, 'returnTo' | 'responseMode' | 'userId'>,
+): Promise<{ authorizationUrl: string; binding: string }> {
   const state = randomState();
   const binding = randomBytes(24).toString('base64url');
   const { verifier, challenge } = createPkcePair();
@@ -175,7 +180,9 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   // With nothing shown there is nothing to recognise the person by next time, and one empty sign-in must never
   // become the same user as another; for an app user such a connection could show nothing either.
   if (providerId === undefined) {
-    throw new ForbiddenError('Your bank shared neither accounts nor cards with this sign-in, so it cannot identify you. Sign in again and allow access to at least one account or card.');
+    throw new ForbiddenError(
+      'Your bank shared neither accounts nor cards with this sign-in, so it cannot identify you. Sign in again and allow access to at least one account or card.',
+    );
   }
   const connection = await deps.connections.addGrant(
     {

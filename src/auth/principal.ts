@@ -56,7 +56,8 @@ export class PrincipalResolver {
     let token: string | undefined;
     if (credentials.authorization !== undefined && credentials.authorization !== '') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(credentials.authorization);
-      if (!match) return { kind: 'invalid', reason: `The Authorization header must be "Bearer <${this.appTokens ? 'access token' : 'session token'} or merchant key>".` };
+      if (!match)
+        return { kind: 'invalid', reason: `The Authorization header must be "Bearer <${this.appTokens ? 'access token' : 'session token'} or merchant key>".` };
       token = match[1]!;
       const keyId = this.merchantKeys.match(token);
       if (keyId) return { kind: 'merchant', keyId };

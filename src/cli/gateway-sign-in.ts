@@ -39,6 +39,7 @@ export async function signInAt(gatewayUrl: string, username: string, password: s
   if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back after sign-in, got HTTP ${submitted.status}`);
   const session = await fetch(callback, { headers: { accept: 'application/json', 'login-binding': binding }, signal: AbortSignal.timeout(TIMEOUT_MS) });
   const body = (await session.json()) as { sessionToken?: string; error?: { message?: string } };
-  if (!session.ok || !body.sessionToken) throw new Error(`expected a session from the gateway's callback, got HTTP ${session.status}: ${body.error?.message ?? ''}`);
+  if (!session.ok || !body.sessionToken)
+    throw new Error(`expected a session from the gateway's callback, got HTTP ${session.status}: ${body.error?.message ?? ''}`);
   return body.sessionToken;
 }

@@ -111,7 +111,17 @@ export class DataTaskStore {
     const now = this.now();
     await this.database.db
       .insertInto('dataTasks')
-      .values({ taskId, tokenHash: request.tokenHash, status: DataTaskStatus.QUEUED, providerStatus: null, failureReason: null, results: null, completedAtMs: null, createdAtMs: Date.parse(request.createdAt), updatedAtMs: now })
+      .values({
+        taskId,
+        tokenHash: request.tokenHash,
+        status: DataTaskStatus.QUEUED,
+        providerStatus: null,
+        failureReason: null,
+        results: null,
+        completedAtMs: null,
+        createdAtMs: Date.parse(request.createdAt),
+        updatedAtMs: now,
+      })
       .onConflict((conflict) => conflict.column('taskId').doNothing())
       .execute();
   }
@@ -145,7 +155,11 @@ export class DataTaskStore {
   }
 
   async putResults(taskId: string, results: unknown[]): Promise<void> {
-    await this.database.db.updateTable('dataTasks').set({ results: JSON.stringify(results) }).where('taskId', '=', taskId).execute();
+    await this.database.db
+      .updateTable('dataTasks')
+      .set({ results: JSON.stringify(results) })
+      .where('taskId', '=', taskId)
+      .execute();
   }
 
   /** Tasks not finished that started before `startedBefore`, oldest first: their webhook is overdue. */

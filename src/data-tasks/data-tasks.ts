@@ -31,7 +31,8 @@ export function dataRequestFrom(input: StartDataTaskInput): DataRequest {
   const id = input.id ?? undefined;
   if (rule.id === null && id !== undefined) problems.add('input.id', `must be omitted for ${input.resource}`);
   if (rule.id !== null && id === undefined) problems.add('input.id', `is required for ${input.resource}: the ${rule.id} id`);
-  if (rule.id !== null && id !== undefined && !PROVIDER_ID.test(id)) problems.add('input.id', `must be ${rule.id === 'account' ? 'an account' : 'a card'} id; got ${shown(id)}`);
+  if (rule.id !== null && id !== undefined && !PROVIDER_ID.test(id))
+    problems.add('input.id', `must be ${rule.id === 'account' ? 'an account' : 'a card'} id; got ${shown(id)}`);
   const from = input.from ?? undefined;
   const to = input.to ?? undefined;
   if (!rule.dates) {
@@ -89,7 +90,18 @@ export async function startDataTask(context: GatewayContext, input: StartDataTas
   await dataTasks.putRequest(bound);
   await dataTasks.bindTask(taskId, bound);
   const task = await dataTasks.find(taskId);
-  return task ?? { id: taskId, userId: user.userId, connectionId, resource: input.resource, request, status: DataTaskStatus.QUEUED, createdAt: record.createdAt, completedAt: null };
+  return (
+    task ?? {
+      id: taskId,
+      userId: user.userId,
+      connectionId,
+      resource: input.resource,
+      request,
+      status: DataTaskStatus.QUEUED,
+      createdAt: record.createdAt,
+      completedAt: null,
+    }
+  );
 }
 
 /** The task if it exists and this user started it; anyone else's reads as unknown. */
@@ -154,7 +166,10 @@ async function connectionFor(context: GatewayContext, request: DataRequest, aske
   if (id === undefined || active.length === 1) return active[0]!.id;
   const list = request.resource.startsWith('account') ? 'accounts' : 'cards';
   for (const connection of active) {
-    const items = await context.loadersFor(connection.id).load({ resource: list }).catch(() => []);
+    const items = await context
+      .loadersFor(connection.id)
+      .load({ resource: list })
+      .catch(() => []);
     if (items.some((item) => item.account_id === id)) return connection.id;
   }
   throw new NotFoundError(`No ${list === 'accounts' ? 'account' : 'card'} with that id is shown by any of this user's banks.`);

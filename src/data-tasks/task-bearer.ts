@@ -7,7 +7,11 @@ import type { ConnectionStore } from '../identity/connection.store';
  * connection the task was started through, while the connection is active (refreshed as a request's would be).
  * The one place the data-task code obtains a user's token outside a request.
  */
-export async function taskBearer(connections: ConnectionStore, userTokens: UserTokenProvider, connectionId: string | undefined): Promise<BearerAuth | undefined> {
+export async function taskBearer(
+  connections: ConnectionStore,
+  userTokens: UserTokenProvider,
+  connectionId: string | undefined,
+): Promise<BearerAuth | undefined> {
   if (connectionId === undefined) return undefined;
   if (!(await connections.tokens(connectionId))) return undefined;
   return userTokens.bearerFor(connectionId);

@@ -7,14 +7,7 @@
 import type { BearerAuth, CallOptions, ProviderHttpClient } from './http.client';
 import { providerUrl } from './http.client';
 import type { ProviderList } from './provider-list';
-import type {
-  ProviderAccount,
-  ProviderAccountBalance,
-  ProviderCard,
-  ProviderCardBalance,
-  ProviderTaskAck,
-  ProviderTransaction,
-} from './provider-types';
+import type { ProviderAccount, ProviderAccountBalance, ProviderCard, ProviderCardBalance, ProviderTaskAck, ProviderTransaction } from './provider-types';
 
 export interface DataClientConfig {
   dataUrl: string;

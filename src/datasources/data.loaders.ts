@@ -31,19 +31,21 @@ export class DataLoaders {
       (requests) =>
         Promise.all(
           requests.map((request) =>
-            cache.getOrLoad(user.userId, request, mode, () =>
-              context.with(this.askedIn.get(request) ?? context.active(), () => data.fetch(user.bearer, request, options) as Promise<ProviderList<unknown>>),
-            ).then(
-              (entry) => {
-                this.freshUntilMs = Math.min(this.freshUntilMs, entry.freshUntilMs);
-                return entry.value;
-              },
-              (error: unknown) => {
-                // Nothing built on a failed call is served again from cache.
-                this.freshUntilMs = 0;
-                return error instanceof Error ? error : new Error(String(error));
-              },
-            ),
+            cache
+              .getOrLoad(user.userId, request, mode, () =>
+                context.with(this.askedIn.get(request) ?? context.active(), () => data.fetch(user.bearer, request, options) as Promise<ProviderList<unknown>>),
+              )
+              .then(
+                (entry) => {
+                  this.freshUntilMs = Math.min(this.freshUntilMs, entry.freshUntilMs);
+                  return entry.value;
+                },
+                (error: unknown) => {
+                  // Nothing built on a failed call is served again from cache.
+                  this.freshUntilMs = 0;
+                  return error instanceof Error ? error : new Error(String(error));
+                },
+              ),
           ),
         ),
       { cacheKeyFn: requestKey },

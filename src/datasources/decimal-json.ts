@@ -18,7 +18,6 @@ export class JsonSyntaxError extends SyntaxError {
   override readonly name = 'JsonSyntaxError';
 }
 
-
 /** Writes an exponent literal out in plain digits by moving the decimal point; the digits themselves never change. */
 export function plainDecimal(literal: string): DecimalString {
   const match = /^(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(literal);

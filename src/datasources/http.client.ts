@@ -210,7 +210,9 @@ export class ProviderHttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly signingKey: { keyId: string; privateKey: KeyObject } | undefined;
-  private readonly settings: Required<Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange' | 'telemetry'>>;
+  private readonly settings: Required<
+    Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange' | 'telemetry'>
+  >;
   readonly breakers: CircuitBreakers;
   private readonly signatures = new SignatureReuse();
 
@@ -369,7 +371,13 @@ export class ProviderHttpClient {
     return { span, context: trace.setSpan(parent, span) };
   }
 
-  private headersFor(request: ProviderRequest, url: URL, body: EncodedBody | undefined, token: string | undefined, traceContext?: Context): Record<string, string> {
+  private headersFor(
+    request: ProviderRequest,
+    url: URL,
+    body: EncodedBody | undefined,
+    token: string | undefined,
+    traceContext?: Context,
+  ): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
     if (this.config.userAgent) headers['user-agent'] = this.config.userAgent;
     if (body) headers['content-type'] = body.contentType;
@@ -377,11 +385,9 @@ export class ProviderHttpClient {
     if (request.requestId) headers['x-request-id'] = request.requestId;
     if (request.sign) {
       if (!this.signingKey) throw new Error(`route ${request.route} must be signed but the HTTP client has no signing key`);
-      headers[request.sign.header] = this.signatures.sign(
-        { method: request.method, path: url.pathname, headers, body: body?.bytes ?? '' },
-        this.signingKey,
-        { signedHeaders: request.sign.signedHeaders },
-      );
+      headers[request.sign.header] = this.signatures.sign({ method: request.method, path: url.pathname, headers, body: body?.bytes ?? '' }, this.signingKey, {
+        signedHeaders: request.sign.signedHeaders,
+      });
     }
     // After signing: trace context is not part of what the provider verifies.
     if (traceContext) this.config.telemetry?.inject(traceContext, headers);
@@ -402,9 +408,13 @@ export class ProviderHttpClient {
         : (JSON.parse(outcome.text) as unknown);
       return { status: outcome.status, headers: outcome.headers, body: body as T };
     } catch (error) {
-      throw new UpstreamError('The provider sent an answer the gateway could not read. Try again later; report it if it persists.', {}, {
-        originalError: new ProviderResponseError(context.route, outcome.status, outcome.text.slice(0, 2000), undefined, context.requestId, error),
-      });
+      throw new UpstreamError(
+        'The provider sent an answer the gateway could not read. Try again later; report it if it persists.',
+        {},
+        {
+          originalError: new ProviderResponseError(context.route, outcome.status, outcome.text.slice(0, 2000), undefined, context.requestId, error),
+        },
+      );
     }
   }
 

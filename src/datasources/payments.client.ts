@@ -21,12 +21,7 @@ export class PaymentsClient {
    * 202 `{ id }`. The Idempotency-Key is signed, so it cannot be swapped in transit, and makes the POST safe to
    * resend: the provider answers the same refund id for the same key and body.
    */
-  async createRefund(
-    paymentId: string,
-    refund: ProviderRefundRequest,
-    idempotencyKey: string,
-    options: CallOptions = {},
-  ): Promise<{ id: string }> {
+  async createRefund(paymentId: string, refund: ProviderRefundRequest, idempotencyKey: string, options: CallOptions = {}): Promise<{ id: string }> {
     const response = await this.http.send<{ id: string }>({
       ...options,
       route: 'payments.createRefund',

@@ -141,12 +141,7 @@ export function verifyRequestSignature(jws: string, request: SignableRequest, pu
   const signature = Buffer.from(encodedSignature, 'base64url');
   if (signature.length !== ES512_SIGNATURE_BYTES || signature.toString('base64url') !== encodedSignature) return false;
   try {
-    return verify(
-      'sha512',
-      Buffer.from(`${encodedHeader}.${base64url(payload)}`),
-      { key: publicKey, dsaEncoding: 'ieee-p1363' },
-      signature,
-    );
+    return verify('sha512', Buffer.from(`${encodedHeader}.${base64url(payload)}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
   } catch {
     return false;
   }

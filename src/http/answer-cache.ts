@@ -29,7 +29,11 @@ export class AnswerCache {
 
   /** Keyed by the user (and their banks' generation) and the exact body: variables, operation name and document. */
   keyFor(userId: string, body: Buffer): string {
-    return createHash('sha256').update(`${userId}#${this.generations.get(userId) ?? 0}`).update('\n').update(body).digest('base64url');
+    return createHash('sha256')
+      .update(`${userId}#${this.generations.get(userId) ?? 0}`)
+      .update('\n')
+      .update(body)
+      .digest('base64url');
   }
 
   /** A bank was connected or disconnected, or the user signed out or was revoked: their kept answers go stale. */

@@ -6,7 +6,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(bytes);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string, contentType = 'text/plain; charset=utf-8', headers: Record<string, string> = {}): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  contentType = 'text/plain; charset=utf-8',
+  headers: Record<string, string> = {},
+): void {
   const bytes = Buffer.from(text);
   res.writeHead(status, { 'content-type': contentType, 'content-length': bytes.length, ...headers });
   res.end(bytes);

@@ -43,7 +43,7 @@ function reasonFor(jose: Jose, error: unknown): string {
   if (error instanceof errors.JWTClaimValidationFailed) return `The access token's "${error.claim}" claim is not accepted here.`;
   if (error instanceof errors.JOSEAlgNotAllowed) return 'The access token is signed with an algorithm this gateway does not accept.';
   if (error instanceof errors.JWKSNoMatchingKey) return 'The access token is signed with a key the identity provider does not publish.';
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return 'The identity provider\'s keys could not be read; try again shortly.';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'The access token\'s signature does not verify.';
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return "The identity provider's keys could not be read; try again shortly.";
+  if (error instanceof errors.JWSSignatureVerificationFailed) return "The access token's signature does not verify.";
   return 'The access token is not a valid signed JWT.';
 }

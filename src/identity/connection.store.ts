@@ -58,14 +58,17 @@ export class ConnectionStore {
     ];
     return inTransaction(this.database, async (trx) => {
       const now = this.now();
-      const seenBy = resources.length === 0 ? [] : await trx
-        .selectFrom('connectionResources as r')
-        .innerJoin('bankConnections as c', 'c.id', 'r.connectionId')
-        .innerJoin('users as u', 'u.id', 'c.userId')
-        .select(['c.id as connectionId', 'c.userId', 'c.status', 'u.createdAtMs', 'u.revokedAtMs'])
-        .where('r.providerId', '=', grant.providerId)
-        .where((eb) => eb.or(resources.map((resource) => eb.and([eb('r.kind', '=', resource.kind), eb('r.resourceId', '=', resource.resourceId)]))))
-        .execute();
+      const seenBy =
+        resources.length === 0
+          ? []
+          : await trx
+              .selectFrom('connectionResources as r')
+              .innerJoin('bankConnections as c', 'c.id', 'r.connectionId')
+              .innerJoin('users as u', 'u.id', 'c.userId')
+              .select(['c.id as connectionId', 'c.userId', 'c.status', 'u.createdAtMs', 'u.revokedAtMs'])
+              .where('r.providerId', '=', grant.providerId)
+              .where((eb) => eb.or(resources.map((resource) => eb.and([eb('r.kind', '=', resource.kind), eb('r.resourceId', '=', resource.resourceId)]))))
+              .execute();
       let owner = userId;
       if (owner === undefined) {
         const known = seenBy.filter((row) => row.revokedAtMs === null).sort((a, b) => a.createdAtMs - b.createdAtMs || a.userId.localeCompare(b.userId))[0];
@@ -120,7 +123,8 @@ export class ConnectionStore {
 
   /** The app's user for (iss, sub), made on first sight. */
   async appUser(issuer: string, subject: string): Promise<{ userId: string; revoked: boolean }> {
-    const find = () => this.database.db.selectFrom('users').select(['id', 'revokedAtMs']).where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst();
+    const find = () =>
+      this.database.db.selectFrom('users').select(['id', 'revokedAtMs']).where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst();
     const existing = await find();
     if (existing) return { userId: existing.id, revoked: existing.revokedAtMs !== null };
     const id = newId('user');

@@ -11,14 +11,21 @@ export const MAX_PAGE_SIZE = 100;
  * A Relay connection over the provider's full list for the date range (the provider does not paginate).
  * A cursor names a transaction id, so it stays valid however the list grows at the top.
  */
-export function toTransactionConnection(list: ProviderList<ProviderTransaction>, first: number | null | undefined, after: string | null | undefined): TransactionConnection {
+export function toTransactionConnection(
+  list: ProviderList<ProviderTransaction>,
+  first: number | null | undefined,
+  after: string | null | undefined,
+): TransactionConnection {
   const size = pageSize(first);
   let start = 0;
   if (after !== null && after !== undefined) {
     const afterId = cursorTransactionId(after);
     const index = list.findIndex((transaction) => transaction.transaction_id === afterId);
     if (index < 0) {
-      throw new BadUserInputError('after is not a cursor of this list (cursors come from edges.cursor or pageInfo.endCursor of the same field and date range)', 'after');
+      throw new BadUserInputError(
+        'after is not a cursor of this list (cursors come from edges.cursor or pageInfo.endCursor of the same field and date range)',
+        'after',
+      );
     }
     start = index + 1;
   }

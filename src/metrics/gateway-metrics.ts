@@ -149,7 +149,13 @@ export class GatewayMetrics {
     this.httpDuration.observe({ method: safeMethod, route }, seconds);
   }
 
-  operation(details: { operationName: string | undefined; operationType: string | undefined; transport: Transport; outcome: OperationOutcome; seconds: number }): void {
+  operation(details: {
+    operationName: string | undefined;
+    operationType: string | undefined;
+    transport: Transport;
+    outcome: OperationOutcome;
+    seconds: number;
+  }): void {
     const operation = this.operationLabel(details.operationName);
     const type = details.operationType ?? 'unknown';
     this.operations.inc({ operation, type, transport: details.transport, outcome: details.outcome });

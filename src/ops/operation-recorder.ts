@@ -48,7 +48,10 @@ export class OperationRecorder {
 }
 
 /** The outcome as the client saw it, from what it was sent. */
-export function outcomeOf(data: unknown, errors: readonly GraphQLFormattedError[] | undefined): { outcome: OperationOutcome; errorCodes?: string[]; refusal?: string } {
+export function outcomeOf(
+  data: unknown,
+  errors: readonly GraphQLFormattedError[] | undefined,
+): { outcome: OperationOutcome; errorCodes?: string[]; refusal?: string } {
   if (!errors || errors.length === 0) return { outcome: 'success' };
   const errorCodes = [...new Set(errors.map((error) => String(error.extensions?.code ?? 'UNKNOWN')))];
   const limited = errors.find((error) => error.extensions?.reason === 'OPERATION_LIMIT' || error.extensions?.reason === 'RATE_LIMITED');

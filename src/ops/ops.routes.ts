@@ -36,7 +36,12 @@ export async function handleOpsRoute(path: string, req: IncomingMessage, res: Se
   }
   if (path === '/metrics') {
     if (deps.metricsToken !== undefined && !bearerMatches(req.headers.authorization, deps.metricsToken)) {
-      sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>".' } }, { 'www-authenticate': 'Bearer' });
+      sendJson(
+        res,
+        401,
+        { error: { code: 'UNAUTHENTICATED', message: 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>".' } },
+        { 'www-authenticate': 'Bearer' },
+      );
       return true;
     }
     sendText(res, 200, await deps.metrics.render(), deps.metrics.contentType, { 'cache-control': 'no-store' });

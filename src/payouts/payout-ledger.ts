@@ -165,7 +165,14 @@ export class PayoutLedger {
   async confirm(transactionId: string, withdrawal: ProviderWithdrawal): Promise<PayoutRecord | undefined> {
     await this.database.db
       .updateTable('payouts')
-      .set({ withdrawal: JSON.stringify(withdrawal), status: withdrawal.status, lastError: null, claimedBy: null, claimedUntilMs: null, updatedAtMs: this.now() })
+      .set({
+        withdrawal: JSON.stringify(withdrawal),
+        status: withdrawal.status,
+        lastError: null,
+        claimedBy: null,
+        claimedUntilMs: null,
+        updatedAtMs: this.now(),
+      })
       .where('transactionId', '=', transactionId)
       // Declined payouts were never sent; an expired one the provider does hold is the provider's truth.
       .where('status', '!=', DECLINED)

@@ -2,14 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal';
 import type { GatewayContext } from '../context';
 import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../datasources/provider-types';
-import {
-  BadUserInputError,
-  BeneficiaryNotVerifiedError,
-  GatewayError,
-  IdempotencyConflictError,
-  NotFoundError,
-  UpstreamError,
-} from '../errors';
+import { BadUserInputError, BeneficiaryNotVerifiedError, GatewayError, IdempotencyConflictError, NotFoundError, UpstreamError } from '../errors';
 import { toPayout, toPayoutFromRecord, withdrawalView } from '../mappers/payout.mapper';
 import type { Payout } from '../schema/payout.type';
 import { topics } from '../subscriptions/topics';
@@ -117,7 +110,10 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
   let withdrawal: ProviderWithdrawal;
   try {
     withdrawal = await context.services.payouts.createWithdrawal(record.request, { requestId: context.requestId });
-    if (!isWithdrawalOf(withdrawal, record.transactionId)) throw new UpstreamError('The provider answered the payout with a body the gateway cannot read. Its status is being checked; read the payout again shortly.');
+    if (!isWithdrawalOf(withdrawal, record.transactionId))
+      throw new UpstreamError(
+        'The provider answered the payout with a body the gateway cannot read. Its status is being checked; read the payout again shortly.',
+      );
   } catch (error) {
     if (error instanceof BadUserInputError) {
       // Refused outright: nothing was paid.
@@ -133,9 +129,9 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
       throw error;
     }
     const code = error instanceof GatewayError ? error.code : 'INTERNAL_SERVER_ERROR';
-    await payoutLedger.noteFailure(record.transactionId, claimant, code).catch((noteError: unknown) =>
-      context.logger.warn({ err: noteError }, 'could not note a failed payout submission'),
-    );
+    await payoutLedger
+      .noteFailure(record.transactionId, claimant, code)
+      .catch((noteError: unknown) => context.logger.warn({ err: noteError }, 'could not note a failed payout submission'));
     context.logger.warn({ transactionId: record.transactionId, code }, 'payout submission failed; kept for a retry and the reconciler');
     throw error;
   }
@@ -149,13 +145,11 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
  * caller never reads it as theirs.
  */
 export async function adoptFromProvider(context: MoneyDeps, record: PayoutRecord): Promise<ProviderWithdrawal | undefined> {
-  const live = await context.services.payouts
-    .getWithdrawal(record.transactionId, { requestId: context.requestId })
-    .catch((error: unknown) => {
-      if (error instanceof NotFoundError) return undefined;
-      context.logger.warn({ err: error, transactionId: record.transactionId }, 'could not read a payout back from the provider');
-      return undefined;
-    });
+  const live = await context.services.payouts.getWithdrawal(record.transactionId, { requestId: context.requestId }).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined;
+    context.logger.warn({ err: error, transactionId: record.transactionId }, 'could not read a payout back from the provider');
+    return undefined;
+  });
   if (!live || !isWithdrawalOf(live, record.transactionId)) return undefined;
   if (!matchesRequest(live, record.request)) {
     await context.services.payoutLedger.remove(record.transactionId);
@@ -239,9 +233,7 @@ async function assertBeneficiaryVerified(context: GatewayContext, caller: Caller
   }
   const holders = await beneficiaries.holdersOf(iban);
   if (holders.length === 0) {
-    throw new BeneficiaryNotVerifiedError(
-      `No user has verified IBAN ${iban}. Payouts go only to accounts an end user verified with verifyAccountHolder.`,
-    );
+    throw new BeneficiaryNotVerifiedError(`No user has verified IBAN ${iban}. Payouts go only to accounts an end user verified with verifyAccountHolder.`);
   }
   if (!holders.some((holder) => sameHolderName(holder.name, request.beneficiary_name))) {
     // The verified names are not listed: a merchant key should not be able to look up who holds an IBAN.

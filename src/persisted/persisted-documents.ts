@@ -59,7 +59,9 @@ export class PersistedDocuments {
       return text;
     }
     if (this.mode === 'off') {
-      throw new PersistedQueryNotSupportedError('Persisted documents are not enabled on this gateway (PERSISTED_DOCUMENTS=off); send the document text as query.');
+      throw new PersistedQueryNotSupportedError(
+        'Persisted documents are not enabled on this gateway (PERSISTED_DOCUMENTS=off); send the document text as query.',
+      );
     }
     if (text !== undefined) {
       if (reference.hash === undefined || sha256Hex(text) !== reference.hash) {
@@ -100,14 +102,21 @@ function referenceOf(request: DocumentRequest): DocumentReference | undefined {
   const persistedQuery = (request.extensions as { persistedQuery?: unknown } | undefined | null)?.persistedQuery;
   if (persistedQuery !== undefined && persistedQuery !== null) {
     const { version, sha256Hash } = persistedQuery as { version?: unknown; sha256Hash?: unknown };
-    if (version !== 1) throw new PersistedQueryNotSupportedError('Only version 1 of extensions.persistedQuery (Apollo\'s protocol) is supported.');
+    if (version !== 1) throw new PersistedQueryNotSupportedError("Only version 1 of extensions.persistedQuery (Apollo's protocol) is supported.");
     const hash = typeof sha256Hash === 'string' ? sha256Hash.toLowerCase() : '';
-    if (!SHA256_HEX.test(hash)) throw new BadUserInputError('extensions.persistedQuery.sha256Hash must be 64 hexadecimal characters (SHA-256 of the document).', 'extensions.persistedQuery.sha256Hash');
+    if (!SHA256_HEX.test(hash))
+      throw new BadUserInputError(
+        'extensions.persistedQuery.sha256Hash must be 64 hexadecimal characters (SHA-256 of the document).',
+        'extensions.persistedQuery.sha256Hash',
+      );
     return { id: hash, hash };
   }
   if (request.documentId === undefined || request.documentId === null) return undefined;
   if (typeof request.documentId !== 'string' || request.documentId === '' || request.documentId.length > 200) {
-    throw new BadUserInputError('documentId must be a document id from the manifest: "sha256:<64 hex characters>" or the id your build tool wrote.', 'documentId');
+    throw new BadUserInputError(
+      'documentId must be a document id from the manifest: "sha256:<64 hex characters>" or the id your build tool wrote.',
+      'documentId',
+    );
   }
   const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(request.documentId);
   return hashed ? { id: hashed[1]!.toLowerCase(), hash: hashed[1]!.toLowerCase() } : { id: request.documentId, hash: undefined };

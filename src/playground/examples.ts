@@ -61,7 +61,13 @@ mutation CreatePayout($input: CreatePayoutInput!) {
     variables: JSON.stringify(
       {
         name: 'John Doe',
-        input: { amountInMinor: 100, currency: 'GBP', beneficiaryIban: '<an IBAN from the report>', beneficiaryName: 'John Doe', beneficiaryReference: 'playground payout' },
+        input: {
+          amountInMinor: 100,
+          currency: 'GBP',
+          beneficiaryIban: '<an IBAN from the report>',
+          beneficiaryName: 'John Doe',
+          beneficiaryReference: 'playground payout',
+        },
       },
       null,
       2,
@@ -110,7 +116,11 @@ subscription RefundUpdated($paymentId: ID!) {
   refundUpdated(paymentId: $paymentId) { id status executedAt failureReason }
 }
 `,
-    variables: JSON.stringify({ id: '<payment id>', paymentId: '<payment id>', input: { paymentId: '<payment id>', amountInMinor: 100, reference: 'playground' } }, null, 2),
+    variables: JSON.stringify(
+      { id: '<payment id>', paymentId: '<payment id>', input: { paymentId: '<payment id>', amountInMinor: 100, reference: 'playground' } },
+      null,
+      2,
+    ),
   },
   {
     query: `# Start an asynchronous data fetch, then subscribe with its id: the result arrives by webhook.

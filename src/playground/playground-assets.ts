@@ -34,7 +34,9 @@ export class PlaygroundAssets {
     for (const file of PACKAGE_FILES) {
       const root = dirname(require.resolve(`${file.packageName}/package.json`));
       // Source-map comments point at files not served; browsers would ask for them whenever devtools are open.
-      const text = readFileSync(join(root, file.file), 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n').replace(/\/\*# sourceMappingURL=\S+ \*\/\s*$/, '');
+      const text = readFileSync(join(root, file.file), 'utf8')
+        .replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n')
+        .replace(/\/\*# sourceMappingURL=\S+ \*\/\s*$/, '');
       this.add(file.name, file.contentType, Buffer.from(text));
     }
     this.add('playground.js', 'text/javascript; charset=utf-8', Buffer.from(playgroundClientScript()));

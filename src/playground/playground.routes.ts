@@ -37,7 +37,12 @@ export class Playground {
     }
     if (path === '/playground/session') {
       const body = Buffer.from(JSON.stringify(await this.options.session(req)));
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': body.length,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
       return true;
     }

@@ -142,13 +142,25 @@ export class Reconciler {
     }
     await live.dataTasks.putResults(task.id, results);
     const at = new Date().toISOString();
-    const changed = await live.dataTasks.recordState({ taskId: task.id, status: DataTaskStatus.SUCCEEDED, providerStatus: 'succeeded', completedAt: at, updatedAt: at });
+    const changed = await live.dataTasks.recordState({
+      taskId: task.id,
+      status: DataTaskStatus.SUCCEEDED,
+      providerStatus: 'succeeded',
+      completedAt: at,
+      updatedAt: at,
+    });
     if (changed) await this.dataTaskRepaired('data_task_completed', task.id);
   }
 
   private async failDataTask(task: OverdueDataTask, reason: string): Promise<void> {
     const at = new Date().toISOString();
-    const changed = await this.services.live.dataTasks.recordState({ taskId: task.id, status: DataTaskStatus.FAILED, providerStatus: reason, completedAt: at, updatedAt: at });
+    const changed = await this.services.live.dataTasks.recordState({
+      taskId: task.id,
+      status: DataTaskStatus.FAILED,
+      providerStatus: reason,
+      completedAt: at,
+      updatedAt: at,
+    });
     if (changed) await this.dataTaskRepaired('data_task_failed', task.id, reason);
   }
 

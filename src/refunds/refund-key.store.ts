@@ -56,7 +56,10 @@ export class RefundKeyStore {
           const known = await trx.selectFrom('refundGeneratedKeys').select('idempotencyKey').where('fingerprint', '=', fingerprint).executeTakeFirst();
           if (known) return known.idempotencyKey;
           const key = generate();
-          await trx.insertInto('refundGeneratedKeys').values({ fingerprint, idempotencyKey: key, expiresAtMs: now + REFUND_KEY_TTL_MS }).execute();
+          await trx
+            .insertInto('refundGeneratedKeys')
+            .values({ fingerprint, idempotencyKey: key, expiresAtMs: now + REFUND_KEY_TTL_MS })
+            .execute();
           return key;
         });
       } catch (error) {

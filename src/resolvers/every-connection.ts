@@ -10,14 +10,22 @@ import { INTERNAL_ERROR_MESSAGE } from '../security/error-masking';
  * A bank that fails costs only its own part: the rest is answered, with an error at this field's path naming the
  * connection, instead of the whole query failing because one consent expired.
  */
-export async function fromEveryConnection<T>(context: GatewayContext, info: GraphQLResolveInfo, load: (connection: BankConnectionRecord) => Promise<T[]>): Promise<T[]> {
+export async function fromEveryConnection<T>(
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+  load: (connection: BankConnectionRecord) => Promise<T[]>,
+): Promise<T[]> {
   const active = (await context.connections()).filter((connection) => connection.status === 'active');
   const parts = await Promise.all(
     active.map((connection) =>
       load(connection).catch((error: unknown) => {
         const path = responsePathAsArray(info.path);
         // Logged here: the error the client gets is a new one, so the operation's own error logging never sees this.
-        logErrorDetail(context.logger, error instanceof GraphQLError ? error : new GraphQLError(String(error), { originalError: error as Error, path }), context.requestId);
+        logErrorDetail(
+          context.logger,
+          error instanceof GraphQLError ? error : new GraphQLError(String(error), { originalError: error as Error, path }),
+          context.requestId,
+        );
         context.reportPartialFailure({ path, error: connectionError(connection, error) });
         return [] as T[];
       }),

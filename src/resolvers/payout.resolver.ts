@@ -14,7 +14,7 @@ import { validatePayoutInput } from '../validation/payout-input.validator';
 export class PayoutResolver {
   @Mutation(() => Payout, {
     description:
-      'Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. Limits refuse with PAYOUT_LIMIT_EXCEEDED; a session\'s payout above the approval threshold is recorded as awaiting-approval.',
+      "Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. Limits refuse with PAYOUT_LIMIT_EXCEEDED; a session's payout above the approval threshold is recorded as awaiting-approval.",
   })
   createPayout(@Args() { input }: CreatePayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
     const caller = requireAnyPrincipal(context.principal);

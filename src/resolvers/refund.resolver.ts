@@ -9,8 +9,7 @@ import { refundPayment } from '../refunds/refund.workflow';
 @Resolver(() => Refund)
 export class RefundResolver {
   @Mutation(() => Refund, {
-    description:
-      'Refunds all (amountInMinor omitted) or part of a payment. Needs a merchant key. The same idempotencyKey twice creates one refund.',
+    description: 'Refunds all (amountInMinor omitted) or part of a payment. Needs a merchant key. The same idempotencyKey twice creates one refund.',
   })
   refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: GatewayContext): Promise<Refund> {
     requireMerchant(context.principal);

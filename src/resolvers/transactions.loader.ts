@@ -9,7 +9,12 @@ import type { TransactionsArgs } from '../schema/transactions.args';
 type Owner = 'account' | 'card';
 
 /** Shared by Account and Card: the provider serves both lists the same way under different paths, per connection. */
-export async function transactionConnection(context: GatewayContext, owner: Owner, source: { id: string; connectionId: string }, args: TransactionsArgs): Promise<TransactionConnection> {
+export async function transactionConnection(
+  context: GatewayContext,
+  owner: Owner,
+  source: { id: string; connectionId: string },
+  args: TransactionsArgs,
+): Promise<TransactionConnection> {
   pageSize(args.first);
   if (args.after !== null && args.after !== undefined) cursorTransactionId(args.after);
   const from = args.from ?? undefined;

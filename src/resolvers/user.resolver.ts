@@ -13,7 +13,8 @@ export class UserResolver {
   }
 
   @Mutation(() => Boolean, {
-    description: "Revokes a user (the app closed their account): their sessions, bank connections and open subscriptions end on every instance. Needs a merchant key.",
+    description:
+      'Revokes a user (the app closed their account): their sessions, bank connections and open subscriptions end on every instance. Needs a merchant key.',
   })
   async revokeUser(@Args() { userId }: RevokeUserArgs, @Ctx() context: GatewayContext): Promise<boolean> {
     requireMerchant(context.principal);

@@ -30,7 +30,11 @@ export class ViewerResolver {
   accounts(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Account[]> {
     return fromEveryConnection(context, info, async (connection) => {
       const accounts = await context.loadersFor(connection.id).load({ resource: 'accounts' });
-      await context.services.connections.recordSeen(connection, 'account', accounts.map((account) => account.account_id));
+      await context.services.connections.recordSeen(
+        connection,
+        'account',
+        accounts.map((account) => account.account_id),
+      );
       return accounts.map((account) => toAccount(account, connection.id));
     });
   }
@@ -45,7 +49,11 @@ export class ViewerResolver {
   cards(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Card[]> {
     return fromEveryConnection(context, info, async (connection) => {
       const cards = await context.loadersFor(connection.id).load({ resource: 'cards' });
-      await context.services.connections.recordSeen(connection, 'card', cards.map((card) => card.account_id));
+      await context.services.connections.recordSeen(
+        connection,
+        'card',
+        cards.map((card) => card.account_id),
+      );
       return cards.map((card) => toCard(card, connection.id));
     });
   }

@@ -82,9 +82,7 @@ export function validateFaultSpec(value: unknown): FaultSpec | string {
   if (typeof spec.match !== 'string' || spec.match.trim() === '') return 'match must be a string such as "POST /v1/withdrawals"';
   const lowestStatus = spec.body === undefined ? 400 : 200;
   if (spec.status !== undefined && !(Number.isInteger(spec.status) && (spec.status as number) >= lowestStatus && (spec.status as number) <= 599)) {
-    return spec.body === undefined
-      ? 'status must be an integer from 400 to 599 (or from 200 with a body)'
-      : 'status must be an integer from 200 to 599';
+    return spec.body === undefined ? 'status must be an integer from 400 to 599 (or from 200 with a body)' : 'status must be an integer from 200 to 599';
   }
   if (spec.body !== undefined && (spec.reset || spec.malformed)) return 'body cannot be combined with reset or malformed';
   for (const key of ['retryAfter', 'latencyMs', 'times'] as const) {

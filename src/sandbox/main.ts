@@ -36,7 +36,8 @@ export function describeSandbox(sandbox: Sandbox): string {
   const { client, fixtures } = sandbox.context;
   const named = fixtures.users.filter((user) => !/^user\d+$/.test(user.username));
   const logins = named.map(
-    (user) => `    ${user.username} / ${user.password} at ${user.providerId}   (${user.name}: ${count(user.accounts.length, 'account')}, ${count(user.cards.length, 'card')})`,
+    (user) =>
+      `    ${user.username} / ${user.password} at ${user.providerId}   (${user.name}: ${count(user.accounts.length, 'account')}, ${count(user.cards.length, 'card')})`,
   );
   const extra = fixtures.users.length - named.length;
   return [

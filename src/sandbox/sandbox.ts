@@ -72,11 +72,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     tokens: new AccessTokens(clock),
     client,
     fixtures: { users: generateUsers(options.fixtures ?? {}), payments: generatePayments() },
-    webhooks: new WebhookSender(
-      { kid: WEBHOOK_KEY_ID, privateKey: webhookKey.privateKey },
-      () => `${origin}/.well-known/jwks`,
-      options.webhookRetryDelaysMs,
-    ),
+    webhooks: new WebhookSender({ kid: WEBHOOK_KEY_ID, privateKey: webhookKey.privateKey }, () => `${origin}/.well-known/jwks`, options.webhookRetryDelaysMs),
     ledger: new Ledger(),
     origin: () => origin,
   };
@@ -194,7 +190,10 @@ function applyFault(fault: FaultSpec, message: IncomingMessage, res: ServerRespo
     return true;
   }
   if (fault.body !== undefined) {
-    res.writeHead(fault.status ?? 200, { 'content-type': 'application/json', ...(fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) }) });
+    res.writeHead(fault.status ?? 200, {
+      'content-type': 'application/json',
+      ...(fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) }),
+    });
     res.end(JSON.stringify(fault.body));
     return true;
   }
@@ -210,4 +209,3 @@ function applyFault(fault: FaultSpec, message: IncomingMessage, res: ServerRespo
   }
   return true;
 }
-

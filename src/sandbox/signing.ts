@@ -51,12 +51,7 @@ export type VerifyResult = { ok: true; header: JwsHeader } | { ok: false; reason
  * Checks a detached JWS against the request as received; `keyFor` finds the public key for the header's kid.
  * `mustSign` names headers the signature has to cover (e.g. Idempotency-Key), so they cannot be swapped in transit.
  */
-export function verifyJws(
-  jws: string | undefined,
-  parts: SignedParts,
-  keyFor: (kid: string) => KeyObject | undefined,
-  mustSign: string[] = [],
-): VerifyResult {
+export function verifyJws(jws: string | undefined, parts: SignedParts, keyFor: (kid: string) => KeyObject | undefined, mustSign: string[] = []): VerifyResult {
   if (!jws) return { ok: false, reason: 'the signature header is missing' };
   const pieces = jws.split('.');
   if (pieces.length !== 3 || pieces[1] !== '') return { ok: false, reason: 'the signature is not a detached compact JWS (header..signature)' };
@@ -77,7 +72,12 @@ export function verifyJws(
   if (header.tl_version !== '2') return { ok: false, reason: `tl_version must be "2", got ${String(header.tl_version)}` };
   const key = typeof header.kid === 'string' ? keyFor(header.kid) : undefined;
   if (!key) return { ok: false, reason: `no public key is registered for kid ${JSON.stringify(header.kid)}` };
-  const signedHeaders = header.tl_headers ? header.tl_headers.split(',').map((name) => name.trim()).filter(Boolean) : [];
+  const signedHeaders = header.tl_headers
+    ? header.tl_headers
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean)
+    : [];
   const covered = new Set(signedHeaders.map((name) => name.toLowerCase()));
   const uncovered = mustSign.filter((name) => !covered.has(name.toLowerCase()));
   if (uncovered.length > 0) return { ok: false, reason: `tl_headers must include ${uncovered.join(', ')}` };
@@ -105,4 +105,3 @@ export function privateKeyFromPem(pem: string): KeyObject {
 export function toJwk(publicKey: KeyObject, kid: string): Record<string, unknown> {
   return { ...publicKey.export({ format: 'jwk' }), kid, alg: 'ES512', use: 'sig' };
 }
-

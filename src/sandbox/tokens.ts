@@ -18,10 +18,7 @@ export interface AccessToken {
 }
 
 export type AuthFailure =
-  | { kind: 'missing'; detail: string }
-  | { kind: 'invalid'; detail: string }
-  | { kind: 'expired'; detail: string }
-  | { kind: 'scope'; detail: string };
+  { kind: 'missing'; detail: string } | { kind: 'invalid'; detail: string } | { kind: 'expired'; detail: string } | { kind: 'scope'; detail: string };
 
 /** Issued access tokens. Opaque random strings; expiry runs on sandbox time so tests can age a token in one call. */
 export class AccessTokens {

@@ -1,14 +1,6 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import {
-  buildSchema,
-  type AuthChecker,
-  type ClassType,
-  type ContainerGetter,
-  type ContainerType,
-  type NonEmptyArray,
-  type PubSub,
-} from 'type-graphql';
+import { buildSchema, type AuthChecker, type ClassType, type ContainerGetter, type ContainerType, type NonEmptyArray, type PubSub } from 'type-graphql';
 import { AccountBalance } from './account-balance.type';
 import { AccountHolder } from './account-holder.type';
 import { AccountNumber } from './account-number.type';
@@ -91,9 +83,7 @@ export interface GatewaySchemaOptions<TContext extends object = object> {
  * Types that only carry data (Transaction, Money, balances, …) are declared with `simpleResolvers: true`: their
  * fields skip type-graphql's middleware pipeline, which costs measurably on lists of hundreds of transactions.
  */
-export async function buildGatewaySchema<TContext extends object = object>(
-  options: GatewaySchemaOptions<TContext>,
-): Promise<GraphQLSchema> {
+export async function buildGatewaySchema<TContext extends object = object>(options: GatewaySchemaOptions<TContext>): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: options.resolvers,
     orphanedTypes: CONTRACT_CLASSES,

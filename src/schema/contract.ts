@@ -78,12 +78,7 @@ function compareValue(
   }
 }
 
-function compareArguments(
-  fieldCoordinate: string,
-  expected: readonly GraphQLArgument[],
-  actual: readonly GraphQLArgument[],
-  violations: string[],
-): void {
+function compareArguments(fieldCoordinate: string, expected: readonly GraphQLArgument[], actual: readonly GraphQLArgument[], violations: string[]): void {
   for (const expectedArg of expected) {
     const coordinate = `${fieldCoordinate}(${expectedArg.name}:)`;
     const actualArg = actual.find((arg) => arg.name === expectedArg.name);
@@ -93,9 +88,7 @@ function compareArguments(
   // The contract welcomes new optional arguments; a new required one breaks every existing query of the field.
   for (const actualArg of actual) {
     if (isRequiredArgument(actualArg) && !expected.some((arg) => arg.name === actualArg.name)) {
-      violations.push(
-        `Argument ${fieldCoordinate}(${actualArg.name}:) is required (${String(actualArg.type)}) but not in the contract`,
-      );
+      violations.push(`Argument ${fieldCoordinate}(${actualArg.name}:) is required (${String(actualArg.type)}) but not in the contract`);
     }
   }
 }
@@ -134,9 +127,7 @@ function compareInputFields(
   }
   for (const actualField of Object.values(actual)) {
     if (isRequiredInputField(actualField) && expected[actualField.name] === undefined) {
-      violations.push(
-        `Input field ${typeName}.${actualField.name} is required (${String(actualField.type)}) but not in the contract`,
-      );
+      violations.push(`Input field ${typeName}.${actualField.name} is required (${String(actualField.type)}) but not in the contract`);
     }
   }
 }

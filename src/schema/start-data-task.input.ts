@@ -17,6 +17,9 @@ export class StartDataTaskInput {
   @Field(() => DateScalar, { nullable: true })
   to?: string | null;
 
-  @Field(() => ID, { nullable: true, description: "Which bank connection to ask (viewer.connections); by default the one showing the account or card, else the oldest." })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Which bank connection to ask (viewer.connections); by default the one showing the account or card, else the oldest.',
+  })
   connectionId?: string | null;
 }

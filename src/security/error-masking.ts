@@ -73,5 +73,9 @@ export function isUnexpected(error: unknown, formatted?: GraphQLFormattedError):
   const original = graphqlError?.originalError;
   if (original !== undefined && original !== null && !(original instanceof GraphQLError)) return true;
   const code = formatted?.extensions?.code ?? graphqlError?.extensions?.code;
-  return !(typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR' && (REQUEST_ERROR_CODES.has(code) || (ERROR_CODES as readonly string[]).includes(code)));
+  return !(
+    typeof code === 'string' &&
+    code !== 'INTERNAL_SERVER_ERROR' &&
+    (REQUEST_ERROR_CODES.has(code) || (ERROR_CODES as readonly string[]).includes(code))
+  );
 }

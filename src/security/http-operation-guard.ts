@@ -49,7 +49,13 @@ export class HttpOperationGuard {
   }
 
   notJson(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): void {
-    sendGraphQLRefusal(req, res, 400, { message: 'The request body is not valid JSON.', extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } }, requestId);
+    sendGraphQLRefusal(
+      req,
+      res,
+      400,
+      { message: 'The request body is not valid JSON.', extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } },
+      requestId,
+    );
     this.recorder.record({
       requestId,
       principal: describePrincipal(principal),
@@ -70,7 +76,14 @@ export class HttpOperationGuard {
   documentRefused(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number, error: GatewayError): void {
     const resend = error instanceof PersistedQueryNotFoundError || error instanceof PersistedQueryNotSupportedError;
     const status = resend ? 200 : 400;
-    sendGraphQLRefusal(req, res, status, { message: error.message, extensions: { ...error.extensions } }, requestId, resend ? { 'cache-control': 'private, no-cache, must-revalidate' } : {});
+    sendGraphQLRefusal(
+      req,
+      res,
+      status,
+      { message: error.message, extensions: { ...error.extensions } },
+      requestId,
+      resend ? { 'cache-control': 'private, no-cache, must-revalidate' } : {},
+    );
     this.recorder.record({
       requestId,
       principal: describePrincipal(principal),

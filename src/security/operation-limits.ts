@@ -54,7 +54,14 @@ export class OperationLimits {
     this.validationRules = [
       // Depth counts fields, not fragment spreads, and counts introspection too: GraphiQL's schema query is 15 deep,
       // and a `__type { fields { type { fields … } } }` chain is as expensive as any other.
-      maxDepthRule({ n: config.maxDepth, flattenFragments: true, ignoreIntrospection: false, exposeLimits: true, propagateOnRejection: false, onReject: reject('maxDepth', config.maxDepth) }),
+      maxDepthRule({
+        n: config.maxDepth,
+        flattenFragments: true,
+        ignoreIntrospection: false,
+        exposeLimits: true,
+        propagateOnRejection: false,
+        onReject: reject('maxDepth', config.maxDepth),
+      }),
       maxAliasesRule({ n: config.maxAliases, exposeLimits: true, propagateOnRejection: false, onReject: reject('maxAliases', config.maxAliases) }),
       maxDirectivesRule({ n: config.maxDirectives, exposeLimits: true, propagateOnRejection: false, onReject: reject('maxDirectives', config.maxDirectives) }),
     ];
@@ -67,7 +74,12 @@ export class OperationLimits {
   }
 
   /** The cost refusal, or undefined when the operation is affordable. */
-  checkCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): GraphQLError | undefined {
+  checkCost(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | undefined,
+  ): GraphQLError | undefined {
     const cost = operationCost(schema, operation, fragmentsOf(document.definitions), variables ?? {});
     if (cost <= this.config.maxCost) return undefined;
     return operationLimitError(

@@ -26,5 +26,8 @@ export function addressKey(address: string | undefined): string {
   const headParts = head === '' ? [] : head.split(':');
   const tailParts = tail === '' ? [] : tail.split(':');
   const groups = address.includes('::') ? [...headParts, ...Array<string>(8 - headParts.length - tailParts.length).fill('0'), ...tailParts] : headParts;
-  return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

@@ -49,7 +49,7 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return { allowed: true, retryAfterSeconds: 0 };
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((1 - bucket.tokens) / this.perSecond))) };
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)) };
   }
 
   get size(): number {

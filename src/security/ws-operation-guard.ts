@@ -151,7 +151,14 @@ export class WsOperationGuard {
 
   private async begin(ctx: ConnectionContext, id: string, operationName: string | undefined): Promise<OperationState> {
     const principal = await this.principalOf(ctx);
-    const state: OperationState = { started: performance.now(), principal: describePrincipal(principal), operationName, operationType: undefined, requestId: randomUUID(), executing: false };
+    const state: OperationState = {
+      started: performance.now(),
+      principal: describePrincipal(principal),
+      operationName,
+      operationType: undefined,
+      requestId: randomUUID(),
+      executing: false,
+    };
     this.stateOf(ctx).set(id, state);
     const decision = this.deps.limiter.take(rateLimitKey(principal, ctx.extra.request.socket.remoteAddress));
     if (!decision.allowed) state.retryAfterSeconds = decision.retryAfterSeconds;
@@ -172,7 +179,9 @@ export class WsOperationGuard {
 
   private withRequestId(errors: readonly GraphQLFormattedError[], state: OperationState | undefined): GraphQLFormattedError[] {
     const requestId = state?.requestId;
-    return errors.map((error) => (requestId === undefined || error.extensions?.requestId ? error : { ...error, extensions: { ...error.extensions, requestId } }));
+    return errors.map((error) =>
+      requestId === undefined || error.extensions?.requestId ? error : { ...error, extensions: { ...error.extensions, requestId } },
+    );
   }
 
   private finish(ctx: object, id: string, state: OperationState, forced?: OperationOutcome): void {

@@ -32,7 +32,10 @@ export class SessionStore {
     const expiresAtMs = now + SESSION_TTL_MS;
     // Expired sessions go here, so the table holds only live ones (plus at most one sign-in's worth).
     await this.database.db.deleteFrom('sessions').where('expiresAtMs', '<=', now).execute();
-    await this.database.db.insertInto('sessions').values({ key: sessionKey(sessionToken), userId, createdAtMs: now, expiresAtMs }).execute();
+    await this.database.db
+      .insertInto('sessions')
+      .values({ key: sessionKey(sessionToken), userId, createdAtMs: now, expiresAtMs })
+      .execute();
     return { sessionToken, expiresAt: new Date(expiresAtMs).toISOString() };
   }
 

@@ -43,7 +43,9 @@ export interface GraphqlWsOptions {
   /** Queries and mutations over the socket get an operation span, as over HTTP. */
   telemetry?: Telemetry;
   /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
-  wrap?(options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
+  wrap?(
+    options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>,
+  ): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
 }
 
 /**
@@ -97,7 +99,12 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         if ('errors' in checked) return checked.errors;
         const { document } = checked;
         if (!getOperationAST(document, payload.operationName)) {
-          return [requestError(new GraphQLError('The document has no operation of that name (or several operations and no operationName).'), 'OPERATION_RESOLUTION_FAILURE')];
+          return [
+            requestError(
+              new GraphQLError('The document has no operation of that name (or several operations and no operationName).'),
+              'OPERATION_RESOLUTION_FAILURE',
+            ),
+          ];
         }
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
       },
@@ -114,14 +121,18 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         const partial = context?.partialFailures.splice(0).map(formatPartialFailure) ?? [];
         if (!result.errors && partial.length === 0) return;
         const requestId = context?.requestId;
-        const withRequestId = (error: GraphQLFormattedError): GraphQLFormattedError => (requestId ? { ...error, extensions: { ...error.extensions, requestId } } : error);
+        const withRequestId = (error: GraphQLFormattedError): GraphQLFormattedError =>
+          requestId ? { ...error, extensions: { ...error.extensions, requestId } } : error;
         return {
           ...result,
-          errors: [...(result.errors ?? []).map((raw) => {
-            // No path: GraphQL refused the request itself (e.g. a variable of the wrong type); a resolver's error has one.
-            const error = raw.path === undefined && raw.extensions.code === undefined ? requestError(raw, 'BAD_USER_INPUT') : raw;
-            return withRequestId(options.maskError(error.toJSON(), error));
-          }), ...partial.map(withRequestId)],
+          errors: [
+            ...(result.errors ?? []).map((raw) => {
+              // No path: GraphQL refused the request itself (e.g. a variable of the wrong type); a resolver's error has one.
+              const error = raw.path === undefined && raw.extensions.code === undefined ? requestError(raw, 'BAD_USER_INPUT') : raw;
+              return withRequestId(options.maskError(error.toJSON(), error));
+            }),
+            ...partial.map(withRequestId),
+          ],
         };
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.maskError(error.toJSON(), error)),

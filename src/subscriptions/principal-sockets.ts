@@ -40,10 +40,13 @@ export class PrincipalSockets {
    * otherwise outlive it: the socket is closed when the credential expires, and the client reconnects with a new one.
    */
   private closeAtExpiry(socket: ClosableSocket, expiresAtMs: number): void {
-    const timer = setTimeout(() => {
-      if (Date.now() < expiresAtMs) this.closeAtExpiry(socket, expiresAtMs);
-      else socket.close(UNAUTHORIZED_CLOSE_CODE, 'Unauthorized: the access token has expired');
-    }, Math.min(Math.max(expiresAtMs - Date.now(), 0), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        if (Date.now() < expiresAtMs) this.closeAtExpiry(socket, expiresAtMs);
+        else socket.close(UNAUTHORIZED_CLOSE_CODE, 'Unauthorized: the access token has expired');
+      },
+      Math.min(Math.max(expiresAtMs - Date.now(), 0), MAX_TIMER_MS),
+    );
     timer.unref();
     this.expiryTimers.set(socket, timer);
   }

@@ -61,10 +61,7 @@ const REFUND_RANK: Readonly<Record<RefundStatus, number>> = {
  * refund asked for; then each change the provider's refund webhooks report. With a refundId the stream ends
  * once that refund is EXECUTED or FAILED; for a whole payment it stays open (new refunds may come).
  */
-export async function refundStream(
-  context: GatewayContext,
-  args: { paymentId: string; refundId?: string | null },
-): Promise<AsyncIterableIterator<Refund>> {
+export async function refundStream(context: GatewayContext, args: { paymentId: string; refundId?: string | null }): Promise<AsyncIterableIterator<Refund>> {
   requireMerchant(context.principal);
   const paymentId = validatePaymentId(args.paymentId, 'paymentId');
   let refundId: string | undefined;

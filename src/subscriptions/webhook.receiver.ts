@@ -67,7 +67,14 @@ export class WebhookReceiver {
     );
   }
 
-  private async receive(req: IncomingMessage, res: ServerResponse, path: string, requestId: string, source: 'payments' | 'data', span: Span | undefined): Promise<true> {
+  private async receive(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    requestId: string,
+    source: 'payments' | 'data',
+    span: Span | undefined,
+  ): Promise<true> {
     const isPayments = source === 'payments';
     const log = this.logger.child({ requestId, webhook: source });
     const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): true => {
@@ -94,7 +101,8 @@ export class WebhookReceiver {
 
     const received: ReceivedWebhook = { path: this.publicPathPrefix() + path, headers: req.headers, body };
     const verdict = await this.verifier.verify(received);
-    if (!verdict.ok) return refuse(verdict.status, verdict.status === 401 ? 'UNAUTHENTICATED' : 'UPSTREAM_UNAVAILABLE', `Webhook signature rejected: ${verdict.reason}.`);
+    if (!verdict.ok)
+      return refuse(verdict.status, verdict.status === 401 ? 'UNAUTHENTICATED' : 'UPSTREAM_UNAVAILABLE', `Webhook signature rejected: ${verdict.reason}.`);
 
     let parsed: unknown;
     try {

@@ -8,12 +8,21 @@ const operationSpans = new WeakSet<Span>();
  * Runs an operation's execution inside the span `graphql.operation`, active, so resolver and provider spans are
  * its descendants; annotateOperation names it once the operation is known.
  */
-export function traceOperation<T>(telemetry: Telemetry, transport: 'http' | 'ws', requestId: string | undefined, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
+export function traceOperation<T>(
+  telemetry: Telemetry,
+  transport: 'http' | 'ws',
+  requestId: string | undefined,
+  fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
   if (!telemetry.enabled) return fn(undefined);
-  return telemetry.span('graphql.operation', { attributes: { 'bankgraph.transport': transport, ...(requestId ? { 'bankgraph.request_id': requestId } : {}) } }, (span) => {
-    if (span) operationSpans.add(span);
-    return fn(span);
-  });
+  return telemetry.span(
+    'graphql.operation',
+    { attributes: { 'bankgraph.transport': transport, ...(requestId ? { 'bankgraph.request_id': requestId } : {}) } },
+    (span) => {
+      if (span) operationSpans.add(span);
+      return fn(span);
+    },
+  );
 }
 
 export interface OperationSummary {

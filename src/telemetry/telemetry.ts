@@ -105,7 +105,12 @@ export class Telemetry {
  * A background job's run (the payout watcher's reads, the reconciler's passes) as the root span `job <name>` of a
  * trace of its own: it serves no request, and a trace per run keeps each run readable on its own.
  */
-export function traceJob<T>(telemetry: Telemetry | undefined, name: string, fn: (span: Span | undefined) => Promise<T>, attributes: Attributes = {}): Promise<T> {
+export function traceJob<T>(
+  telemetry: Telemetry | undefined,
+  name: string,
+  fn: (span: Span | undefined) => Promise<T>,
+  attributes: Attributes = {},
+): Promise<T> {
   if (!telemetry?.enabled) return fn(undefined);
   return telemetry.span(`job ${name}`, { parent: ROOT_CONTEXT, attributes: { 'bankgraph.job': name, ...attributes } }, fn);
 }

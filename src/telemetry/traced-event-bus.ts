@@ -46,7 +46,11 @@ export class TracedEventBus implements EventBus {
       current.subscribers += 1;
       return;
     }
-    const span = tracer.startSpan(`live deliver ${kindOf(topic)}`, { kind: SpanKind.CONSUMER, attributes: { 'bankgraph.live.topic': kindOf(topic) } }, context.active());
+    const span = tracer.startSpan(
+      `live deliver ${kindOf(topic)}`,
+      { kind: SpanKind.CONSUMER, attributes: { 'bankgraph.live.topic': kindOf(topic) } },
+      context.active(),
+    );
     const delivery = { span, subscribers: 1 };
     this.delivering.set(payload, delivery);
     setImmediate(() => {

@@ -25,7 +25,10 @@ export function validatePayoutInput(input: CreatePayoutInput, newId: () => strin
   const { transactionId, beneficiaryName, beneficiaryIban, beneficiaryReference, amountInMinor, currency } = input;
 
   if (transactionId !== undefined && transactionId !== null && !isUuid(transactionId)) {
-    problems.add('input.transactionId', `must be a UUID such as 3f1c2b4e-8d5a-4c6f-9e7b-1a2d3c4e5f60, or omitted to have one generated; got ${shown(transactionId)}`);
+    problems.add(
+      'input.transactionId',
+      `must be a UUID such as 3f1c2b4e-8d5a-4c6f-9e7b-1a2d3c4e5f60, or omitted to have one generated; got ${shown(transactionId)}`,
+    );
   }
   const nameProblem = holderNameProblem(beneficiaryName);
   if (nameProblem) problems.add('input.beneficiaryName', nameProblem);

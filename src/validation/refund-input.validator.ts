@@ -24,9 +24,15 @@ export function validateRefundInput(input: RefundPaymentInput): ValidRefundInput
     problems.add('input.amountInMinor', `must be a positive whole number of minor units, or omitted to refund the whole payment; got ${shown(amountInMinor)}`);
   }
   if (reference.trim() === '') {
-    problems.add('input.reference', `must be 1 to ${MAX_REFUND_REFERENCE_CHARACTERS} characters, not only spaces (it is shown on the payer's statement); got ${shown(reference)}`);
+    problems.add(
+      'input.reference',
+      `must be 1 to ${MAX_REFUND_REFERENCE_CHARACTERS} characters, not only spaces (it is shown on the payer's statement); got ${shown(reference)}`,
+    );
   } else if (characterCount(reference) > MAX_REFUND_REFERENCE_CHARACTERS) {
-    problems.add('input.reference', `must be at most ${MAX_REFUND_REFERENCE_CHARACTERS} characters (it is shown on the payer's statement); got ${characterCount(reference)}`);
+    problems.add(
+      'input.reference',
+      `must be at most ${MAX_REFUND_REFERENCE_CHARACTERS} characters (it is shown on the payer's statement); got ${characterCount(reference)}`,
+    );
   } else if (hasControlCharacters(reference)) {
     problems.add('input.reference', 'must not contain control characters (tabs, line breaks)');
   }

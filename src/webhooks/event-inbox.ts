@@ -81,7 +81,13 @@ export class EventInbox {
       .where('expiresAtMs', '>', this.now())
       .executeTakeFirst();
     if (!row) return undefined;
-    return { source: row.source as InboxEntry['source'], eventId: row.eventId, type: row.type, receivedAt: new Date(Number(row.receivedAtMs)).toISOString(), body: JSON.parse(row.body) as unknown };
+    return {
+      source: row.source as InboxEntry['source'],
+      eventId: row.eventId,
+      type: row.type,
+      receivedAt: new Date(Number(row.receivedAtMs)).toISOString(),
+      body: JSON.parse(row.body) as unknown,
+    };
   }
 
   private async sweep(now: number): Promise<void> {

@@ -112,7 +112,9 @@ describe('the playground in Chromium', () => {
     // that runs the previous tab's operation name against this tab's document.
     await page.waitForFunction((name) => {
       type Editor = { CodeMirror?: { operations?: { name?: { value: string } }[] } };
-      const editor = (globalThis as unknown as { document: { querySelector(selector: string): Editor | null } }).document.querySelector('.graphiql-query-editor .CodeMirror');
+      const editor = (globalThis as unknown as { document: { querySelector(selector: string): Editor | null } }).document.querySelector(
+        '.graphiql-query-editor .CodeMirror',
+      );
       return (editor?.CodeMirror?.operations ?? []).some((operation) => operation.name?.value === name);
     }, title);
   }
@@ -226,7 +228,9 @@ describe('the playground in Chromium', () => {
     // GraphiQL picked by position from the tab before.
     const titles = await page.locator('.graphiql-tab-button').allTextContents();
     expect(titles).toEqual(['ViewerGraph', 'CreatePayout', 'PayoutUpdated', expect.stringMatching(/^(Payment|RefundPayment)$/), 'DataTaskUpdated']);
-    const activeIndex = await page.locator('.graphiql-tab-button').evaluateAll((buttons) => buttons.findIndex((button) => button.closest('.graphiql-tab-active') !== null));
+    const activeIndex = await page
+      .locator('.graphiql-tab-button')
+      .evaluateAll((buttons) => buttons.findIndex((button) => button.closest('.graphiql-tab-active') !== null));
     expect(activeIndex).toBe(3);
   }, 60_000);
 

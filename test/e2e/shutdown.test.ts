@@ -15,7 +15,10 @@ describe('SIGTERM', () => {
   let dataDir: string;
 
   beforeAll(() => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     if (build.status !== 0) throw new Error(`the build failed:\n${build.stdout}${build.stderr}`);
   }, 180_000);
 
@@ -29,7 +32,18 @@ describe('SIGTERM', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-sigterm-'));
     child = spawn(process.execPath, ['dist/src/index.js'], {
       cwd: ROOT,
-      env: { ...process.env, NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'info', PORT: '0', SANDBOX_PORT: '0', HOST: '127.0.0.1', STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`, MERCHANT_KEYS: 'sigterm-test-merchant-key-0123', TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32) },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        PROVIDER: 'sandbox',
+        LOG_LEVEL: 'info',
+        PORT: '0',
+        SANDBOX_PORT: '0',
+        HOST: '127.0.0.1',
+        STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
+        MERCHANT_KEYS: 'sigterm-test-merchant-key-0123',
+        TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -59,16 +73,26 @@ describe('SIGTERM', () => {
     const refund = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers: merchant,
-      body: JSON.stringify({ query: 'mutation { refundPayment(input: { paymentId: "' + payment!.id + '", amountInMinor: 100, reference: "sigterm" }) { id } }' }),
+      body: JSON.stringify({
+        query: 'mutation { refundPayment(input: { paymentId: "' + payment!.id + '", amountInMinor: 100, reference: "sigterm" }) { id } }',
+      }),
     });
     expect(((await refund.json()) as { errors?: unknown }).errors).toBeUndefined();
     const ws = connectWs(url, 'sigterm-test-merchant-key-0123');
     const open = ws.subscribe(`subscription { refundUpdated(paymentId: "${payment!.id}") { id status } }`);
     expect((await open.next()).errors).toBeUndefined();
 
-    await fetch(`${sandboxUrl}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ match: 'GET /v3/payments/**', latencyMs: 800, times: 1 }) });
+    await fetch(`${sandboxUrl}/sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ match: 'GET /v3/payments/**', latencyMs: 800, times: 1 }),
+    });
     const sent = performance.now();
-    const slow = fetch(`${url}/graphql`, { method: 'POST', headers: merchant, body: JSON.stringify({ query: `{ payment(id: "${other!.id}") { id refunds { id } } }` }) });
+    const slow = fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: merchant,
+      body: JSON.stringify({ query: `{ payment(id: "${other!.id}") { id refunds { id } } }` }),
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     child.kill('SIGTERM');

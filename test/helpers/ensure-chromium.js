@@ -30,7 +30,8 @@ function ensureChromium() {
   if (apt('install', '-y', '--no-install-recommends', 'chromium').status !== 0) {
     apt('update');
     const retry = apt('install', '-y', '--no-install-recommends', 'chromium');
-    if (retry.status !== 0) throw new Error(`apt-get install chromium failed (exit ${retry.status}); install Debian's "chromium" package and run the tests again.`);
+    if (retry.status !== 0)
+      throw new Error(`apt-get install chromium failed (exit ${retry.status}); install Debian's "chromium" package and run the tests again.`);
   }
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`apt-get installed chromium, but ${CHROMIUM_PATH} is still missing`);
   return CHROMIUM_PATH;

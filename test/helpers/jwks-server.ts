@@ -33,7 +33,9 @@ export async function startTestIdp(): Promise<TestIdp> {
     issuer: `${url}/`,
     sign(claims, options = {}) {
       const input = `${encode({ alg: 'ES256', typ: 'JWT', kid: options.kid ?? jwk.kid })}.${encode(claims)}`;
-      const signature = createSign('SHA256').update(input).sign({ key: options.key ?? privateKey, dsaEncoding: 'ieee-p1363' });
+      const signature = createSign('SHA256')
+        .update(input)
+        .sign({ key: options.key ?? privateKey, dsaEncoding: 'ieee-p1363' });
       return `${input}.${signature.toString('base64url')}`;
     },
     unsigned(claims) {

@@ -9,7 +9,14 @@ export const VERIFY = /* GraphQL */ `
       verified
       accountHolderName
       matchScore
-      report { iban accountHolders { name verified matchScore } }
+      report {
+        iban
+        accountHolders {
+          name
+          verified
+          matchScore
+        }
+      }
     }
   }
 `;

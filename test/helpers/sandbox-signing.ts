@@ -70,7 +70,11 @@ export async function callSandbox<T = any>(baseUrl: string, call: SandboxCall): 
   }
   if (call.token !== undefined) headers.Authorization = `Bearer ${call.token}`;
   if (call.sign) {
-    headers[call.sign.header] = signRequest(call.sign.key, { method: call.method, path: call.path.split('?')[0]!, headers, body: body ?? '' }, call.sign.signedHeaders);
+    headers[call.sign.header] = signRequest(
+      call.sign.key,
+      { method: call.method, path: call.path.split('?')[0]!, headers, body: body ?? '' },
+      call.sign.signedHeaders,
+    );
   }
   return send<T>(baseUrl, call.method, call.path, headers, body);
 }

@@ -24,14 +24,24 @@ export async function startSignIn(gatewayUrl: string, query: string, headers: Re
 }
 
 /** Fills in the bank's form (allow or cancel) and returns the bank's redirect back to the gateway's callback. */
-export async function answerBankPage(bankPage: string, login: { username: string; password: string; bank?: string }, action: 'allow' | 'deny' = 'allow'): Promise<string> {
+export async function answerBankPage(
+  bankPage: string,
+  login: { username: string; password: string; bank?: string },
+  action: 'allow' | 'deny' = 'allow',
+): Promise<string> {
   const page = await fetch(bankPage);
   const { action: formAction, fields } = parseLoginForm(await page.text(), bankPage);
   const submitted = await fetch(formAction, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...fields, ...(login.bank ? { bank: login.bank } : {}), username: login.username, password: login.password, action }).toString(),
+    body: new URLSearchParams({
+      ...fields,
+      ...(login.bank ? { bank: login.bank } : {}),
+      username: login.username,
+      password: login.password,
+      action,
+    }).toString(),
   });
   const callback = submitted.headers.get('location');
   if (submitted.status !== 302 || !callback) throw new Error(`expected the bank to redirect back, got ${submitted.status}`);

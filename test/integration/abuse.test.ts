@@ -56,7 +56,11 @@ describe('abuse', () => {
     await stack?.close();
   });
 
-  async function post(body: string, token?: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: ErrorBody & { data?: unknown } }> {
+  async function post(
+    body: string,
+    token?: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: Headers; body: ErrorBody & { data?: unknown } }> {
     const response = await fetch(`${stack.gateway.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -90,7 +94,9 @@ describe('abuse', () => {
   function expectLimit(errors: LiveResult<unknown>['errors'] | ErrorBody['errors'], limit: string): void {
     expect(errors).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', reason: 'OPERATION_LIMIT', limit, requestId: expect.any(String) }) }),
+        expect.objectContaining({
+          extensions: expect.objectContaining({ code: 'BAD_USER_INPUT', reason: 'OPERATION_LIMIT', limit, requestId: expect.any(String) }),
+        }),
       ]),
     );
   }
@@ -119,7 +125,10 @@ describe('abuse', () => {
       expectLimit((await overWebSocket(deepQuery(50))).errors, 'maxDepth');
     });
     // The deepest ordinary query is well within the limit.
-    const ordinary = await post(JSON.stringify({ query: '{ viewer { accounts { transactions(first: 1) { edges { node { amount { amount } } } } } } }' }), abuser);
+    const ordinary = await post(
+      JSON.stringify({ query: '{ viewer { accounts { transactions(first: 1) { edges { node { amount { amount } } } } } } }' }),
+      abuser,
+    );
     expect(ordinary.status).toBe(200);
     expect(ordinary.body.errors).toBeUndefined();
   });
@@ -163,7 +172,11 @@ describe('abuse', () => {
 
   it('refuses a cost bomb on transactions (maxCost), weighing `first` whether literal or a variable', async () => {
     const accounts = (first: string) =>
-      Array.from({ length: 5 }, (_, a) => `a${a}: accounts { ${Array.from({ length: 5 }, (_, t) => `t${t}: transactions(first: ${first}) { nodes { id amount { amount } } }`).join(' ')} }`).join(' ');
+      Array.from(
+        { length: 5 },
+        (_, a) =>
+          `a${a}: accounts { ${Array.from({ length: 5 }, (_, t) => `t${t}: transactions(first: ${first}) { nodes { id amount { amount } } }`).join(' ')} }`,
+      ).join(' ');
     const literal = `query Bomb { viewer { ${accounts('100')} } }`;
     const variable = `query Bomb($n: Int) { viewer { ${accounts('$n')} } }`;
     await whileOthersAreServed(async () => {
@@ -209,7 +222,12 @@ describe('abuse', () => {
       expect(refusals).toHaveLength(122);
       for (const refusal of refusals) {
         expect(refusal.retryAfter).toBe('1');
-        expect(refusal.body.errors![0]!.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'RATE_LIMITED', retryAfterSeconds: 1, requestId: expect.any(String) });
+        expect(refusal.body.errors![0]!.extensions).toMatchObject({
+          code: 'FORBIDDEN',
+          reason: 'RATE_LIMITED',
+          retryAfterSeconds: 1,
+          requestId: expect.any(String),
+        });
       }
 
       // The allowance is shared across transports: the empty bucket refuses the same principal over WebSocket.

@@ -10,7 +10,7 @@ import { connectWs, disposeWsClients } from '../helpers/ws-client';
 const AUDIENCE = 'bankgraph-api';
 const VIEWER = '{ viewer { connections { id providerId status } accounts { id connection { providerId } } } }';
 
-describe('app identity: the app\'s own OIDC access tokens (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)', () => {
+describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)", () => {
   let idp: TestIdp;
   let stack: Stack;
 
@@ -47,7 +47,11 @@ describe('app identity: the app\'s own OIDC access tokens (AUTH_JWKS_URL, AUTH_I
   });
 
   async function connectBank(token: string, login: { username: string; password: string; bank?: string }): Promise<Response> {
-    const started = await fetch(`${stack.gateway.url}/auth/connections`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    const started = await fetch(`${stack.gateway.url}/auth/connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(started.status).toBe(200);
     const { authorizationUrl, loginBinding } = (await started.json()) as { authorizationUrl: string; loginBinding: string };
     const callback = await answerBankPage(authorizationUrl, login);
@@ -66,7 +70,9 @@ describe('app identity: the app\'s own OIDC access tokens (AUTH_JWKS_URL, AUTH_I
     expect(await linked.json()).toMatchObject({ connection: { id: expect.any(String), providerId: 'mock' } });
     expect((await connectBank(token, { username: 'sam', password: 'doe', bank: 'mock-north' })).status).toBe(200);
 
-    const viewer = await stack.graphql<{ viewer: { connections: { providerId: string }[]; accounts: { id: string }[] } }>(VIEWER, {}, token, { 'cache-control': 'no-cache' });
+    const viewer = await stack.graphql<{ viewer: { connections: { providerId: string }[]; accounts: { id: string }[] } }>(VIEWER, {}, token, {
+      'cache-control': 'no-cache',
+    });
     expect(viewer.data!.viewer.connections.map((connection) => connection.providerId)).toEqual(['mock', 'mock-north']);
     expect(viewer.data!.viewer.accounts.map((account) => account.id).sort()).toEqual(
       [...userNamed(fixtures, 'sam', 'mock').accounts, ...userNamed(fixtures, 'sam', 'mock-north').accounts].map(({ account }) => account.account_id).sort(),
@@ -123,7 +129,9 @@ describe('app identity: the app\'s own OIDC access tokens (AUTH_JWKS_URL, AUTH_I
       onNonLazyError: () => undefined,
     });
     try {
-      const closed = new Promise<{ code: number; reason: string }>((resolve) => client.on('closed', (event) => resolve(event as { code: number; reason: string })));
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        client.on('closed', (event) => resolve(event as { code: number; reason: string })),
+      );
       const answer = await new Promise<unknown>((resolve, reject) => {
         let data: unknown;
         client.subscribe({ query: '{ viewer { connections { id } } }' }, { next: (result) => (data = result), error: reject, complete: () => resolve(data) });

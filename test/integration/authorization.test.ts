@@ -43,7 +43,15 @@ describe('authorization of the money operations', () => {
     johnsPayout = dataOf(
       await stack.graphql<{ createPayout: PayoutView }>(
         CREATE_PAYOUT,
-        { input: { beneficiaryName: 'John Doe', beneficiaryIban: ibanOf(user(seeded, 'john')), beneficiaryReference: 'Johns payout', amountInMinor: 1_234, currency: 'GBP' } },
+        {
+          input: {
+            beneficiaryName: 'John Doe',
+            beneficiaryIban: ibanOf(user(seeded, 'john')),
+            beneficiaryReference: 'Johns payout',
+            amountInMinor: 1_234,
+            currency: 'GBP',
+          },
+        },
         john,
       ),
     ).createPayout;
@@ -105,7 +113,11 @@ describe('authorization of the money operations', () => {
 
   it('lets a merchant key refund and read payments', async () => {
     const refund = dataOf(
-      await stack.graphql<{ refundPayment: { id: string } }>(REFUND_PAYMENT, { input: { paymentId: settledPaymentId, amountInMinor: 1, reference: 'Merchant' } }, stack.merchantKey),
+      await stack.graphql<{ refundPayment: { id: string } }>(
+        REFUND_PAYMENT,
+        { input: { paymentId: settledPaymentId, amountInMinor: 1, reference: 'Merchant' } },
+        stack.merchantKey,
+      ),
     ).refundPayment;
     const read = dataOf(await stack.graphql<{ payment: { refunds: { id: string }[] } }>(READ_PAYMENT, { id: settledPaymentId }, stack.merchantKey));
     expect(read.payment.refunds.map((entry) => entry.id)).toContain(refund.id);

@@ -21,7 +21,10 @@ describe('error masking by origin (NODE_ENV=production)', () => {
         done();
       },
     });
-    stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32) }, gateway: { logger: createLogger('info', sink) } });
+    stack = await startStack({
+      env: { NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32) },
+      gateway: { logger: createLogger('info', sink) },
+    });
     session = await stack.signIn('john', 'doe');
   });
 
@@ -64,7 +67,10 @@ describe('error masking by origin (NODE_ENV=production)', () => {
 
   it('hides a scalar refusing a provider timestamp that quotes a secret', async () => {
     const account = user(await fixtures(stack), 'john').accounts[0]!.account;
-    await injectFault(stack, { match: 'GET /data/v1/accounts', body: { results: [{ ...account, update_timestamp: 'internal-ref sk_live_4eC39HqLyjWDarjtT1zdp7dc' }] } });
+    await injectFault(stack, {
+      match: 'GET /data/v1/accounts',
+      body: { results: [{ ...account, update_timestamp: 'internal-ref sk_live_4eC39HqLyjWDarjtT1zdp7dc' }] },
+    });
     await expectMaskedOnBothTransports('{ viewer { accounts { id updatedAt } } }', /sk_live|internal-ref|DateTime cannot/);
   });
 

@@ -55,13 +55,31 @@ describe('fuzzing the gateway', () => {
   const anyJson = fc.jsonValue({ maxDepth: 4 });
   const variables = fc.oneof(
     anyJson,
-    fc.dictionary(fc.constantFrom('first', 'id', 'input', 'name', 'transactionId', 'paymentId', 'after', 'from', 'to', 'n'), fc.oneof(anyJson, fc.integer(), fc.string())),
+    fc.dictionary(
+      fc.constantFrom('first', 'id', 'input', 'name', 'transactionId', 'paymentId', 'after', 'from', 'to', 'n'),
+      fc.oneof(anyJson, fc.integer(), fc.string()),
+    ),
   );
   const graphqlBody = fc.oneof(
     // Well-formed envelopes around mutated documents and random variables.
-    fc.record({ query: mutated(fc.constantFrom(...documents)), variables: fc.option(variables), operationName: fc.option(fc.oneof(fc.string(), fc.constantFrom('ViewerGraph', 'Payment', 'StartDataTask'))) }, { requiredKeys: ['query'] }).map((body) => JSON.stringify(body)),
+    fc
+      .record(
+        {
+          query: mutated(fc.constantFrom(...documents)),
+          variables: fc.option(variables),
+          operationName: fc.option(fc.oneof(fc.string(), fc.constantFrom('ViewerGraph', 'Payment', 'StartDataTask'))),
+        },
+        { requiredKeys: ['query'] },
+      )
+      .map((body) => JSON.stringify(body)),
     // Envelopes of the wrong shape: batches, wrong types, extra keys.
-    fc.oneof(anyJson, fc.array(fc.record({ query: fc.constantFrom(...documents) }), { maxLength: 3 }), fc.record({ query: anyJson, variables: anyJson, extensions: anyJson })).map((body) => JSON.stringify(body)),
+    fc
+      .oneof(
+        anyJson,
+        fc.array(fc.record({ query: fc.constantFrom(...documents) }), { maxLength: 3 }),
+        fc.record({ query: anyJson, variables: anyJson, extensions: anyJson }),
+      )
+      .map((body) => JSON.stringify(body)),
     // Not JSON at all.
     mutated(fc.constantFrom('{"query":"{ viewer { accounts { id } } }"}', '{"query":', '[]', 'query { viewer }')),
     fc.string({ maxLength: 200 }),
@@ -78,7 +96,8 @@ describe('fuzzing the gateway', () => {
     }
     const errors = (parsed as { errors?: { extensions?: { code?: unknown } }[] } | null)?.errors;
     for (const error of Array.isArray(errors) ? errors : []) {
-      if (!(ERROR_CODES as readonly unknown[]).includes(error.extensions?.code)) throw new Error(`${where}: error code outside DESIGN.md's list: ${JSON.stringify(error)}`);
+      if (!(ERROR_CODES as readonly unknown[]).includes(error.extensions?.code))
+        throw new Error(`${where}: error code outside DESIGN.md's list: ${JSON.stringify(error)}`);
     }
   };
 
@@ -86,13 +105,25 @@ describe('fuzzing the gateway', () => {
     await fc.assert(
       fc.asyncProperty(
         graphqlBody,
-        fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/graphql-response+json', 'text/plain', 'application/x-www-form-urlencoded', ''),
+        fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'application/graphql-response+json',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          '',
+        ),
         fc.constantFrom('application/json', 'application/graphql-response+json', '*/*', 'text/html', ''),
         fc.boolean(),
         async (body, contentType, accept, signedIn) => {
           const response = await fetch(`${stack.gateway.url}/graphql`, {
             method: 'POST',
-            headers: { ...(contentType ? { 'content-type': contentType } : {}), ...(accept ? { accept } : {}), ...(signedIn ? { authorization: `Bearer ${session}` } : {}), 'apollo-require-preflight': 'true' },
+            headers: {
+              ...(contentType ? { 'content-type': contentType } : {}),
+              ...(accept ? { accept } : {}),
+              ...(signedIn ? { authorization: `Bearer ${session}` } : {}),
+              'apollo-require-preflight': 'true',
+            },
             body,
           });
           assertSafeAnswer(response.status, await response.text(), `POST ${body.slice(0, 200)}`);
@@ -105,10 +136,21 @@ describe('fuzzing the gateway', () => {
   it('answers any GET /graphql query string without a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ query: fc.option(mutated(fc.constantFrom(...documents))), variables: fc.option(fc.oneof(anyJson.map((value) => JSON.stringify(value)), fc.string())), operationName: fc.option(fc.string()) }),
+        fc.record({
+          query: fc.option(mutated(fc.constantFrom(...documents))),
+          variables: fc.option(
+            fc.oneof(
+              anyJson.map((value) => JSON.stringify(value)),
+              fc.string(),
+            ),
+          ),
+          operationName: fc.option(fc.string()),
+        }),
         async (params) => {
           const search = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-          const response = await fetch(`${stack.gateway.url}/graphql?${search.toString()}`, { headers: { accept: 'application/json', 'apollo-require-preflight': 'true' } });
+          const response = await fetch(`${stack.gateway.url}/graphql?${search.toString()}`, {
+            headers: { accept: 'application/json', 'apollo-require-preflight': 'true' },
+          });
           assertSafeAnswer(response.status, await response.text(), `GET ?${search.toString().slice(0, 200)}`);
         },
       ),
@@ -123,16 +165,38 @@ describe('fuzzing the gateway', () => {
       event_version: fc.oneof(fc.constant(1), anyJson),
       payment_id: fc.oneof(fc.uuid(), fc.string()),
       refund_id: fc.oneof(fc.uuid(), fc.string()),
-      executed_at: fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), anyJson),
+      executed_at: fc.oneof(
+        fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+        anyJson,
+      ),
       failure_reason: fc.option(fc.string()),
     });
-    const dataEvent = fc.record({ task_id: fc.oneof(fc.uuid(), fc.string()), status: fc.oneof(fc.constantFrom('Succeeded', 'Failed'), fc.string()), results_uri: fc.option(fc.webUrl()) });
+    const dataEvent = fc.record({
+      task_id: fc.oneof(fc.uuid(), fc.string()),
+      status: fc.oneof(fc.constantFrom('Succeeded', 'Failed'), fc.string()),
+      results_uri: fc.option(fc.webUrl()),
+    });
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.constant('/webhooks/payments'), fc.string({ minLength: 1, maxLength: 60 }).map((token) => `/webhooks/data/${encodeURIComponent(token)}`)),
-        fc.oneof(refundEvent.map((event) => JSON.stringify(event)), dataEvent.map((event) => JSON.stringify(event)), anyJson.map((value) => JSON.stringify(value)), fc.string({ maxLength: 300 })),
-        fc.option(fc.oneof(fc.string(), fc.constantFrom('eyJhbGciOiJFUzUxMiJ9..c2ln', 'eyJhbGciOiJFUzUxMiIsImprdSI6Imh0dHA6Ly9ldmlsLmV4YW1wbGUvandrcyJ9..AAAA'))),
-        fc.option(fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), fc.string())),
+        fc.oneof(
+          fc.constant('/webhooks/payments'),
+          fc.string({ minLength: 1, maxLength: 60 }).map((token) => `/webhooks/data/${encodeURIComponent(token)}`),
+        ),
+        fc.oneof(
+          refundEvent.map((event) => JSON.stringify(event)),
+          dataEvent.map((event) => JSON.stringify(event)),
+          anyJson.map((value) => JSON.stringify(value)),
+          fc.string({ maxLength: 300 }),
+        ),
+        fc.option(
+          fc.oneof(fc.string(), fc.constantFrom('eyJhbGciOiJFUzUxMiJ9..c2ln', 'eyJhbGciOiJFUzUxMiIsImprdSI6Imh0dHA6Ly9ldmlsLmV4YW1wbGUvandrcyJ9..AAAA')),
+        ),
+        fc.option(
+          fc.oneof(
+            fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+            fc.string(),
+          ),
+        ),
         fc.constantFrom('POST', 'POST', 'POST', 'GET', 'PUT'),
         async (path, body, signature, timestamp, method) => {
           const response = await fetch(`${stack.gateway.url}${path}`, {
@@ -152,14 +216,21 @@ describe('fuzzing the gateway', () => {
   });
 
   it('answers anything under /webhooks/ without a 5xx other than 503: any path, method, content type and body', async () => {
-    const segment = fc.oneof(fc.string({ maxLength: 20 }).map((text) => encodeURIComponent(text)), fc.constantFrom('payments', 'data', '..', '%2e%2e', '%00', '', 'data%2Fx'));
+    const segment = fc.oneof(
+      fc.string({ maxLength: 20 }).map((text) => encodeURIComponent(text)),
+      fc.constantFrom('payments', 'data', '..', '%2e%2e', '%00', '', 'data%2Fx'),
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.array(segment, { maxLength: 4 }).map((segments) => `/webhooks/${segments.join('/')}`),
         fc.option(fc.string({ maxLength: 40 }).map((text) => `?${encodeURIComponent(text)}=1`)),
         fc.constantFrom('POST', 'GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
         fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', ''),
-        fc.oneof(anyJson.map((value) => JSON.stringify(value)), fc.string({ maxLength: 300 }), fc.constant('')),
+        fc.oneof(
+          anyJson.map((value) => JSON.stringify(value)),
+          fc.string({ maxLength: 300 }),
+          fc.constant(''),
+        ),
         async (path, query, method, contentType, body) => {
           const response = await fetch(`${stack.gateway.url}${path}${query ?? ''}`, {
             method,
@@ -177,10 +248,15 @@ describe('fuzzing the gateway', () => {
     const param = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'json', 'https://evil.example/', '//evil.example', '/\\evil.example', '%00'));
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.constantFrom('/auth/login', '/auth/callback', '/auth/logout', '/auth/', '/auth/unknown'), fc.string({ maxLength: 20 }).map((text) => `/auth/${encodeURIComponent(text)}`)),
+        fc.oneof(
+          fc.constantFrom('/auth/login', '/auth/callback', '/auth/logout', '/auth/', '/auth/unknown'),
+          fc.string({ maxLength: 20 }).map((text) => `/auth/${encodeURIComponent(text)}`),
+        ),
         fc.dictionary(fc.constantFrom('code', 'state', 'error', 'error_description', 'response', 'returnTo', 'redirect', 'scope'), param, { maxKeys: 4 }),
         fc.constantFrom('GET', 'GET', 'POST', 'PUT', 'DELETE'),
-        fc.option(fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom(`bankgraph_session=`, 'bankgraph_session=%', 'bankgraph_login=x; bankgraph_session=y'))),
+        fc.option(
+          fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom(`bankgraph_session=`, 'bankgraph_session=%', 'bankgraph_login=x; bankgraph_session=y')),
+        ),
         fc.option(fc.oneof(fc.string({ maxLength: 60 }), fc.constant(`Bearer ${'x'.repeat(40)}`))),
         fc.constantFrom('application/json', 'text/html', '*/*', ''),
         async (path, params, method, cookie, authorization, accept) => {
@@ -211,20 +287,35 @@ describe('fuzzing the gateway', () => {
     let counter = 0;
     await fc.assert(
       // Envelopes the protocol allows (variables an object); a malformed envelope is closed with 4400, as graphql-ws specifies.
-      fc.asyncProperty(mutated(fc.constantFrom(...documents)), fc.option(fc.dictionary(fc.constantFrom('first', 'id', 'input', 'name', 'transactionId', 'paymentId'), anyJson)), fc.option(fc.string()), async (query, vars, operationName) => {
-        const id = `op-${(counter += 1)}`;
-        socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables: vars, operationName } }));
-        // Every operation ends in an error, a complete, or (a running subscription) keeps going: then it is completed here.
-        const ended = await waitFor(() => messages.find((message) => message.id === id && (message.type === 'error' || message.type === 'complete')) ?? (closed === undefined ? undefined : null), `the end of ${id}`, 5_000).catch(() => undefined);
-        if (ended === undefined) socket.send(JSON.stringify({ id, type: 'complete' }));
-        if (closed !== undefined) throw new Error(`the server closed the socket (${closed}) after ${JSON.stringify(query).slice(0, 300)}`);
-        for (const message of messages.filter((candidate) => candidate.id === id)) {
-          const errors = message.type === 'error' ? (message.payload as { extensions?: { code?: unknown } }[]) : ((message.payload as { errors?: { extensions?: { code?: unknown } }[] } | undefined)?.errors ?? []);
-          for (const error of errors) {
-            if (!(ERROR_CODES as readonly unknown[]).includes(error.extensions?.code)) throw new Error(`error code outside DESIGN.md's list: ${JSON.stringify(error)}`);
+      fc.asyncProperty(
+        mutated(fc.constantFrom(...documents)),
+        fc.option(fc.dictionary(fc.constantFrom('first', 'id', 'input', 'name', 'transactionId', 'paymentId'), anyJson)),
+        fc.option(fc.string()),
+        async (query, vars, operationName) => {
+          const id = `op-${(counter += 1)}`;
+          socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables: vars, operationName } }));
+          // Every operation ends in an error, a complete, or (a running subscription) keeps going: then it is completed here.
+          const ended = await waitFor(
+            () =>
+              messages.find((message) => message.id === id && (message.type === 'error' || message.type === 'complete')) ??
+              (closed === undefined ? undefined : null),
+            `the end of ${id}`,
+            5_000,
+          ).catch(() => undefined);
+          if (ended === undefined) socket.send(JSON.stringify({ id, type: 'complete' }));
+          if (closed !== undefined) throw new Error(`the server closed the socket (${closed}) after ${JSON.stringify(query).slice(0, 300)}`);
+          for (const message of messages.filter((candidate) => candidate.id === id)) {
+            const errors =
+              message.type === 'error'
+                ? (message.payload as { extensions?: { code?: unknown } }[])
+                : ((message.payload as { errors?: { extensions?: { code?: unknown } }[] } | undefined)?.errors ?? []);
+            for (const error of errors) {
+              if (!(ERROR_CODES as readonly unknown[]).includes(error.extensions?.code))
+                throw new Error(`error code outside DESIGN.md's list: ${JSON.stringify(error)}`);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 100 },
     );
     socket.close(1000);

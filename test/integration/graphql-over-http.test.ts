@@ -17,7 +17,10 @@ describe('GraphQL over HTTP (graphql-http serverAudits)', () => {
 
   it.each(audits.filter((audit) => audit.name.startsWith('MUST')).map((audit) => [audit.name, audit] as const))('%s', async (_name, audit) => {
     const result = await audit.fn();
-    if (result.status !== 'ok') throw new Error(`${result.reason}${'response' in result ? `\n${result.response.status} ${JSON.stringify(Object.fromEntries(result.response.headers))}` : ''}`);
+    if (result.status !== 'ok')
+      throw new Error(
+        `${result.reason}${'response' in result ? `\n${result.response.status} ${JSON.stringify(Object.fromEntries(result.response.headers))}` : ''}`,
+      );
   });
 
   it('passes every SHOULD audit too, except answering request errors with 200 to application/json clients', async () => {
@@ -28,7 +31,9 @@ describe('GraphQL over HTTP (graphql-http serverAudits)', () => {
       'SHOULD use 200 status code on document validation failure when accepting application/json',
       'SHOULD use a status code of 200 on variable coercion failure when accepting application/json',
     ];
-    const results = await Promise.all(audits.filter((audit) => audit.name.startsWith('SHOULD')).map(async (audit) => ({ name: audit.name, result: await audit.fn() })));
+    const results = await Promise.all(
+      audits.filter((audit) => audit.name.startsWith('SHOULD')).map(async (audit) => ({ name: audit.name, result: await audit.fn() })),
+    );
     const failing = results.filter(({ result }) => result.status !== 'ok').map(({ name }) => name);
     expect(failing.filter((name) => !knownExceptions.includes(name))).toEqual([]);
   });

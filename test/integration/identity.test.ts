@@ -112,7 +112,11 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
 
       await clearProviderRequests();
       const result = await stack.graphql<{
-        viewer: { connections: { id: string; providerId: string }[]; accounts: { id: string; provider: { id: string }; connection: { id: string; providerId: string; status: string } }[]; cards: { id: string }[] };
+        viewer: {
+          connections: { id: string; providerId: string }[];
+          accounts: { id: string; provider: { id: string }; connection: { id: string; providerId: string; status: string } }[];
+          cards: { id: string }[];
+        };
       }>(
         `{ viewer { connections { id providerId }
             accounts { id provider { id } connection { id providerId status } balance { current } transactions(first: 5) { totalCount } }
@@ -124,7 +128,9 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(result.errors).toBeUndefined();
       const { viewer } = result.data!;
       expect(viewer.connections.map((connection) => connection.providerId)).toEqual(['mock', 'mock-north']);
-      expect(viewer.accounts.map((account) => account.id).sort()).toEqual([...atMock.accounts, ...atNorth.accounts].map(({ account }) => account.account_id).sort());
+      expect(viewer.accounts.map((account) => account.id).sort()).toEqual(
+        [...atMock.accounts, ...atNorth.accounts].map(({ account }) => account.account_id).sort(),
+      );
       expect(viewer.cards.map((card) => card.id).sort()).toEqual([...atMock.cards, ...atNorth.cards].map(({ card }) => card.account_id).sort());
       for (const account of viewer.accounts) {
         expect(account.connection).toMatchObject({ providerId: account.provider.id, status: 'ACTIVE' });
@@ -149,7 +155,11 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       const connections = await stack.gateway.services.connections.connectionsOf(await userIdOf(session));
       const north = connections.find((connection) => connection.providerId === 'mock-north')!;
       // The bank ended this consent: the access token is stale and the refresh token no longer works.
-      await stack.gateway.services.connections.updateTokens(north.id, { accessToken: 'expired-access-token', refreshToken: 'revoked-refresh-token', expiresAtMs: 0 });
+      await stack.gateway.services.connections.updateTokens(north.id, {
+        accessToken: 'expired-access-token',
+        refreshToken: 'revoked-refresh-token',
+        expiresAtMs: 0,
+      });
       stack.gateway.services.userTokens.forget(north.id);
 
       const result = await stack.graphql<{ viewer: { accounts: { id: string; provider: { id: string } }[] } }>(
@@ -165,11 +175,13 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(after.data!.viewer.connections.find((connection) => connection.id === north.id)?.status).toBe('EXPIRED');
     });
 
-    it('disconnectBank revokes one connection: its accounts leave the viewer and the user\'s subscriptions end', async () => {
+    it("disconnectBank revokes one connection: its accounts leave the viewer and the user's subscriptions end", async () => {
       const first = await stack.signIn('sam', 'doe');
       const session = await stack.signIn('sam', 'doe', { bank: 'mock-north', sessionToken: first });
       const task = await stack.graphql<{ startDataTask: { id: string } }>('mutation { startDataTask(input: { resource: CARDS }) { id } }', {}, session);
-      const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', { id: task.data!.startDataTask.id });
+      const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', {
+        id: task.data!.startDataTask.id,
+      });
       expect((await live.next()).errors).toBeUndefined();
       const both = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>('{ viewer { accounts { provider { id } } } }', {}, session);
       expect(new Set(both.data!.viewer.accounts.map((account) => account.provider.id))).toEqual(new Set(['mock', 'mock-north']));
@@ -183,9 +195,17 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(revoked.data!.disconnectBank).toEqual({ id: north.id, status: 'REVOKED' });
       expect(((await live.ended).error as { code?: number }).code).toBe(4401);
       // Without no-cache: an answer kept from before the disconnect must not be served again.
-      const accounts = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>('{ viewer { accounts { provider { id } } } }', {}, session);
+      const accounts = await stack.graphql<{ viewer: { accounts: { provider: { id: string } }[] } }>(
+        '{ viewer { accounts { provider { id } } } }',
+        {},
+        session,
+      );
       expect(new Set(accounts.data!.viewer.accounts.map((account) => account.provider.id))).toEqual(new Set(['mock']));
-      const again = await stack.graphql('mutation ($id: ID!) { disconnectBank(connectionId: $id) { id } }', { id: north.id }, await stack.signIn('jane', 'doe'));
+      const again = await stack.graphql(
+        'mutation ($id: ID!) { disconnectBank(connectionId: $id) { id } }',
+        { id: north.id },
+        await stack.signIn('jane', 'doe'),
+      );
       expect(again.errors![0]!.extensions!.code).toBe('NOT_FOUND');
     });
   });
@@ -199,7 +219,11 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
 
       // The victim's browser opens it: no binding cookie, or someone else's.
       const other = await startSignIn(stack.gateway.url, '');
-      const attempts: Record<string, string>[] = [{ accept: 'application/json' }, { accept: 'application/json', cookie: other.loginCookie! }, { accept: 'application/json', 'login-binding': other.binding! }];
+      const attempts: Record<string, string>[] = [
+        { accept: 'application/json' },
+        { accept: 'application/json', cookie: other.loginCookie! },
+        { accept: 'application/json', 'login-binding': other.binding! },
+      ];
       for (const headers of attempts) {
         const refused = await fetch(callback, { headers, redirect: 'manual' });
         expect(refused.status).toBe(401);
@@ -259,7 +283,9 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(answer.loginCookie).toBeUndefined();
       expect(JSON.parse(answer.body!)).toMatchObject({ error: { code: 'BAD_USER_INPUT', message: expect.stringContaining('returnTo') } });
       // Nothing of the sign-in reached the provider (webhook key fetches of earlier tests may still arrive).
-      expect((await providerRequests()).filter((request) => request.path === '/' || request.path === '/connect/token' || request.path.startsWith('/data/'))).toEqual([]);
+      expect(
+        (await providerRequests()).filter((request) => request.path === '/' || request.path === '/connect/token' || request.path.startsWith('/data/')),
+      ).toEqual([]);
     });
 
     it('accepts a same-origin path of up to 512 characters', async () => {
@@ -269,7 +295,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
   });
 
   describe('logout', () => {
-    it('closes the open subscriptions of that session within a second; the user\'s other sessions keep theirs', async () => {
+    it("closes the open subscriptions of that session within a second; the user's other sessions keep theirs", async () => {
       const session = await stack.signIn('john', 'doe');
       const other = await stack.signIn('john', 'doe');
       const start = 'mutation { startDataTask(input: { resource: ACCOUNTS }) { id } }';
@@ -293,10 +319,12 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
 
     it('revoking a user (merchant key) ends all their sessions and subscriptions', async () => {
       const session = await stack.signIn('lee', 'doe');
-      const userId = ((await stack.graphql<{ viewer: { id: string } }>('{ viewer { id } }', {}, session)).data!.viewer.id);
+      const userId = (await stack.graphql<{ viewer: { id: string } }>('{ viewer { id } }', {}, session)).data!.viewer.id;
       expect(userId).toBe(await userIdOf(session));
       const task = await stack.graphql<{ startDataTask: { id: string } }>('mutation { startDataTask(input: { resource: ACCOUNTS }) { id } }', {}, session);
-      const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', { id: task.data!.startDataTask.id });
+      const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', {
+        id: task.data!.startDataTask.id,
+      });
       expect((await live.next()).errors).toBeUndefined();
 
       const asUser = await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: userId }, session);
@@ -305,7 +333,9 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(revoked.data).toEqual({ revokeUser: true });
       expect(((await live.ended).error as { code?: number }).code).toBe(4401);
       expect((await stack.graphql(ACCOUNTS, {}, session)).errors![0]!.extensions!.code).toBe('UNAUTHENTICATED');
-      expect((await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: 'user_unknown' }, stack.merchantKey)).errors![0]!.extensions!.code).toBe('NOT_FOUND');
+      expect(
+        (await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: 'user_unknown' }, stack.merchantKey)).errors![0]!.extensions!.code,
+      ).toBe('NOT_FOUND');
     });
 
     it('announces the logout on the event bus, for every instance (test/integration/multi-instance.test.ts runs two)', async () => {

@@ -52,7 +52,9 @@ describe('what the logs hold', () => {
     }
 
     // Queries, with and without the cache, and with every kind of bad credential.
-    await stack.graphql('query ViewerGraph { viewer { accounts { id accountNumber { iban } balance { current } } cards { id } } }', {}, john, { 'cache-control': 'no-cache' });
+    await stack.graphql('query ViewerGraph { viewer { accounts { id accountNumber { iban } balance { current } } cards { id } } }', {}, john, {
+      'cache-control': 'no-cache',
+    });
     await stack.graphql('{ viewer { accounts { id } } }', {}, jane);
     await stack.graphql('{ viewer { accounts { id } } }', {}, `${john}x`);
     await stack.graphql('{ viewer { accounts { id } } }', {}, undefined, { authorization: `Basic ${Buffer.from(`john:${john}`).toString('base64')}` });
@@ -62,7 +64,14 @@ describe('what the logs hold', () => {
     // Money: a verification, a payout to the verified IBAN, a refund with the merchant key.
     const johnIban = ibanOf(user(seeded, 'john'));
     await stack.graphql(VERIFY, { name: 'John Doe' }, john);
-    const input = { transactionId: randomUUID(), amountInMinor: 150, currency: 'GBP', beneficiaryIban: johnIban, beneficiaryName: 'John Doe', beneficiaryReference: 'log test' };
+    const input = {
+      transactionId: randomUUID(),
+      amountInMinor: 150,
+      currency: 'GBP',
+      beneficiaryIban: johnIban,
+      beneficiaryName: 'John Doe',
+      beneficiaryReference: 'log test',
+    };
     await stack.graphql(CREATE_PAYOUT, { input }, john);
     // The same again with the provider refusing: its error body, which quotes the request, reaches the log only.
     await injectFault(stack, { match: 'POST /v1/withdrawals', status: 400, times: 1 });
@@ -85,10 +94,18 @@ describe('what the logs hold', () => {
 
     // Webhooks with forged signatures, and a data webhook whose path is a task's secret.
     const forged = 'eyJhbGciOiJFUzUxMiIsImtpZCI6ImtleSJ9..c2lnbmF0dXJl';
-    await fetch(`${stack.gateway.url}/webhooks/payments`, { method: 'POST', headers: { 'content-type': 'application/json', 'tl-signature': forged }, body: '{"type":"refund_executed"}' });
+    await fetch(`${stack.gateway.url}/webhooks/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'tl-signature': forged },
+      body: '{"type":"refund_executed"}',
+    });
     const dataSecret = `task-secret-${randomUUID()}`;
     secrets.set('data webhook token', dataSecret);
-    await fetch(`${stack.gateway.url}/webhooks/data/${dataSecret}`, { method: 'POST', headers: { 'content-type': 'application/json', 'tl-signature': forged }, body: '{}' });
+    await fetch(`${stack.gateway.url}/webhooks/data/${dataSecret}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'tl-signature': forged },
+      body: '{}',
+    });
 
     // The sign-in flow's own secrets: the authorization code and state travel in the callback URL.
     await fetch(`${stack.gateway.url}/auth/callback?code=some-authorization-code-0123456789&state=forged-state-0123456789`);
@@ -102,7 +119,9 @@ describe('what the logs hold', () => {
     const found = [...secrets].filter(([, value]) => log.includes(value)).map(([name]) => name);
     expect(found).toEqual([]);
 
-    const ibans = seeded.users.flatMap((person) => person.accounts.map((account) => account.account.account_number.iban)).filter((iban): iban is string => Boolean(iban));
+    const ibans = seeded.users
+      .flatMap((person) => person.accounts.map((account) => account.account.account_number.iban))
+      .filter((iban): iban is string => Boolean(iban));
     expect(ibans.length).toBeGreaterThan(3);
     expect(ibans.filter((iban) => log.includes(iban))).toEqual([]);
     expect(log).not.toMatch(/-----BEGIN [A-Z ]*PRIVATE KEY-----/);
@@ -113,9 +132,22 @@ describe('what the logs hold', () => {
     const operations = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.msg === 'graphql operation');
     expect(operations.length).toBeGreaterThanOrEqual(12);
     for (const entry of operations) {
-      expect(entry).toMatchObject({ level: 'info', requestId: expect.any(String), principal: expect.any(String), transport: expect.stringMatching(/^(http|ws)$/), durationMs: expect.any(Number), outcome: expect.any(String) });
+      expect(entry).toMatchObject({
+        level: 'info',
+        requestId: expect.any(String),
+        principal: expect.any(String),
+        transport: expect.stringMatching(/^(http|ws)$/),
+        durationMs: expect.any(Number),
+        outcome: expect.any(String),
+      });
     }
-    expect(operations.find((entry) => entry.operationName === 'ViewerGraph')).toMatchObject({ transport: 'http', operationType: 'query', outcome: 'success', principal: expect.stringMatching(/^user_/), status: 200 });
+    expect(operations.find((entry) => entry.operationName === 'ViewerGraph')).toMatchObject({
+      transport: 'http',
+      operationType: 'query',
+      outcome: 'success',
+      principal: expect.stringMatching(/^user_/),
+      status: 200,
+    });
     expect(operations.find((entry) => entry.operationName === 'RefundPayment')).toMatchObject({ principal: 'merchant-1', operationType: 'mutation' });
     expect(operations.some((entry) => entry.principal === 'invalid')).toBe(true);
     expect(operations.some((entry) => entry.transport === 'ws' && entry.outcome === 'success')).toBe(true);

@@ -114,7 +114,14 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     const ids = Array.from({ length: 20 }, () => randomUUID());
     const before = await withdrawalPosts();
     const created = await Promise.all(
-      ids.map((transactionId, index) => graphql<{ createPayout: PayoutView }>(index % 2 ? b : a, CREATE_PAYOUT, { input: input(iban, 'John Doe', { transactionId, beneficiaryReference: `Split ${index}` }) }, session)),
+      ids.map((transactionId, index) =>
+        graphql<{ createPayout: PayoutView }>(
+          index % 2 ? b : a,
+          CREATE_PAYOUT,
+          { input: input(iban, 'John Doe', { transactionId, beneficiaryReference: `Split ${index}` }) },
+          session,
+        ),
+      ),
     );
     expect(created.map((result) => dataOf(result).createPayout.status)).toEqual(ids.map(() => 'authorised'));
     for (const gateway of [a, b]) {
@@ -145,7 +152,12 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     const ids = Array.from({ length: 14 }, () => randomUUID());
     const answers = await Promise.all(
       ids.map((transactionId, index) =>
-        graphql<{ createPayout: PayoutView }>(index % 2 ? b : a, CREATE_PAYOUT, { input: input(iban, jane.name, { transactionId, amountInMinor: 50_000, beneficiaryReference: `Race ${index}` }) }, session),
+        graphql<{ createPayout: PayoutView }>(
+          index % 2 ? b : a,
+          CREATE_PAYOUT,
+          { input: input(iban, jane.name, { transactionId, amountInMinor: 50_000, beneficiaryReference: `Race ${index}` }) },
+          session,
+        ),
       ),
     );
     const paid = answers.filter((answer) => answer.data?.createPayout);

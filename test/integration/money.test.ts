@@ -20,9 +20,31 @@ import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 type CreateResult = { createPayout: PayoutView };
-const APPROVE = /* GraphQL */ `mutation Approve($id: ID!) { approvePayout(transactionId: $id) { transactionId status amountInMinor } }`;
-const DECLINE = /* GraphQL */ `mutation Decline($id: ID!, $reason: String!) { declinePayout(transactionId: $id, reason: $reason) { transactionId status } }`;
-const PAYOUT_UPDATED = /* GraphQL */ `subscription Payout($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status } }`;
+const APPROVE = /* GraphQL */ `
+  mutation Approve($id: ID!) {
+    approvePayout(transactionId: $id) {
+      transactionId
+      status
+      amountInMinor
+    }
+  }
+`;
+const DECLINE = /* GraphQL */ `
+  mutation Decline($id: ID!, $reason: String!) {
+    declinePayout(transactionId: $id, reason: $reason) {
+      transactionId
+      status
+    }
+  }
+`;
+const PAYOUT_UPDATED = /* GraphQL */ `
+  subscription Payout($id: ID!) {
+    payoutUpdated(transactionId: $id) {
+      transactionId
+      status
+    }
+  }
+`;
 /** The reconciler runs only when a test asks (runOnce), so what it repairs is what the test set up. */
 const QUIET_RECONCILER = { RECONCILE_INTERVAL_MS: String(24 * 60 * 60 * 1000) };
 
@@ -56,7 +78,11 @@ describe('the payout policy', () => {
 
   it('refuses a payout above PAYOUT_MAX_MINOR, for a session and a merchant key alike, before any provider call', async () => {
     const before = await withdrawalPosts(stack);
-    for (const [token, amountInMinor] of [[session, 100_001], [stack.merchantKey, 100_001], [session, 9_007_199_254_740_991]] as const) {
+    for (const [token, amountInMinor] of [
+      [session, 100_001],
+      [stack.merchantKey, 100_001],
+      [session, 9_007_199_254_740_991],
+    ] as const) {
       const error = onlyError(await stack.graphql(CREATE_PAYOUT, { input: payoutInput(johnIban, { amountInMinor }) }, token));
       expect(error.extensions).toMatchObject({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_MAX_MINOR', remainingInMinor: 100_000 });
       expect(error.message).toContain('100000');
@@ -74,11 +100,16 @@ describe('the payout policy', () => {
     expect((await live.next()).data?.payoutUpdated.status).toBe('awaiting-approval');
 
     expect(onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, session)).extensions?.code).toBe('FORBIDDEN');
-    const approved = dataOf(await stack.graphql<{ approvePayout: { status: string } }>(APPROVE, { id: waiting.transactionId }, stack.merchantKey)).approvePayout;
+    const approved = dataOf(
+      await stack.graphql<{ approvePayout: { status: string } }>(APPROVE, { id: waiting.transactionId }, stack.merchantKey),
+    ).approvePayout;
     expect(approved.status).toBe('authorised');
     expect(await withdrawalPosts(stack)).toBe(before + 1);
     expect((await ledger(stack)).withdrawals.filter((entry) => entry.id === waiting.transactionId)).toHaveLength(1);
-    const pushed = await waitFor(() => live.results.map((result) => result.data?.payoutUpdated.status).find((status) => status === 'authorised'), 'the approval pushed');
+    const pushed = await waitFor(
+      () => live.results.map((result) => result.data?.payoutUpdated.status).find((status) => status === 'authorised'),
+      'the approval pushed',
+    );
     expect(pushed).toBe('authorised');
 
     const again = onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, stack.merchantKey));
@@ -94,7 +125,9 @@ describe('the payout policy', () => {
 
     const badReason = onlyError(await stack.graphql(DECLINE, { id: waiting.transactionId, reason: '   ' }, stack.merchantKey));
     expect(badReason.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
-    const declined = dataOf(await stack.graphql<{ declinePayout: { status: string } }>(DECLINE, { id: waiting.transactionId, reason: 'Unusual amount' }, stack.merchantKey));
+    const declined = dataOf(
+      await stack.graphql<{ declinePayout: { status: string } }>(DECLINE, { id: waiting.transactionId, reason: 'Unusual amount' }, stack.merchantKey),
+    );
     expect(declined.declinePayout.status).toBe('declined');
     expect((await live.next()).data?.payoutUpdated.status).toBe('declined');
     await live.ended;
@@ -107,7 +140,9 @@ describe('the payout policy', () => {
   it('refuses a payout past the daily limit with what is left, counting approved and pending payouts but not declined ones', async () => {
     // So far today: 60 000 approved (the declined 90 000 does not count) of 500 000.
     const spent = 60_000;
-    const merchantPays = dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: payoutInput(johnIban, { amountInMinor: 100_000 }) }, stack.merchantKey));
+    const merchantPays = dataOf(
+      await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: payoutInput(johnIban, { amountInMinor: 100_000 }) }, stack.merchantKey),
+    );
     expect(merchantPays.createPayout.status).toBe('authorised');
     for (let paid = spent; paid + 50_000 <= 500_000; paid += 50_000) {
       // Each its own reference: identical payouts without transactionId would answer the first.
@@ -116,7 +151,9 @@ describe('the payout policy', () => {
     const before = await withdrawalPosts(stack);
     const error = onlyError(await stack.graphql(CREATE_PAYOUT, { input: payoutInput(johnIban, { amountInMinor: 40_001 }) }, session));
     expect(error.extensions).toMatchObject({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: 40_000 });
-    expect(dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: payoutInput(johnIban, { amountInMinor: 40_000 }) }, session)).createPayout.status).toBe('authorised');
+    expect(
+      dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: payoutInput(johnIban, { amountInMinor: 40_000 }) }, session)).createPayout.status,
+    ).toBe('authorised');
     expect(onlyError(await stack.graphql(CREATE_PAYOUT, { input: payoutInput(johnIban, { amountInMinor: 1 }) }, session)).extensions?.remainingInMinor).toBe(0);
     expect(await withdrawalPosts(stack)).toBe(before + 1);
   });
@@ -196,10 +233,15 @@ describe('payout submissions that go wrong', () => {
     expect(resend.extensions?.code).toBe('IDEMPOTENCY_CONFLICT');
     expect(await withdrawalPosts(stack)).toBe(3);
 
-    await waitFor(async () => {
-      await stack.gateway.reconciler.runOnce();
-      return (await stack.gateway.services.payoutLedger.get(transactionId))?.status === 'expired' || undefined;
-    }, 'the reconciler to expire the payout', 8_000, 250);
+    await waitFor(
+      async () => {
+        await stack.gateway.reconciler.runOnce();
+        return (await stack.gateway.services.payoutLedger.get(transactionId))?.status === 'expired' || undefined;
+      },
+      'the reconciler to expire the payout',
+      8_000,
+      250,
+    );
     const retried = dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session)).createPayout;
     expect(retried.status).toBe('expired');
     expect(await withdrawalPosts(stack)).toBe(3);
@@ -211,7 +253,9 @@ describe('payout submissions that go wrong', () => {
   it('stores what the provider has for a payout whose answer was lost, when the reconciler runs', async () => {
     await injectFault(stack, { match: 'POST /v1/withdrawals', reset: true, afterProcessing: true, times: 3 });
     const transactionId = randomUUID();
-    expect(onlyError(await stack.graphql(CREATE_PAYOUT, { input: payoutInput(johnIban, { transactionId }) }, session)).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(onlyError(await stack.graphql(CREATE_PAYOUT, { input: payoutInput(johnIban, { transactionId }) }, session)).extensions?.code).toBe(
+      'UPSTREAM_UNAVAILABLE',
+    );
     expect((await stack.gateway.services.payoutLedger.get(transactionId))?.status).toBe('pending-submission');
     await stack.gateway.reconciler.runOnce();
     expect((await stack.gateway.services.payoutLedger.get(transactionId))?.status).toBe('authorised');

@@ -174,7 +174,8 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     await pointSandboxWebhooksAt(sandbox.url, new URL(listener.url).origin);
     const [payment] = paymentsIn(seeded, 'settled', 1);
     const first = await refund(payment!.id, 150);
-    const subscribeOn = (gateway: Gateway) => connectWs(gateway.url, MERCHANT_KEY).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId: payment!.id });
+    const subscribeOn = (gateway: Gateway) =>
+      connectWs(gateway.url, MERCHANT_KEY).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId: payment!.id });
     const onA = subscribeOn(a);
     const onB = subscribeOn(b);
     expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'AUTHORIZED' });

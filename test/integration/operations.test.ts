@@ -61,7 +61,10 @@ describe('operations', () => {
 
       const [payment] = paymentsIn(await fixtures(stack), 'authorized', 1);
       const live = connectWs(stack.gateway.url, stack.merchantKey).subscribe(REFUND_UPDATED, { paymentId: payment!.id });
-      await waitFor(async () => (sample(await metrics(), 'bankgraph_active_subscriptions{field="refundUpdated"}') === 1 ? true : undefined), 'the subscription to be counted');
+      await waitFor(
+        async () => (sample(await metrics(), 'bankgraph_active_subscriptions{field="refundUpdated"}') === 1 ? true : undefined),
+        'the subscription to be counted',
+      );
 
       const text = await metrics();
       expect(sample(text, 'bankgraph_http_requests_total{method="POST",route="/graphql",status="200"}')).toBeGreaterThanOrEqual(3);
@@ -81,7 +84,10 @@ describe('operations', () => {
       expect(text).toContain('process_cpu_user_seconds_total');
 
       live.unsubscribe();
-      await waitFor(async () => (sample(await metrics(), 'bankgraph_active_subscriptions{field="refundUpdated"}') === 0 ? true : undefined), 'the subscription to end');
+      await waitFor(
+        async () => (sample(await metrics(), 'bankgraph_active_subscriptions{field="refundUpdated"}') === 0 ? true : undefined),
+        'the subscription to end',
+      );
     });
 
     it('never puts a data webhook secret or a raw path in a label', async () => {
@@ -119,7 +125,8 @@ describe('operations', () => {
             requestId: response.headers.get('x-request-id'),
           });
           if (providerError !== undefined) expect(providerError).toMatch(/^[a-z_-]+$/);
-          for (const leak of ['trace_id', 'truelayer', 'problem', 'stacktrace', 'exception', '/work/', 'node_modules', 'Bearer']) expect(text).not.toContain(leak);
+          for (const leak of ['trace_id', 'truelayer', 'problem', 'stacktrace', 'exception', '/work/', 'node_modules', 'Bearer'])
+            expect(text).not.toContain(leak);
           await stack.sandboxJson('DELETE', '/sandbox/faults');
         }
       } finally {
@@ -147,7 +154,10 @@ describe('operations', () => {
 
         // A keep-alive connection opened before the shutdown, to ask again while it drains.
         const closing = stack.gateway.close();
-        const during = await fetch(`${stack.gateway.url}/readyz`).then((response) => response.status, () => 'refused');
+        const during = await fetch(`${stack.gateway.url}/readyz`).then(
+          (response) => response.status,
+          () => 'refused',
+        );
         expect([503, 'refused']).toContain(during);
 
         const answer = await inFlight;
@@ -168,7 +178,9 @@ describe('operations', () => {
     let stack: Stack;
 
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
+      stack = await startStack({
+        env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+      });
     });
 
     afterAll(async () => {

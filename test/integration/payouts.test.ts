@@ -68,7 +68,9 @@ describe('payouts', () => {
   it('runs the mobile flow: sign in, verify the holder name, pay out to the verified IBAN, read it until settled', async () => {
     const session = await stack.signIn('john', 'doe');
 
-    const verification = dataOf(await stack.graphql<{ verifyAccountHolder: { verified: boolean; report: { iban: string }[] } }>(VERIFY, { name: 'John Doe' }, session));
+    const verification = dataOf(
+      await stack.graphql<{ verifyAccountHolder: { verified: boolean; report: { iban: string }[] } }>(VERIFY, { name: 'John Doe' }, session),
+    );
     expect(verification.verifyAccountHolder.verified).toBe(true);
     expect(verification.verifyAccountHolder.report.map((entry) => entry.iban)).toContain(johnIban);
 
@@ -119,7 +121,11 @@ describe('payouts', () => {
     expect(onlyError(stranger).message).toContain(STRANGER_IBAN);
 
     // Jane's account is a real account of the sandbox bank, but john never verified it.
-    const janes = await stack.graphql(CREATE_PAYOUT, { input: payoutInput({ beneficiaryIban: ibanOf(user(seeded, 'jane')), beneficiaryName: 'Jane Smith' }) }, session);
+    const janes = await stack.graphql(
+      CREATE_PAYOUT,
+      { input: payoutInput({ beneficiaryIban: ibanOf(user(seeded, 'jane')), beneficiaryName: 'Jane Smith' }) },
+      session,
+    );
     expect(onlyError(janes).extensions?.code).toBe('BENEFICIARY_NOT_VERIFIED');
 
     expect(await providerRequests(stack)).toEqual([]);
@@ -128,7 +134,11 @@ describe('payouts', () => {
 
   it('refuses a user who never verified, and a beneficiary name other than the verified holder', async () => {
     const lee = await stack.signIn('lee', 'doe');
-    const leeAttempt = await stack.graphql(CREATE_PAYOUT, { input: payoutInput({ beneficiaryIban: ibanOf(user(seeded, 'lee')), beneficiaryName: 'Lee Ming-Hao' }) }, lee);
+    const leeAttempt = await stack.graphql(
+      CREATE_PAYOUT,
+      { input: payoutInput({ beneficiaryIban: ibanOf(user(seeded, 'lee')), beneficiaryName: 'Lee Ming-Hao' }) },
+      lee,
+    );
     expect(onlyError(leeAttempt).extensions?.code).toBe('BENEFICIARY_NOT_VERIFIED');
     expect(onlyError(leeAttempt).message).toMatch(/verifyAccountHolder/);
 
@@ -186,7 +196,9 @@ describe('payouts', () => {
     const session = await verifiedJohn();
     const input = payoutInput();
     const first = dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session)).createPayout;
-    const again = dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: { ...input, transactionId: String(input.transactionId).toUpperCase() } }, session)).createPayout;
+    const again = dataOf(
+      await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: { ...input, transactionId: String(input.transactionId).toUpperCase() } }, session),
+    ).createPayout;
     expect(again).toEqual(first);
 
     const changed = await stack.graphql(CREATE_PAYOUT, { input: { ...input, amountInMinor: 9_999 } }, session);
@@ -200,7 +212,10 @@ describe('payouts', () => {
   it('pays once for the same transactionId sent twice at once', async () => {
     const session = await verifiedJohn();
     const input = payoutInput();
-    const [a, b] = await Promise.all([stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session), stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session)]);
+    const [a, b] = await Promise.all([
+      stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session),
+      stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session),
+    ]);
     expect(dataOf(a).createPayout).toEqual(dataOf(b).createPayout);
     expect((await ledger(stack)).withdrawals).toHaveLength(1);
   });
@@ -228,7 +243,9 @@ describe('payouts', () => {
     expect((await ledger(stack)).withdrawals).toEqual([]);
 
     const pending = dataOf(await stack.graphql<ViewerMoney>(VIEWER_MONEY, {}, session)).viewer.payouts;
-    expect(pending).toEqual([expect.objectContaining({ transactionId: input.transactionId, status: 'pending-submission', amountInMinor: 2_500, authorisedAt: null })]);
+    expect(pending).toEqual([
+      expect.objectContaining({ transactionId: input.transactionId, status: 'pending-submission', amountInMinor: 2_500, authorisedAt: null }),
+    ]);
 
     const retried = dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session)).createPayout;
     expect(retried).toMatchObject({ transactionId: input.transactionId, status: 'authorised' });
@@ -287,7 +304,15 @@ describe('verified beneficiaries are durable', () => {
     const paid = dataOf(
       await first.graphql<CreateResult>(
         CREATE_PAYOUT,
-        { input: { beneficiaryName: 'John Doe', beneficiaryIban: ibanOf(user(await fixtures(first), 'john')), beneficiaryReference: 'before restart', amountInMinor: 100, currency: 'GBP' } },
+        {
+          input: {
+            beneficiaryName: 'John Doe',
+            beneficiaryIban: ibanOf(user(await fixtures(first), 'john')),
+            beneficiaryReference: 'before restart',
+            amountInMinor: 100,
+            currency: 'GBP',
+          },
+        },
         session,
       ),
     ).createPayout;

@@ -49,7 +49,13 @@ async function get(gatewayUrl: string, params: Record<string, string>): Promise<
 async function overWs(gatewayUrl: string, payload: SubscribePayload & Body, origin?: string): Promise<Omit<Answer, 'status' | 'cacheControl'>> {
   const client = createClient({
     url: `${gatewayUrl.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: origin ? class extends WebSocket { constructor(url: string, protocols?: string | string[]) { super(url, protocols, { origin }); } } : WebSocket,
+    webSocketImpl: origin
+      ? class extends WebSocket {
+          constructor(url: string, protocols?: string | string[]) {
+            super(url, protocols, { origin });
+          }
+        }
+      : WebSocket,
     connectionParams: { authorization: `Bearer ${MERCHANT_KEY}` },
     retryAttempts: 0,
     lazy: true,
@@ -125,9 +131,14 @@ describe('persisted documents', () => {
 
     it('runs manifest documents over GET and WebSocket', async () => {
       const hash = sha256(TYPENAME);
-      expect(await get(stack.gateway.url, { extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }) })).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+      expect(await get(stack.gateway.url, { extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }) })).toMatchObject({
+        status: 200,
+        data: { __typename: 'Query' },
+      });
       expect(await get(stack.gateway.url, { documentId: 'relay-providers-1' })).toMatchObject({ status: 200, data: { __type: { name: 'Provider' } } });
-      expect(await overWs(stack.gateway.url, { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).toEqual({ data: { __typename: 'Query' } });
+      expect(await overWs(stack.gateway.url, { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).toEqual({
+        data: { __typename: 'Query' },
+      });
       expect(await overWs(stack.gateway.url, { query: '', documentId: 'relay-providers-1' })).toEqual({ data: { __type: { name: 'Provider' } } });
       expect(codeOf(await overWs(stack.gateway.url, { query: '', documentId: 'no-such-id' }))).toBe('PERSISTED_QUERY_NOT_FOUND');
     });
@@ -139,7 +150,7 @@ describe('persisted documents', () => {
       expect(bad.errors?.[0]?.message).toMatch(/64 hexadecimal/);
     });
 
-    it('does not exempt the gateway\'s own page outside development', async () => {
+    it("does not exempt the gateway's own page outside development", async () => {
       const origin = stack.gateway.url;
       expect(codeOf(await post(stack.gateway.url, { query: TYPENAME }, { origin }))).toBe('PERSISTED_DOCUMENT_REQUIRED');
     });
@@ -148,13 +159,18 @@ describe('persisted documents', () => {
   describe('PERSISTED_DOCUMENTS=only in development', () => {
     let stack: Stack;
     beforeAll(async () => {
-      stack = await startStack({ env: { NODE_ENV: 'development', LOG_LEVEL: 'silent', PERSISTED_DOCUMENTS: 'only', PERSISTED_DOCUMENTS_MANIFEST: manifestPath } });
+      stack = await startStack({
+        env: { NODE_ENV: 'development', LOG_LEVEL: 'silent', PERSISTED_DOCUMENTS: 'only', PERSISTED_DOCUMENTS_MANIFEST: manifestPath },
+      });
     });
     afterAll(async () => stack?.close());
 
     it('lets the playground page send text, over HTTP and WebSocket, and nobody else', async () => {
       const origin = stack.gateway.url;
-      expect(await post(stack.gateway.url, { query: UNLISTED }, { origin })).toMatchObject({ status: 200, data: { __schema: { queryType: { name: 'Query' } } } });
+      expect(await post(stack.gateway.url, { query: UNLISTED }, { origin })).toMatchObject({
+        status: 200,
+        data: { __schema: { queryType: { name: 'Query' } } },
+      });
       expect(await overWs(stack.gateway.url, { query: UNLISTED }, origin)).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
       expect(codeOf(await post(stack.gateway.url, { query: UNLISTED }, { origin: 'https://elsewhere.example' }))).toBe('PERSISTED_DOCUMENT_REQUIRED');
       expect(codeOf(await post(stack.gateway.url, { query: UNLISTED }))).toBe('PERSISTED_DOCUMENT_REQUIRED');
@@ -211,7 +227,7 @@ describe('persisted documents', () => {
       expect(await post(stack.gateway.url, { documentId: 'relay-providers-1' })).toMatchObject({ status: 200, data: { __type: { name: 'Provider' } } });
     });
 
-    it('follows Apollo\'s protocol: unknown hash, then hash with text, then the hash alone works on the other instance too', async () => {
+    it("follows Apollo's protocol: unknown hash, then hash with text, then the hash alone works on the other instance too", async () => {
       const document = `query Learned${randomUUID().replace(/-/g, '')} { __typename }`;
       const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(document) } };
       expect(codeOf(await post(stack.gateway.url, { extensions }))).toBe('PERSISTED_QUERY_NOT_FOUND');

@@ -66,10 +66,14 @@ describe('the playground over HTTP', () => {
 
   it('puts only a well-formed Host into the policy', async () => {
     const policy = await new Promise<string | undefined>((resolve, reject) => {
-      const request = httpRequest(`${stack.gateway.url}/`, { headers: { accept: 'text/html', host: "evil.example; script-src 'unsafe-inline'" } }, (response) => {
-        response.resume();
-        resolve(response.headers['content-security-policy'] as string | undefined);
-      });
+      const request = httpRequest(
+        `${stack.gateway.url}/`,
+        { headers: { accept: 'text/html', host: "evil.example; script-src 'unsafe-inline'" } },
+        (response) => {
+          response.resume();
+          resolve(response.headers['content-security-policy'] as string | undefined);
+        },
+      );
       request.on('error', reject);
       request.end();
     });
@@ -78,7 +82,9 @@ describe('the playground over HTTP', () => {
   });
 
   it('still answers GraphQL clients at GET /graphql', async () => {
-    const response = await fetch(`${stack.gateway.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { accept: 'application/graphql-response+json', 'apollo-require-preflight': 'true' } });
+    const response = await fetch(`${stack.gateway.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { accept: 'application/graphql-response+json', 'apollo-require-preflight': 'true' },
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
   });
@@ -86,7 +92,15 @@ describe('the playground over HTTP', () => {
   it('serves the assets from the installed packages, cacheable forever under their content hash, gzipped on request', async () => {
     const { html } = await page('/');
     const urls = [...html.matchAll(/(?:src|href)="(\/playground\/assets\/[^"]+)"/g)].map((match) => match[1]!);
-    expect(urls.map((url) => url.split('/').pop())).toEqual(['graphiql.min.css', 'playground.css', 'react.production.min.js', 'react-dom.production.min.js', 'graphql-ws.min.js', 'graphiql.min.js', 'playground.js']);
+    expect(urls.map((url) => url.split('/').pop())).toEqual([
+      'graphiql.min.css',
+      'playground.css',
+      'react.production.min.js',
+      'react-dom.production.min.js',
+      'graphql-ws.min.js',
+      'graphiql.min.js',
+      'playground.js',
+    ]);
     for (const url of urls) {
       const response = await fetch(`${stack.gateway.url}${url}`);
       expect(response.status).toBe(200);

@@ -14,9 +14,15 @@ describe('requestId on errors Apollo itself produces', () => {
 
   const cases: [string, RequestInit & { search?: string }][] = [
     ['a CSRF refusal (GET without a preflight header)', { method: 'GET', search: '?query=%7B__typename%7D' }],
-    ['a batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ query: '{ __typename }' }, { query: '{ __typename }' }]) }],
+    [
+      'a batch',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ query: '{ __typename }' }, { query: '{ __typename }' }]) },
+    ],
     ['an empty JSON body', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }],
-    ['variables as a string', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }', variables: '{}' }) }],
+    [
+      'variables as a string',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }', variables: '{}' }) },
+    ],
     ['PUT', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) }],
   ];
 

@@ -59,10 +59,13 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
     expect(seen.find((span) => span.spanId === operation.parentId)?.name).toBe('POST /graphql');
     // Each provider call hangs off the resolver path that needed it.
     const balance = seen.find((span) => span.attributes['bankgraph.provider.route'] === 'data.accountBalance')!;
-    expect(seen.find((span) => span.spanId === balance.parentId)?.attributes).toMatchObject({ 'graphql.field.coordinate': 'Account.balance', 'graphql.field.path': expect.stringMatching(/^viewer\.accounts\.\d+\.balance$/) });
+    expect(seen.find((span) => span.spanId === balance.parentId)?.attributes).toMatchObject({
+      'graphql.field.coordinate': 'Account.balance',
+      'graphql.field.path': expect.stringMatching(/^viewer\.accounts\.\d+\.balance$/),
+    });
   });
 
-  it('continues the caller\'s trace from traceparent, and logs the trace id next to the request id', async () => {
+  it("continues the caller's trace from traceparent, and logs the trace id next to the request id", async () => {
     const token = await signedIn();
     // A sign-in drops the answers kept for its user (its bank connection is new): keep this one again first.
     await stack.graphql(VIEWER, {}, token);
@@ -77,7 +80,10 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
     expect(new Set(seen.map((span) => span.traceId))).toEqual(new Set([traceId]));
     expect(seen.find((span) => span.name === 'POST /graphql')?.parentId).toBe(callerSpan);
     // The same body again: a kept answer, served without executing; the request span says which operation it was.
-    expect(seen.find((span) => span.name === 'POST /graphql')?.attributes).toMatchObject({ 'graphql.operation.name': 'ViewerGraph', 'bankgraph.outcome': 'success' });
+    expect(seen.find((span) => span.name === 'POST /graphql')?.attributes).toMatchObject({
+      'graphql.operation.name': 'ViewerGraph',
+      'bankgraph.outcome': 'success',
+    });
     const line = logLines.find((entry) => entry.msg === 'graphql operation' && entry.requestId === 'trace-test-request-1');
     expect(line).toMatchObject({ traceId, operationName: 'ViewerGraph' });
   });
@@ -130,12 +136,19 @@ describe('OpenTelemetry traces of a webhook: received -> stored -> published -> 
     await jwks?.close();
   });
 
-  it('follows a data notification from the request to the subscriber it reached, in the provider\'s trace', async () => {
+  it("follows a data notification from the request to the subscriber it reached, in the provider's trace", async () => {
     const session = await stack.signIn();
-    const started = await stack.graphql<{ startDataTask: { id: string } }>('mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id } }', { input: { resource: 'ACCOUNTS' } }, session);
+    const started = await stack.graphql<{ startDataTask: { id: string } }>(
+      'mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id } }',
+      { input: { resource: 'ACCOUNTS' } },
+      session,
+    );
     const taskId = started.data!.startDataTask.id;
     const { requests } = await stack.sandboxJson<{ requests: { path: string; query: Record<string, string> }[] }>('GET', '/sandbox/requests');
-    const webhookUrl = requests.filter((request) => request.query.webhook_uri).map((request) => request.query.webhook_uri!).at(-1)!;
+    const webhookUrl = requests
+      .filter((request) => request.query.webhook_uri)
+      .map((request) => request.query.webhook_uri!)
+      .at(-1)!;
     const subscriber = connectWs(stack.gateway.url, session).subscribe<{ dataTaskUpdated: { status: string } }>(
       'subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { status } }',
       { id: taskId },
@@ -143,12 +156,25 @@ describe('OpenTelemetry traces of a webhook: received -> stored -> published -> 
     expect((await subscriber.next()).data!.dataTaskUpdated.status).toBe('QUEUED');
 
     const traceId = '0af7651916cd43dd8448eb211c80319c';
-    const body = JSON.stringify({ request_timestamp: new Date().toISOString(), credentials_id: 'test', task_id: taskId, status: 'succeeded', results_uri: `${stack.sandbox.url}/data/v1/results/${taskId}` });
+    const body = JSON.stringify({
+      request_timestamp: new Date().toISOString(),
+      credentials_id: 'test',
+      task_id: taskId,
+      status: 'succeeded',
+      results_uri: `${stack.sandbox.url}/data/v1/results/${taskId}`,
+    });
     const delivery = signedDelivery(webhookUrl, body, { jku: jwks.url, kid: jwks.kid, privateKey: jwks.privateKey });
-    expect(await post({ ...delivery, headers: { ...delivery.headers, traceparent: `00-${traceId}-b7ad6b7169203331-01` } })).toEqual({ status: 200, body: { status: 'accepted' } });
+    expect(await post({ ...delivery, headers: { ...delivery.headers, traceparent: `00-${traceId}-b7ad6b7169203331-01` } })).toEqual({
+      status: 200,
+      body: { status: 'accepted' },
+    });
     expect((await subscriber.next()).data!.dataTaskUpdated.status).toBe('SUCCEEDED');
 
-    const inTrace = (): SeenSpan[] => exporter.getFinishedSpans().map(fromReadable).filter((span) => span.traceId === traceId);
+    const inTrace = (): SeenSpan[] =>
+      exporter
+        .getFinishedSpans()
+        .map(fromReadable)
+        .filter((span) => span.traceId === traceId);
     const deliver = await waitFor(() => inTrace().find((span) => span.name === 'live deliver data-task'), 'the delivery span');
     const seen = inTrace();
     const named = (name: string): SeenSpan => {
@@ -181,7 +207,17 @@ interface OtlpValue {
 interface OtlpExport {
   resourceSpans: {
     resource: { attributes: { key: string; value: OtlpValue }[] };
-    scopeSpans: { spans: { traceId: string; spanId: string; parentSpanId?: string; name: string; startTimeUnixNano: string; endTimeUnixNano: string; attributes?: { key: string; value: OtlpValue }[] }[] }[];
+    scopeSpans: {
+      spans: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        startTimeUnixNano: string;
+        endTimeUnixNano: string;
+        attributes?: { key: string; value: OtlpValue }[];
+      }[];
+    }[];
   }[];
 }
 
@@ -221,7 +257,7 @@ describe('OpenTelemetry traces (OTLP/HTTP to a receiver started by the test)', (
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
-  it('exports the cold nested query\'s trace over OTLP/HTTP with the service name', async () => {
+  it("exports the cold nested query's trace over OTLP/HTTP with the service name", async () => {
     const token = await stack.signIn();
     const answer = await stack.graphql<{ viewer: { accounts: unknown[]; cards: unknown[] } }>(VIEWER, {}, token, { 'cache-control': 'no-cache' });
     expect(answer.errors).toBeUndefined();
@@ -251,6 +287,10 @@ describe('OpenTelemetry traces (OTLP/HTTP to a receiver started by the test)', (
     }
     const operation = decoded.find((span) => span.name === 'query ViewerGraph');
     expect(operation).toBeDefined();
-    expectColdViewerTrace(decoded.filter((span) => span.traceId === operation!.traceId), answer.data!.viewer.accounts.length, answer.data!.viewer.cards.length);
+    expectColdViewerTrace(
+      decoded.filter((span) => span.traceId === operation!.traceId),
+      answer.data!.viewer.accounts.length,
+      answer.data!.viewer.cards.length,
+    );
   });
 });

@@ -195,7 +195,15 @@ describe('webhook receivers', () => {
     });
     expect((await subscriber.next()).data!.refundUpdated.status).toBe('AUTHORIZED');
     const event = (eventId: string, overrides: Record<string, unknown> = {}): string =>
-      JSON.stringify({ type: 'refund_executed', event_id: eventId, event_version: 1, payment_id: payment!.id, refund_id: refund.id, executed_at: new Date().toISOString(), ...overrides });
+      JSON.stringify({
+        type: 'refund_executed',
+        event_id: eventId,
+        event_version: 1,
+        payment_id: payment!.id,
+        refund_id: refund.id,
+        executed_at: new Date().toISOString(),
+        ...overrides,
+      });
     const readsBefore = await refundReads(payment!.id);
     const refused = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
 
@@ -207,7 +215,10 @@ describe('webhook receivers', () => {
     expect((await post(signedDelivery(paymentsUrl(), event(refused[3]!, { refund_id: undefined }), signer()))).status).toBe(400);
     expect((await post(signedDelivery(paymentsUrl(), event(refused[3]!, { payment_id: 'not-a-uuid' }), signer()))).status).toBe(400);
     expect((await post(signedDelivery(paymentsUrl(), event(refused[3]!, { event_id: '' }), signer()))).status).toBe(400);
-    expect(await post(signedDelivery(paymentsUrl(), event(refused[3]!, { type: 'refund_disputed' }), signer()))).toEqual({ status: 202, body: { status: 'ignored' } });
+    expect(await post(signedDelivery(paymentsUrl(), event(refused[3]!, { type: 'refund_disputed' }), signer()))).toEqual({
+      status: 202,
+      body: { status: 'ignored' },
+    });
     for (const eventId of refused) expect(await live().inbox.get('payments', eventId)).toBeUndefined();
     expect(await refundReads(payment!.id)).toBe(readsBefore);
 
@@ -232,11 +243,16 @@ describe('webhook receivers', () => {
   it('re-fetches the JWKS once when a delivery names a new kid (key rotation)', async () => {
     const rotated = jwks.addKey('test-webhooks-2');
     const fetchesBefore = jwks.fetches;
-    await waitFor(async () => {
-      // The cache re-fetches at most once per interval (a provider's retries, 1 s to 8 s apart, outlast it).
-      const answer = await post(signedDelivery(paymentsUrl(), JSON.stringify({ type: 'refund_noted', event_id: randomUUID() }), { ...signer(), ...rotated }));
-      return answer.status === 202 ? answer : undefined;
-    }, 'a delivery signed with the rotated key to be accepted', 5_000, 100);
+    await waitFor(
+      async () => {
+        // The cache re-fetches at most once per interval (a provider's retries, 1 s to 8 s apart, outlast it).
+        const answer = await post(signedDelivery(paymentsUrl(), JSON.stringify({ type: 'refund_noted', event_id: randomUUID() }), { ...signer(), ...rotated }));
+        return answer.status === 202 ? answer : undefined;
+      },
+      'a delivery signed with the rotated key to be accepted',
+      5_000,
+      100,
+    );
     expect(jwks.fetches - fetchesBefore).toBe(1);
   });
 });

@@ -54,7 +54,12 @@ describe('token endpoint: client credentials', () => {
   });
 
   it('answers 401 invalid_client for a wrong secret, an unknown client or no credentials', async () => {
-    const cases: Record<string, string>[] = [{ client_secret: 'wrong' }, { client_id: 'someone-else' }, { client_id: '', client_secret: '' }, { client_secret: '' }];
+    const cases: Record<string, string>[] = [
+      { client_secret: 'wrong' },
+      { client_id: 'someone-else' },
+      { client_id: '', client_secret: '' },
+      { client_secret: '' },
+    ];
     for (const fields of cases) {
       const error = await oauthError(await tokenRequest(sandbox(), { grant_type: 'client_credentials', ...fields }));
       expect(error).toMatchObject({ status: 401, error: 'invalid_client' });
@@ -334,7 +339,7 @@ describe('the bank sign-in page', () => {
       [{ response_type: 'token' }, 'unsupported_response_type'],
       [{ scope: 'info admin' }, 'invalid_scope'],
       [{ code_challenge: pkcePair().challenge, code_challenge_method: 'plain' }, 'invalid_request'],
-      [{ code_challenge: 'too-short' , code_challenge_method: 'S256' }, 'invalid_request'],
+      [{ code_challenge: 'too-short', code_challenge_method: 'S256' }, 'invalid_request'],
       [{ code_challenge_method: 'S256' }, 'invalid_request'],
     ];
     for (const [params, error] of cases) {
@@ -385,7 +390,11 @@ describe('redirect URIs that are not on a loopback host', () => {
     const ok = await signIn(sandbox(), JOHN, { redirectUri: 'https://app.example.com/auth/callback?tenant=1' });
     expect(ok.status).toBe(302);
     expect(ok.location).toMatch(/^https:\/\/app\.example\.com\/auth\/callback\?tenant=1&code=[\w-]+&state=/);
-    for (const redirectUri of ['https://app.example.com:8443/auth/callback?tenant=1', 'https://app.example.com/auth/callback', 'http://app.example.com/auth/callback?tenant=1']) {
+    for (const redirectUri of [
+      'https://app.example.com:8443/auth/callback?tenant=1',
+      'https://app.example.com/auth/callback',
+      'http://app.example.com/auth/callback?tenant=1',
+    ]) {
       expect((await signIn(sandbox(), JOHN, { redirectUri })).status).toBe(400);
     }
   });

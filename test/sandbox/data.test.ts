@@ -43,9 +43,9 @@ describe('fixtures', () => {
       ['nora', 'doe', 'mock', 'Nora Blake', 0, 0],
     ]);
     const samNorth = users[4]!;
-    expect(new Set([...samNorth.accounts.map(({ account }) => account.provider.provider_id), ...samNorth.cards.map(({ card }) => card.provider.provider_id)])).toEqual(
-      new Set(['mock-north']),
-    );
+    expect(
+      new Set([...samNorth.accounts.map(({ account }) => account.provider.provider_id), ...samNorth.cards.map(({ card }) => card.provider.provider_id)]),
+    ).toEqual(new Set(['mock-north']));
     expect(john.accounts.map(({ account }) => [account.account_type, account.currency])).toEqual([
       ['TRANSACTION', 'GBP'],
       ['SAVINGS', 'GBP'],
@@ -169,7 +169,15 @@ describe('data API, synchronous', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.text).toBe(wire(seeded(sandbox(), 'john').accounts.map((a) => a.account)));
-    expect(Object.keys(response.body.results[0])).toEqual(['update_timestamp', 'account_id', 'account_type', 'display_name', 'currency', 'account_number', 'provider']);
+    expect(Object.keys(response.body.results[0])).toEqual([
+      'update_timestamp',
+      'account_id',
+      'account_type',
+      'display_name',
+      'currency',
+      'account_number',
+      'provider',
+    ]);
   });
 
   it('answers each account balance, keeping decimal digits', async () => {
@@ -256,10 +264,14 @@ describe('data API, synchronous', () => {
     const range = await get(`${path}?from=2026-03-02&to=2026-03-01`);
     expectDataError(range, 400, 'invalid_date_range');
     expect(range.body.error_description).toContain('from must be on or before to');
-    expectDataError(await get(`/data/v1/cards/${seeded(sandbox(), 'john').cards[0]!.card.account_id}/transactions/pending?to=2026-02-29`), 400, 'invalid_request');
+    expectDataError(
+      await get(`/data/v1/cards/${seeded(sandbox(), 'john').cards[0]!.card.account_id}/transactions/pending?to=2026-02-29`),
+      400,
+      'invalid_request',
+    );
   });
 
-  it('answers 404 for unknown ids, for a card id on an account route, and for another user\'s account', async () => {
+  it("answers 404 for unknown ids, for a card id on an account route, and for another user's account", async () => {
     const johnUser = seeded(sandbox(), 'john');
     const janeAccount = seeded(sandbox(), 'jane').accounts[0]!.account.account_id;
     const janeCard = seeded(sandbox(), 'jane').cards[0]!.card.account_id;
@@ -404,7 +416,11 @@ describe('data API, asynchronous', () => {
 
   it('validates before queueing: an unknown account is 404 at once, with no task and no webhook', async () => {
     expectDataError(await get(`/data/v1/accounts/nope/transactions?${asyncQuery()}`), 404, 'account_not_found');
-    expectDataError(await get(`/data/v1/accounts/${seeded(sandbox(), 'john').accounts[0]!.account.account_id}/transactions?from=2026-02-31&${asyncQuery()}`), 400, 'invalid_request');
+    expectDataError(
+      await get(`/data/v1/accounts/${seeded(sandbox(), 'john').accounts[0]!.account.account_id}/transactions?from=2026-02-31&${asyncQuery()}`),
+      400,
+      'invalid_request',
+    );
     await advanceClock(sandbox(), 5);
     expect(listener.received).toHaveLength(0);
   });

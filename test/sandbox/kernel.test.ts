@@ -204,16 +204,9 @@ describe('fixtures route', () => {
     const response = await control(sandbox().url, 'GET', '/sandbox/fixtures');
     expect(response.status).toBe(200);
     expect(response.body.client).toEqual({ client_id: 'bankgraph-sandbox', redirect_uris: sandbox().context.client.redirectUris });
-    expect(response.body.users.map((user: { username: string; password: string; providerId: string }) => `${user.username}/${user.password}@${user.providerId}`)).toEqual([
-      'john/doe@mock',
-      'jane/doe@mock',
-      'lee/doe@mock',
-      'sam/doe@mock',
-      'sam/doe@mock-north',
-      'cara/doe@mock',
-      'cora/doe@mock',
-      'nora/doe@mock',
-    ]);
+    expect(
+      response.body.users.map((user: { username: string; password: string; providerId: string }) => `${user.username}/${user.password}@${user.providerId}`),
+    ).toEqual(['john/doe@mock', 'jane/doe@mock', 'lee/doe@mock', 'sam/doe@mock', 'sam/doe@mock-north', 'cara/doe@mock', 'cora/doe@mock', 'nora/doe@mock']);
     expect(response.body.banks).toEqual([
       { providerId: 'mock', name: 'Mock Bank' },
       { providerId: 'mock-north', name: 'Mock North Bank' },
@@ -255,7 +248,11 @@ describe('body size limit', () => {
   const big = 'x'.repeat(300 * 1024);
 
   it('answers 413 in the OAuth shape on the token endpoint', async () => {
-    const response = await request(`${sandbox().url}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: big });
+    const response = await request(`${sandbox().url}/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: big,
+    });
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ error: 'invalid_request', error_description: 'request body exceeds 262144 bytes' });
   });
@@ -311,7 +308,9 @@ describe('control routes for configuration', () => {
   it('serves the webhook signing key as a public JWKS', async () => {
     const jwks = await request(`${sandbox().url}/.well-known/jwks`);
     expect(jwks.status).toBe(200);
-    expect(jwks.body.keys).toEqual([{ kty: 'EC', crv: 'P-521', x: expect.any(String), y: expect.any(String), kid: 'sandbox-webhooks-1', alg: 'ES512', use: 'sig' }]);
+    expect(jwks.body.keys).toEqual([
+      { kty: 'EC', crv: 'P-521', x: expect.any(String), y: expect.any(String), kid: 'sandbox-webhooks-1', alg: 'ES512', use: 'sig' },
+    ]);
   });
 
   it('lists webhook deliveries', async () => {
@@ -369,7 +368,7 @@ describe('two banks and added accounts', () => {
     return (response.body as { results: { account_id: string; display_name: string; provider: { provider_id: string } }[] }).results;
   };
 
-  it('signs a login in at the bank picked on the page, showing only that bank\'s accounts', async () => {
+  it("signs a login in at the bank picked on the page, showing only that bank's accounts", async () => {
     const atNorth = await accountsOf(await getUserToken(sandbox(), { username: 'sam', password: 'doe', bank: 'mock-north' }));
     const atMock = await accountsOf(await getUserToken(sandbox(), { username: 'sam', password: 'doe' }));
     expect(new Set(atNorth.map((account) => account.provider.provider_id))).toEqual(new Set(['mock-north']));
@@ -386,7 +385,10 @@ describe('two banks and added accounts', () => {
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ display_name: 'Rainy Day', provider: { provider_id: 'mock' } });
     const after = await accountsOf(token);
-    expect(after.map((account) => account.account_id)).toEqual([...before.map((account) => account.account_id), (added.body as { account_id: string }).account_id]);
+    expect(after.map((account) => account.account_id)).toEqual([
+      ...before.map((account) => account.account_id),
+      (added.body as { account_id: string }).account_id,
+    ]);
     expect((await control(sandbox().url, 'POST', '/sandbox/users/nobody/accounts', {})).status).toBe(404);
     expect((await control(sandbox().url, 'POST', '/sandbox/users/jane/accounts', { bank: 'mock-north' })).status).toBe(404);
     expect((await control(sandbox().url, 'POST', '/sandbox/users/jane/accounts', { displayName: '' })).status).toBe(400);

@@ -235,10 +235,7 @@ describe('POST /v3/payments/{payment_id}/refunds', () => {
     });
 
     it('lets only one of two concurrent full refunds with different keys through', async () => {
-      const results = await Promise.all([
-        createRefund(SETTLED, { reference: 'Race A' }),
-        createRefund(SETTLED, { reference: 'Race B' }),
-      ]);
+      const results = await Promise.all([createRefund(SETTLED, { reference: 'Race A' }), createRefund(SETTLED, { reference: 'Race B' })]);
       expect(results.map((result) => result.status).sort()).toEqual([202, 409]);
       expect(results.find((result) => result.status === 409)!.body.type).toBe(`${PROBLEM}refund-limit-exceeded`);
       expect(await ledgerRefunds()).toHaveLength(1);
@@ -486,7 +483,11 @@ describe('refund lifecycle', () => {
 
     await advance(3600);
     expect((await control('GET', '/sandbox/webhooks')).body.deliveries).toHaveLength(2);
-    expectProblem(await createRefund(EXECUTED, { reference: 'After fail' }, { bearer: (await getAppToken(sandbox, 'payments')).access_token }), 409, 'payment-not-refundable');
+    expectProblem(
+      await createRefund(EXECUTED, { reference: 'After fail' }, { bearer: (await getAppToken(sandbox, 'payments')).access_token }),
+      409,
+      'payment-not-refundable',
+    );
   });
 
   it('executes refunds in the order their payments settled, not the order they were created', async () => {
@@ -531,7 +532,7 @@ describe('refund lifecycle', () => {
 });
 
 describe('GET refunds', () => {
-  it('lists a payment\'s refunds oldest first, each as GET one answers it', async () => {
+  it("lists a payment's refunds oldest first, each as GET one answers it", async () => {
     const ids: string[] = [];
     for (const reference of ['First', 'Second', 'Third']) {
       ids.push(await createdId(SETTLED, { amount_in_minor: 100, reference }));

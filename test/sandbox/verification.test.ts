@@ -16,7 +16,13 @@ function verify(url: string, token: string | TokenResponse | undefined, body: un
 function expectProblem(response: RawResponse, status: number, slug: string): void {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
-  expect(response.body).toMatchObject({ type: PROBLEM_BASE + slug, title: expect.any(String), status, detail: expect.any(String), trace_id: expect.any(String) });
+  expect(response.body).toMatchObject({
+    type: PROBLEM_BASE + slug,
+    title: expect.any(String),
+    status,
+    detail: expect.any(String),
+    trace_id: expect.any(String),
+  });
 }
 
 describe('name matching', () => {
@@ -122,7 +128,11 @@ describe('POST /v1/verification', () => {
   });
 
   it('does not verify a partial match below the threshold, but scores it', async () => {
-    for (const [name, score] of [['J Doe', 75], ['John', 67], ['Jane Doe', 50]] as const) {
+    for (const [name, score] of [
+      ['J Doe', 75],
+      ['John', 67],
+      ['Jane Doe', 50],
+    ] as const) {
       const response = await verify(sandbox().url, john, { name });
       expect(response.body).toMatchObject({ verified: false, match_score: score });
       expect(response.body.report[0].account_holders[0]).toEqual({ name: 'John Doe', verified: false, match_score: score });
@@ -174,7 +184,9 @@ describe('POST /v1/verification', () => {
       const app = await getAppToken(sandbox());
       const forbidden = await verify(sandbox().url, app, { name: 'John Doe' });
       expectProblem(forbidden, 403, 'forbidden');
-      const narrowed = (await (await tokenRequest(sandbox(), { grant_type: 'refresh_token', refresh_token: john.refresh_token!, scope: 'info' })).json()) as TokenResponse;
+      const narrowed = (await (
+        await tokenRequest(sandbox(), { grant_type: 'refresh_token', refresh_token: john.refresh_token!, scope: 'info' })
+      ).json()) as TokenResponse;
       const infoOnly = await verify(sandbox().url, narrowed.access_token, { name: 'John Doe' });
       expectProblem(infoOnly, 403, 'forbidden');
       expect(infoOnly.body.detail).toContain('accounts');

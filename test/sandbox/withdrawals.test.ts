@@ -157,9 +157,15 @@ describe('POST /v1/withdrawals', () => {
     it('lists every field at once when the body is empty', async () => {
       const result = await createWithdrawal({});
       expectProblem(result, 400, 'invalid-parameters');
-      expect(Object.keys(result.body.errors).sort()).toEqual(
-        ['amount_in_minor', 'beneficiary_iban', 'beneficiary_name', 'beneficiary_reference', 'context_code', 'currency', 'transaction_id'],
-      );
+      expect(Object.keys(result.body.errors).sort()).toEqual([
+        'amount_in_minor',
+        'beneficiary_iban',
+        'beneficiary_name',
+        'beneficiary_reference',
+        'context_code',
+        'currency',
+        'transaction_id',
+      ]);
     });
 
     it('accepts a reference of exactly 18 characters', async () => {
@@ -248,7 +254,12 @@ describe('POST /v1/withdrawals', () => {
 
   describe('access token', () => {
     it('refuses a request without a token with 401 unauthenticated', async () => {
-      const result = await callSandbox(sandbox.url, { method: 'POST', path: '/v1/withdrawals', body: withdrawalBody(), sign: { key, header: 'X-SVC-Signature' } });
+      const result = await callSandbox(sandbox.url, {
+        method: 'POST',
+        path: '/v1/withdrawals',
+        body: withdrawalBody(),
+        sign: { key, header: 'X-SVC-Signature' },
+      });
       expectProblem(result, 401, 'unauthenticated');
     });
 

@@ -10,7 +10,11 @@ describe('isAnswerCacheable', () => {
     const schema = await buildGatewaySchema({ resolvers: RESOLVERS });
     check = (source) => {
       const document = parse(source);
-      return isAnswerCacheable(schema, document, document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition')!);
+      return isAnswerCacheable(
+        schema,
+        document,
+        document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition')!,
+      );
     };
   });
 

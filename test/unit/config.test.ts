@@ -70,7 +70,10 @@ describe('loadConfig', () => {
       WEBHOOK_JWKS_URLS: 'https://keys.example.test/jwks, https://keys2.example.test/jwks',
       MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa,merchant-key-bbbbbbbbbbbb',
     });
-    expect(config.provider).toMatchObject({ authUrl: 'https://auth.example.test', webhookJwksUrls: ['https://keys.example.test/jwks', 'https://keys2.example.test/jwks'] });
+    expect(config.provider).toMatchObject({
+      authUrl: 'https://auth.example.test',
+      webhookJwksUrls: ['https://keys.example.test/jwks', 'https://keys2.example.test/jwks'],
+    });
     expect(config.merchantKeys).toEqual(['merchant-key-aaaaaaaaaaaa', 'merchant-key-bbbbbbbbbbbb']);
     expect(config.merchantKeysGenerated).toBe(false);
   });
@@ -82,21 +85,28 @@ describe('loadConfig', () => {
       expect.stringMatching(/^TOKEN_ENCRYPTION_KEY is required in production/),
     ]);
     const key = 'ab'.repeat(32);
-    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key })).toEqual([expect.stringMatching(/^MERCHANT_KEYS is required/)]);
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key })).toEqual([
+      expect.stringMatching(/^MERCHANT_KEYS is required/),
+    ]);
     const chosen = loadConfig({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: key });
     expect(chosen.merchantKeysGenerated).toBe(false);
   });
 
   it('reads ALLOWED_ORIGINS as origins and refuses anything else', () => {
     expect(loadConfig({}).allowedOrigins).toEqual([]);
-    expect(loadConfig({ ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000/' }).allowedOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000/' }).allowedOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ]);
     expect(problemsOf({ ALLOWED_ORIGINS: 'https://app.example.com/path' })).toEqual([
       'ALLOWED_ORIGINS must be a comma-separated list of origins like https://app.example.com (no path); got "https://app.example.com/path"',
     ]);
   });
 
   it('refuses provider settings that the embedded sandbox would silently ignore', () => {
-    expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual(['CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it']);
+    expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual([
+      'CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it',
+    ]);
   });
 
   it('has documented operation limits, rate limit and shutdown defaults', () => {
@@ -138,7 +148,10 @@ describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
   });
 
   it('exports OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces, or to the traces endpoint as given', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).telemetry).toMatchObject({ exporter: 'otlp', tracesUrl: 'http://collector:4318/v1/traces' });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).telemetry).toMatchObject({
+      exporter: 'otlp',
+      tracesUrl: 'http://collector:4318/v1/traces',
+    });
     expect(
       loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp' }).telemetry,
     ).toMatchObject({ exporter: 'otlp', tracesUrl: 'https://traces.example/otlp' });

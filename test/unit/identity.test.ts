@@ -69,17 +69,33 @@ describe('tokenEncryptionKey', () => {
 
 describe('identity configuration', () => {
   it('requires TOKEN_ENCRYPTION_KEY in production and checks its size', () => {
-    expect(problemsOf({ NODE_ENV: 'production' })).toContain('TOKEN_ENCRYPTION_KEY is required in production: 32 random bytes, base64 or hex (e.g. openssl rand -base64 32)');
+    expect(problemsOf({ NODE_ENV: 'production' })).toContain(
+      'TOKEN_ENCRYPTION_KEY is required in production: 32 random bytes, base64 or hex (e.g. openssl rand -base64 32)',
+    );
     expect(problemsOf({ TOKEN_ENCRYPTION_KEY: 'c2hvcnQ=' })).toEqual(['TOKEN_ENCRYPTION_KEY must be 32 bytes, base64 (44 characters) or hex (64 characters)']);
     expect(loadConfig({ TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) }).tokenEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
-    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-0123456789', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).toEqual([]);
+    expect(
+      problemsOf({
+        NODE_ENV: 'production',
+        PROVIDER: 'sandbox',
+        MERCHANT_KEYS: 'merchant-key-0123456789',
+        TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      }),
+    ).toEqual([]);
   });
 
   it('takes app identity as all three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, with an algorithm allow-list that has no none or HMAC', () => {
     expect(loadConfig({}).appIdentity).toBeUndefined();
-    expect(problemsOf({ AUTH_JWKS_URL: 'https://idp.example/jwks' })).toEqual(['app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_ISSUER, AUTH_AUDIENCE']);
+    expect(problemsOf({ AUTH_JWKS_URL: 'https://idp.example/jwks' })).toEqual([
+      'app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_ISSUER, AUTH_AUDIENCE',
+    ]);
     const full = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
-    expect(loadConfig(full).appIdentity).toEqual({ jwksUrl: 'https://idp.example/jwks', issuer: 'https://idp.example/', audience: 'api', algorithms: ['RS256', 'ES256'] });
+    expect(loadConfig(full).appIdentity).toEqual({
+      jwksUrl: 'https://idp.example/jwks',
+      issuer: 'https://idp.example/',
+      audience: 'api',
+      algorithms: ['RS256', 'ES256'],
+    });
     for (const algorithms of ['none', 'HS256', 'RS256,none', '']) {
       expect(problemsOf({ ...full, AUTH_ALGORITHMS: algorithms })[0]).toMatch(/^AUTH_ALGORITHMS must be a comma-separated list of RS256/);
     }
@@ -92,12 +108,23 @@ describe('checkReturnTo', () => {
     expect(checkReturnTo(path)).toBe(path);
   });
 
-  it.each(['', 'graphql', '//evil.example', '/\\evil.example', '\\\\evil', '/\t/evil.example', '/\n/x', '/ x', '/\u200b/x', '/\u2028', '/x\u007f', `/${'a'.repeat(512)}`, 'https://evil.example'])(
-    'refuses %j',
-    (path) => {
-      expect(() => checkReturnTo(path)).toThrow(/^returnTo must be a same-origin path on this gateway/);
-    },
-  );
+  it.each([
+    '',
+    'graphql',
+    '//evil.example',
+    '/\\evil.example',
+    '\\\\evil',
+    '/\t/evil.example',
+    '/\n/x',
+    '/ x',
+    '/\u200b/x',
+    '/\u2028',
+    '/x\u007f',
+    `/${'a'.repeat(512)}`,
+    'https://evil.example',
+  ])('refuses %j', (path) => {
+    expect(() => checkReturnTo(path)).toThrow(/^returnTo must be a same-origin path on this gateway/);
+  });
 });
 
 describe('ConnectionStore and SessionStore', () => {

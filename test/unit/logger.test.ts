@@ -15,7 +15,16 @@ describe('log sanitising', () => {
         done();
       },
     });
-    return { logger: createLogger('trace', sink), text: () => chunks.join(''), lines: () => chunks.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
+    return {
+      logger: createLogger('trace', sink),
+      text: () => chunks.join(''),
+      lines: () =>
+        chunks
+          .join('')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Record<string, unknown>),
+    };
   }
 
   it('removes values under secret-sounding keys at any depth', () => {
@@ -62,10 +71,18 @@ describe('log sanitising', () => {
   it('serialises errors with their own fields and causes, sanitised', () => {
     const { logger, lines } = capture();
     const cause = new Error(`socket hang up while sending Bearer ${sessionToken}`);
-    const error = Object.assign(new Error(`provider said: account ${iban} unknown`, { cause }), { body: { access_token: jwt, detail: `iban ${iban}` }, status: 400 });
+    const error = Object.assign(new Error(`provider said: account ${iban} unknown`, { cause }), {
+      body: { access_token: jwt, detail: `iban ${iban}` },
+      status: 400,
+    });
     logger.error({ err: error, requestId: 'r-1' }, `failed for ${iban}`);
     const [line] = lines();
-    expect(line).toMatchObject({ level: 'error', requestId: 'r-1', msg: 'failed for GB33****5555', err: { type: 'Error', status: 400, body: { access_token: '[redacted]', detail: 'iban GB33****5555' } } });
+    expect(line).toMatchObject({
+      level: 'error',
+      requestId: 'r-1',
+      msg: 'failed for GB33****5555',
+      err: { type: 'Error', status: 400, body: { access_token: '[redacted]', detail: 'iban GB33****5555' } },
+    });
     const text = JSON.stringify(line);
     for (const secret of [sessionToken, jwt, iban]) expect(text).not.toContain(secret);
     expect(text).toContain('socket hang up');
@@ -76,7 +93,10 @@ describe('log sanitising', () => {
     cyclic.self = cyclic;
     let deep: Record<string, unknown> = { leaf: 1 };
     for (let i = 0; i < 50; i += 1) deep = { deep };
-    const out = sanitizeForLog({ cyclic, deep, buffer: Buffer.from('secret bytes'), list: Array.from({ length: 500 }, (_, i) => i) }) as Record<string, unknown>;
+    const out = sanitizeForLog({ cyclic, deep, buffer: Buffer.from('secret bytes'), list: Array.from({ length: 500 }, (_, i) => i) }) as Record<
+      string,
+      unknown
+    >;
     expect((out.cyclic as Record<string, unknown>).self).toBe('[circular]');
     expect(out.buffer).toBe('[12 bytes]');
     expect((out.list as unknown[]).length).toBe(101);

@@ -24,7 +24,8 @@ describe('operationCost', () => {
   });
 
   it('sizes a connection by `first`: literal, variable, variable default or argument default', () => {
-    const page = (first: string) => `query Q($n: Int, $m: Int = 7) { viewer { account(id: "a") { transactions(first: ${first}) { totalCount nodes { amount { amount } } } } } }`;
+    const page = (first: string) =>
+      `query Q($n: Int, $m: Int = 7) { viewer { account(id: "a") { transactions(first: ${first}) { totalCount nodes { amount { amount } } } } } }`;
     // viewer 1 + account 1 + transactions 1 + nodes 1 + first × amount 1
     expect(cost(page('100'))).toBe(4 + 100);
     expect(cost(page('$n'), { n: 3 })).toBe(4 + 3);
@@ -41,14 +42,20 @@ describe('operationCost', () => {
   });
 
   it('stays fast on fragments that fan out exponentially', () => {
-    const chain = Array.from({ length: 40 }, (_, i) => `fragment F${i} on Viewer { a: accounts { id } ...F${i + 1} b: accounts { id } ...F${i + 1} }`).join(' ');
+    const chain = Array.from({ length: 40 }, (_, i) => `fragment F${i} on Viewer { a: accounts { id } ...F${i + 1} b: accounts { id } ...F${i + 1} }`).join(
+      ' ',
+    );
     const started = performance.now();
     const total = cost(`{ viewer { ...F0 } } ${chain} fragment F40 on Viewer { accounts { id } }`);
     expect(performance.now() - started).toBeLessThan(200);
     expect(total).toBeGreaterThan(1e12);
   });
 
-  it('prices GraphiQL\'s schema query under the default limit, so the playground works outside production', () => {
-    expect(cost(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }))).toBeLessThan(20_000);
+  it("prices GraphiQL's schema query under the default limit, so the playground works outside production", () => {
+    expect(
+      cost(
+        getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }),
+      ),
+    ).toBeLessThan(20_000);
   });
 });

@@ -11,13 +11,19 @@ describe('trusted-documents manifests', () => {
     ]);
   });
 
-  it('reads Apollo\'s persisted query manifest', () => {
-    const manifest = { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'h1', name: 'A', type: 'query', body: 'query A { __typename }' }] };
+  it("reads Apollo's persisted query manifest", () => {
+    const manifest = {
+      format: 'apollo-persisted-query-manifest',
+      version: 1,
+      operations: [{ id: 'h1', name: 'A', type: 'query', body: 'query A { __typename }' }],
+    };
     expect([...parseManifest(manifest, 'm.json')]).toEqual([['h1', 'query A { __typename }']]);
   });
 
   it('says what is wrong with a bad manifest', () => {
-    expect(() => parseManifest(['query A { x }'], 'm.json')).toThrow('PERSISTED_DOCUMENTS_MANIFEST m.json must be a JSON object of document id -> document text');
+    expect(() => parseManifest(['query A { x }'], 'm.json')).toThrow(
+      'PERSISTED_DOCUMENTS_MANIFEST m.json must be a JSON object of document id -> document text',
+    );
     expect(() => parseManifest({ a: 3 }, 'm.json')).toThrow('PERSISTED_DOCUMENTS_MANIFEST m.json: the entry "a" is not a document\'s text');
   });
 });
@@ -44,6 +50,8 @@ describe('npm run persist: buildManifest', () => {
 
   it('refuses an operation the schema would refuse, naming its source', () => {
     expect(() => buildManifest([{ name: 'bad.graphql', text: 'query X { nope }' }], schema)).toThrow(/^bad\.graphql: Cannot query field "nope"/);
-    expect(() => buildManifest([{ name: 'lost.graphql', text: 'query X { b { ...Missing } }' }], schema)).toThrow('lost.graphql: fragment Missing is used but defined in none of the sources');
+    expect(() => buildManifest([{ name: 'lost.graphql', text: 'query X { b { ...Missing } }' }], schema)).toThrow(
+      'lost.graphql: fragment Missing is used but defined in none of the sources',
+    );
   });
 });

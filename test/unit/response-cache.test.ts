@@ -13,7 +13,13 @@ describe('ResponseCache when the cache is down', () => {
   it.each(['hang', 'fail'] as const)('answers from the provider within the cache timeout and counts the failure (%s)', async (mode) => {
     const failures: string[] = [];
     const misses: string[] = [];
-    const cache = new ResponseCache(brokenStore(mode), undefined, { onFailure: (operation) => failures.push(operation), onMiss: (resource) => misses.push(resource) }, Date.now, 50);
+    const cache = new ResponseCache(
+      brokenStore(mode),
+      undefined,
+      { onFailure: (operation) => failures.push(operation), onMiss: (resource) => misses.push(resource) },
+      Date.now,
+      50,
+    );
     let loads = 0;
     const started = performance.now();
     const entry = await cache.getOrLoad('user-1', { resource: 'accounts' }, 'use', async () => {

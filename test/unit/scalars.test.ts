@@ -29,7 +29,11 @@ function expectBadInput(run: () => unknown, message: string): void {
 
 describe('the scalars carry the descriptions of the contract', () => {
   it.each([
-    [DateTimeScalar, 'DateTime', 'ISO 8601 date-time, passed through exactly as the provider sent it: fractional digits and UTC offset (or its absence) are kept.'],
+    [
+      DateTimeScalar,
+      'DateTime',
+      'ISO 8601 date-time, passed through exactly as the provider sent it: fractional digits and UTC offset (or its absence) are kept.',
+    ],
     [DateScalar, 'Date', 'A calendar date, YYYY-MM-DD.'],
     [YearMonthScalar, 'YearMonth', 'A year and month, YYYY-MM.'],
     [DecimalScalar, 'Decimal', 'An exact decimal amount, serialised as a string such as "-2.99".'],
@@ -90,14 +94,11 @@ describe('Decimal', () => {
     expect(DecimalScalar.serialize(12345678901234567890n)).toBe('12345678901234567890');
   });
 
-  it.each([[Number.NaN], [Number.POSITIVE_INFINITY], ['abc'], ['1e5'], [''], [true], [{}]])(
-    'refuses to serialise %p',
-    (value) => {
-      const error = errorOf(() => DecimalScalar.serialize(value));
-      expect(error.message).toMatch(/^Decimal cannot represent .+: expected a finite number or a decimal string$/);
-      expect(error.extensions.code).toBe('INTERNAL_SERVER_ERROR');
-    },
-  );
+  it.each([[Number.NaN], [Number.POSITIVE_INFINITY], ['abc'], ['1e5'], [''], [true], [{}]])('refuses to serialise %p', (value) => {
+    const error = errorOf(() => DecimalScalar.serialize(value));
+    expect(error.message).toMatch(/^Decimal cannot represent .+: expected a finite number or a decimal string$/);
+    expect(error.extensions.code).toBe('INTERNAL_SERVER_ERROR');
+  });
 
   it('parses decimal strings, literal or variable, verbatim', () => {
     expect(literal(DecimalScalar, '"-2.99"')).toBe('-2.99');
@@ -106,8 +107,7 @@ describe('Decimal', () => {
     expect(DecimalScalar.parseValue('10')).toBe('10');
   });
 
-  const decimalAccepts =
-    'Decimal must be a string of decimal digits with an optional minus sign and fraction, such as "-2.99"';
+  const decimalAccepts = 'Decimal must be a string of decimal digits with an optional minus sign and fraction, such as "-2.99"';
 
   it('rejects numbers and malformed strings, saying what it got', () => {
     expectBadInput(() => literal(DecimalScalar, '-2.99'), `${decimalAccepts}; got -2.99`);
@@ -142,14 +142,11 @@ describe('DateTime', () => {
     expect(DateTimeScalar.serialize(new Date(Date.UTC(2026, 0, 31, 9, 15)))).toBe('2026-01-31T09:15:00.000Z');
   });
 
-  it.each([['2026-01-31'], ['2026-01-31 09:15:00'], ['not a date'], [1_700_000_000_000], [new Date(Number.NaN)]])(
-    'refuses to serialise %p',
-    (value) => {
-      const error = errorOf(() => DateTimeScalar.serialize(value));
-      expect(error.message).toMatch(/^DateTime cannot represent .+: expected an ISO 8601 date-time string$/);
-      expect(error.extensions.code).toBe('INTERNAL_SERVER_ERROR');
-    },
-  );
+  it.each([['2026-01-31'], ['2026-01-31 09:15:00'], ['not a date'], [1_700_000_000_000], [new Date(Number.NaN)]])('refuses to serialise %p', (value) => {
+    const error = errorOf(() => DateTimeScalar.serialize(value));
+    expect(error.message).toMatch(/^DateTime cannot represent .+: expected an ISO 8601 date-time string$/);
+    expect(error.extensions.code).toBe('INTERNAL_SERVER_ERROR');
+  });
 
   const accepts =
     'DateTime must be an ISO 8601 date-time string such as "2026-01-31T09:15:00Z" or "2026-01-31T09:15:00.123+01:00" ' +
@@ -204,9 +201,7 @@ describe('Date', () => {
   });
 
   it('refuses to serialise anything but a calendar date', () => {
-    expect(errorOf(() => DateScalar.serialize('2026-02-30')).message).toBe(
-      'Date cannot represent "2026-02-30": expected a calendar date string YYYY-MM-DD',
-    );
+    expect(errorOf(() => DateScalar.serialize('2026-02-30')).message).toBe('Date cannot represent "2026-02-30": expected a calendar date string YYYY-MM-DD');
   });
 });
 
@@ -228,9 +223,7 @@ describe('YearMonth', () => {
   });
 
   it('refuses to serialise anything else', () => {
-    expect(errorOf(() => YearMonthScalar.serialize('2026-13')).message).toBe(
-      'YearMonth cannot represent "2026-13": expected a string YYYY-MM',
-    );
+    expect(errorOf(() => YearMonthScalar.serialize('2026-13')).message).toBe('YearMonth cannot represent "2026-13": expected a string YYYY-MM');
   });
 });
 

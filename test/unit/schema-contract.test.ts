@@ -87,10 +87,7 @@ describe('findContractViolations', () => {
 
   it('reports a missing scalar', () => {
     const actual = changed('scalar Decimal', 'scalar Money').replace('balance: Decimal', 'balance: Money');
-    expect(findContractViolations(BASE, actual)).toEqual([
-      'Account.balance: expected Decimal, got Money',
-      'Scalar Decimal is missing',
-    ]);
+    expect(findContractViolations(BASE, actual)).toEqual(['Account.balance: expected Decimal, got Money', 'Scalar Decimal is missing']);
   });
 
   it('reports a type whose kind differs', () => {
@@ -100,9 +97,7 @@ describe('findContractViolations', () => {
       'Transaction: expected an object type, got a scalar',
     ]);
     const contract = `${BASE}\nunion Item = Account | Transaction\n`;
-    expect(findContractViolations(contract, `${BASE}\ninput Item { x: Int }\n`)).toEqual([
-      'Item: expected a union, got an input type',
-    ]);
+    expect(findContractViolations(contract, `${BASE}\ninput Item { x: Int }\n`)).toEqual(['Item: expected a union, got an input type']);
   });
 
   it('reports a missing field', () => {
@@ -112,16 +107,11 @@ describe('findContractViolations', () => {
 
   it('reports a field made non-null, and one made nullable', () => {
     const actual = changed('balance: Decimal', 'balance: Decimal!').replace('type: String!', 'type: String');
-    expect(findContractViolations(BASE, actual)).toEqual([
-      'Account.type: expected String!, got String',
-      'Account.balance: expected Decimal, got Decimal!',
-    ]);
+    expect(findContractViolations(BASE, actual)).toEqual(['Account.type: expected String!, got String', 'Account.balance: expected Decimal, got Decimal!']);
   });
 
   it('reports a field of another type, list shape or item nullability', () => {
-    expect(findContractViolations(BASE, changed('balance: Decimal', 'balance: Float'))).toEqual([
-      'Account.balance: expected Decimal, got Float',
-    ]);
+    expect(findContractViolations(BASE, changed('balance: Decimal', 'balance: Float'))).toEqual(['Account.balance: expected Decimal, got Float']);
     expect(findContractViolations(BASE, changed('[Transaction!]!', '[Transaction]!'))).toEqual([
       'Account.transactions: expected [Transaction!]!, got [Transaction]!',
     ]);
@@ -136,12 +126,8 @@ describe('findContractViolations', () => {
   });
 
   it('reports an argument of another type or nullability', () => {
-    expect(findContractViolations(BASE, changed('account(id: ID!)', 'account(id: String!)'))).toEqual([
-      'Query.account(id:): expected ID!, got String!',
-    ]);
-    expect(findContractViolations(BASE, changed('account(id: ID!)', 'account(id: ID)'))).toEqual([
-      'Query.account(id:): expected ID!, got ID',
-    ]);
+    expect(findContractViolations(BASE, changed('account(id: ID!)', 'account(id: String!)'))).toEqual(['Query.account(id:): expected ID!, got String!']);
+    expect(findContractViolations(BASE, changed('account(id: ID!)', 'account(id: ID)'))).toEqual(['Query.account(id:): expected ID!, got ID']);
   });
 
   it('reports a different, missing or new default value of an argument', () => {
@@ -158,18 +144,12 @@ describe('findContractViolations', () => {
 
   it('reports a new required argument', () => {
     const actual = changed('account(id: ID!)', 'account(id: ID!, tenant: String!)');
-    expect(findContractViolations(BASE, actual)).toEqual([
-      'Argument Query.account(tenant:) is required (String!) but not in the contract',
-    ]);
+    expect(findContractViolations(BASE, actual)).toEqual(['Argument Query.account(tenant:) is required (String!) but not in the contract']);
   });
 
   it('reports a missing input field, and one of another type', () => {
-    expect(findContractViolations(BASE, changed('    reference: String\n', ''))).toEqual([
-      'Input field PayoutInput.reference is missing',
-    ]);
-    expect(findContractViolations(BASE, changed('amount: Int!', 'amount: Int'))).toEqual([
-      'PayoutInput.amount: expected Int!, got Int',
-    ]);
+    expect(findContractViolations(BASE, changed('    reference: String\n', ''))).toEqual(['Input field PayoutInput.reference is missing']);
+    expect(findContractViolations(BASE, changed('amount: Int!', 'amount: Int'))).toEqual(['PayoutInput.amount: expected Int!, got Int']);
   });
 
   it('reports a different default of an input field', () => {
@@ -180,9 +160,7 @@ describe('findContractViolations', () => {
 
   it('reports a new required input field', () => {
     const actual = changed('reference: String\n', 'reference: String\n    account: ID!\n');
-    expect(findContractViolations(BASE, actual)).toEqual([
-      'Input field PayoutInput.account is required (ID!) but not in the contract',
-    ]);
+    expect(findContractViolations(BASE, actual)).toEqual(['Input field PayoutInput.account is required (ID!) but not in the contract']);
   });
 
   it('compares object defaults by value, not by how they were written', () => {
@@ -202,10 +180,7 @@ describe('findContractViolations', () => {
   it('reports a missing union member and a missing interface', () => {
     const contract = `${BASE}\ninterface Node { id: ID! }\ntype Leaf implements Node { id: ID! }\nunion Item = Account | Transaction\n`;
     const actual = `${BASE}\ninterface Node { id: ID! }\ntype Leaf { id: ID! }\nunion Item = Account\n`;
-    expect(findContractViolations(contract, actual)).toEqual([
-      'Union member Item.Transaction is missing',
-      'Leaf: does not implement Node',
-    ]);
+    expect(findContractViolations(contract, actual)).toEqual(['Union member Item.Transaction is missing', 'Leaf: does not implement Node']);
   });
 
   it('reports a missing or renamed root type', () => {
@@ -214,16 +189,11 @@ describe('findContractViolations', () => {
       'Object type Mutation is missing',
     ]);
     const renamed = `${BASE.replace('type Query {', 'type RootQuery {')}\nschema { query: RootQuery, mutation: Mutation }\n`;
-    expect(findContractViolations(BASE, renamed)).toEqual([
-      'The query root type: expected Query, got RootQuery',
-      'Object type Query is missing',
-    ]);
+    expect(findContractViolations(BASE, renamed)).toEqual(['The query root type: expected Query, got RootQuery', 'Object type Query is missing']);
   });
 
   it('reports every violation at once', () => {
-    const actual = changed('balance: Decimal', 'balance: Decimal!')
-      .replace('    DONE\n', '')
-      .replace('first: Int = 50', 'first: Int = 10');
+    const actual = changed('balance: Decimal', 'balance: Decimal!').replace('    DONE\n', '').replace('first: Int = 50', 'first: Int = 10');
     expect(findContractViolations(BASE, actual)).toEqual([
       'Account.balance: expected Decimal, got Decimal!',
       'Account.transactions(first:): expected default 50, got default 10',

@@ -449,7 +449,15 @@ describe('the classes compose into a working graph', () => {
         id: 'pay-1',
         refundedAmountInMinor: 250,
         refunds: [
-          { id: 'ref-1', paymentId: 'pay-1', amountInMinor: 250, status: 'PENDING', createdAt: '2026-01-31T09:00:00Z', authorizedAt: null, failureReason: null },
+          {
+            id: 'ref-1',
+            paymentId: 'pay-1',
+            amountInMinor: 250,
+            status: 'PENDING',
+            createdAt: '2026-01-31T09:00:00Z',
+            authorizedAt: null,
+            failureReason: null,
+          },
         ],
       },
       payout: { status: 'authorised', amountInMinor: 9007199254740991 },

@@ -36,8 +36,18 @@ describe('provider call spans', () => {
     const sends = spans.filter((span) => span.name === 'GET test.get');
     expect(sends.map((span) => span.attributes)).toEqual([
       expect.objectContaining({ 'bankgraph.provider.attempt': 1, 'http.response.status_code': 503, 'error.type': '503' }),
-      expect.objectContaining({ 'bankgraph.provider.attempt': 2, 'http.request.resend_count': 1, 'bankgraph.provider.retry_reason': 'http_503', 'error.type': 'ECONNRESET' }),
-      expect.objectContaining({ 'bankgraph.provider.attempt': 3, 'http.request.resend_count': 2, 'bankgraph.provider.retry_reason': 'ECONNRESET', 'http.response.status_code': 200 }),
+      expect.objectContaining({
+        'bankgraph.provider.attempt': 2,
+        'http.request.resend_count': 1,
+        'bankgraph.provider.retry_reason': 'http_503',
+        'error.type': 'ECONNRESET',
+      }),
+      expect.objectContaining({
+        'bankgraph.provider.attempt': 3,
+        'http.request.resend_count': 2,
+        'bankgraph.provider.retry_reason': 'ECONNRESET',
+        'http.response.status_code': 200,
+      }),
     ]);
     for (const span of sends) expect(span.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
     // The provider got the trace context of the send it was answering (the connection error's send left no request).
@@ -67,7 +77,9 @@ describe('traceJob', () => {
 
   it('records a failed run with the error type, not its message, and rethrows', async () => {
     const { telemetry, exporter } = traced();
-    await expect(traceJob(telemetry, 'reconcile', async () => Promise.reject(new RangeError('IBAN GB33BUKB20201555555555 failed')))).rejects.toThrow(RangeError);
+    await expect(traceJob(telemetry, 'reconcile', async () => Promise.reject(new RangeError('IBAN GB33BUKB20201555555555 failed')))).rejects.toThrow(
+      RangeError,
+    );
     const [job] = exporter.getFinishedSpans();
     expect(job!.status.code).toBe(2);
     expect(job!.attributes['error.type']).toBe('RangeError');
@@ -77,7 +89,10 @@ describe('traceJob', () => {
   it('just runs the job with tracing off', async () => {
     const telemetry = new Telemetry(telemetryConfig);
     expect(telemetry.enabled).toBe(false);
-    await expect(traceJob(telemetry, 'reconcile', async (span) => ({ span, active: trace.getSpan(context.active()) }))).resolves.toEqual({ span: undefined, active: undefined });
+    await expect(traceJob(telemetry, 'reconcile', async (span) => ({ span, active: trace.getSpan(context.active()) }))).resolves.toEqual({
+      span: undefined,
+      active: undefined,
+    });
   });
 });
 
@@ -87,9 +102,19 @@ describe('the payout watcher as a traced job', () => {
     provider = mockProvider({ telemetry });
     const id = '8d7c1b52-3f7e-4a6b-9c1d-2e3f4a5b6c7d';
     provider.on('GET', `/withdrawals/${id}`, { status: 200, body: { transaction_id: id, status: 'settled' } });
-    const payouts = { getWithdrawal: async () => (await provider!.http.send<{ status: string }>({ route: 'payouts.getWithdrawal', method: 'GET', url: `${ORIGIN}/withdrawals/${id}` })).body } as unknown as PayoutClient;
+    const payouts = {
+      getWithdrawal: async () =>
+        (await provider!.http.send<{ status: string }>({ route: 'payouts.getWithdrawal', method: 'GET', url: `${ORIGIN}/withdrawals/${id}` })).body,
+    } as unknown as PayoutClient;
     const bus = new TracedEventBus(new MemoryEventBus(createLogger('silent')), telemetry);
-    const watchers = new PayoutWatchers(payouts, bus, new InProcessLeases(), createLogger('silent'), { initialDelayMs: 1, maxDelayMs: 10, factor: 2, leaseTtlMs: 100 }, telemetry);
+    const watchers = new PayoutWatchers(
+      payouts,
+      bus,
+      new InProcessLeases(),
+      createLogger('silent'),
+      { initialDelayMs: 1, maxDelayMs: 10, factor: 2, leaseTtlMs: 100 },
+      telemetry,
+    );
     try {
       const release = watchers.watch(id);
       const job = await waitFor(() => exporter.getFinishedSpans().find((span) => span.name === 'job payout-watch'), 'the watcher job span');

@@ -51,7 +51,10 @@ describe('IBANs', () => {
 
 describe('validatePayoutInput', () => {
   it('builds the exact withdrawal request, with a generated lower-case transaction id when none is given', () => {
-    const request = validatePayoutInput({ ...PAYOUT, beneficiaryIban: 'gb29 nwbk 6016 1331 9268 19', beneficiaryName: '  John Doe ' }, () => 'A5C1D0E2-0000-4000-8000-000000000001');
+    const request = validatePayoutInput(
+      { ...PAYOUT, beneficiaryIban: 'gb29 nwbk 6016 1331 9268 19', beneficiaryName: '  John Doe ' },
+      () => 'A5C1D0E2-0000-4000-8000-000000000001',
+    );
     expect(request).toEqual({
       transaction_id: 'a5c1d0e2-0000-4000-8000-000000000001',
       beneficiary_name: 'John Doe',
@@ -64,7 +67,9 @@ describe('validatePayoutInput', () => {
   });
 
   it('keeps a given transaction id (lower-cased)', () => {
-    expect(validatePayoutInput({ ...PAYOUT, transactionId: '3F1C2B4E-8D5A-4C6F-9E7B-1A2D3C4E5F60' }).transaction_id).toBe('3f1c2b4e-8d5a-4c6f-9e7b-1a2d3c4e5f60');
+    expect(validatePayoutInput({ ...PAYOUT, transactionId: '3F1C2B4E-8D5A-4C6F-9E7B-1A2D3C4E5F60' }).transaction_id).toBe(
+      '3f1c2b4e-8d5a-4c6f-9e7b-1a2d3c4e5f60',
+    );
   });
 
   it.each([

@@ -36,7 +36,9 @@ export function bankPageRoutes(context: SandboxContext, grants: Grants): { show:
       if (!MOCK_BANKS.some((known) => known.providerId === bank)) {
         return sendLoginForm(res, 400, request, context, { username, bank: MOCK_PROVIDER_ID, message: 'Choose one of the listed banks.' });
       }
-      const user = context.fixtures.users.find((candidate) => candidate.username === username && candidate.password === password && candidate.providerId === bank);
+      const user = context.fixtures.users.find(
+        (candidate) => candidate.username === username && candidate.password === password && candidate.providerId === bank,
+      );
       if (!user) {
         const message = username === '' || password === '' ? 'Enter your username and password.' : 'The username or password is wrong.';
         return sendLoginForm(res, 401, request, context, { username, bank, message });
@@ -93,9 +95,7 @@ function sendLoginForm(
     res,
     status,
     'Sign in',
-    `<p><strong>${escapeHtml(request.clientId)}</strong> asks to read your account information${
-      request.scope ? ` (${escapeHtml(request.scope)})` : ''
-    }.</p>
+    `<p><strong>${escapeHtml(request.clientId)}</strong> asks to read your account information${request.scope ? ` (${escapeHtml(request.scope)})` : ''}.</p>
 ${shown.message ? `<p class="error" role="alert">${escapeHtml(shown.message)}</p>` : ''}
 <form method="post" action="/">
 ${hiddenInputs}

@@ -17,7 +17,10 @@ button{margin-top:1.25rem;padding:.6rem 1rem}.error{color:#b00020}.hint{color:#5
  * follows the form post too, so without it Chromium blocks the way back to the client.
  */
 export function sendBankPage(res: ServerResponse, status: number, title: string, body: string, redirectOrigin?: string): void {
-  res.setHeader('content-security-policy', `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}; frame-ancestors 'none'`);
+  res.setHeader(
+    'content-security-policy',
+    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}; frame-ancestors 'none'`,
+  );
   res.setHeader('x-frame-options', 'DENY');
   res.setHeader('cache-control', 'no-store');
   sendHtml(

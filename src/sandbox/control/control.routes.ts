@@ -8,12 +8,7 @@ import type { SandboxContext, SandboxRoutes } from '../context';
 import { addAccount, MOCK_BANKS, MOCK_PROVIDER_ID } from '../fixtures/users';
 
 /** Control routes for tests and demos (docs/sandbox.md); errors here are plain `{error, error_description}`. */
-export function registerControlRoutes(
-  { control }: SandboxRoutes,
-  context: SandboxContext,
-  faults: FaultInjector,
-  requestLog: RequestLog,
-): void {
+export function registerControlRoutes({ control }: SandboxRoutes, context: SandboxContext, faults: FaultInjector, requestLog: RequestLog): void {
   let addedAccounts = 0;
   control
     .add('POST', '/sandbox/faults', (req, res) => {
@@ -42,7 +37,12 @@ export function registerControlRoutes(
         throw new OAuthStyleError(400, 'invalid_request', 'displayName must be a non-empty string of at most 64 characters');
       }
       const user = context.fixtures.users.find((candidate) => candidate.username === req.params.username && candidate.providerId === bank);
-      if (!user) throw new OAuthStyleError(404, 'not_found', `no user ${JSON.stringify(req.params.username)} at bank ${JSON.stringify(bank)}; see GET /sandbox/fixtures`);
+      if (!user)
+        throw new OAuthStyleError(
+          404,
+          'not_found',
+          `no user ${JSON.stringify(req.params.username)} at bank ${JSON.stringify(bank)}; see GET /sandbox/fixtures`,
+        );
       addedAccounts += 1;
       sendProviderJson(res, 201, addAccount(user, displayName, addedAccounts).account);
     })

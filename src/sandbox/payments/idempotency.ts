@@ -3,11 +3,7 @@ import type { SandboxClock } from '../clock';
 /** docs/provider-choices.md: a key is remembered for 24 hours of sandbox time after its request was accepted. */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 
-export type IdempotencyLookup<T> =
-  | { kind: 'new' }
-  | { kind: 'replay'; result: T }
-  | { kind: 'reuse' }
-  | { kind: 'in-flight' };
+export type IdempotencyLookup<T> = { kind: 'new' } | { kind: 'replay'; result: T } | { kind: 'reuse' } | { kind: 'in-flight' };
 
 type Entry<T> = { fingerprint: string; state: 'in-flight' } | { fingerprint: string; state: 'done'; result: T; expiresAtMs: number };
 

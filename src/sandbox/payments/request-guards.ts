@@ -31,6 +31,10 @@ export function requireSignature(context: SandboxContext, req: SandboxRequest, h
     mustSign,
   );
   if (!result.ok) {
-    throw new Problem(401, 'invalid-signature', `${headerName}: ${result.reason}. Sign the request with TrueLayer request signing v2 (ES512, detached payload) using a key registered with the provider.`);
+    throw new Problem(
+      401,
+      'invalid-signature',
+      `${headerName}: ${result.reason}. Sign the request with TrueLayer request signing v2 (ES512, detached payload) using a key registered with the provider.`,
+    );
   }
 }

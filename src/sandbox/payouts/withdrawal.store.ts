@@ -85,5 +85,8 @@ export class WithdrawalStore {
 
 function differences(existing: Withdrawal, request: WithdrawalRequest): string {
   const fields = ['beneficiary_name', 'beneficiary_iban', 'beneficiary_reference', 'currency', 'amount_in_minor', 'context_code'] as const;
-  return fields.filter((field) => existing[field] !== request[field]).map((field) => `${field} differs`).join(', ');
+  return fields
+    .filter((field) => existing[field] !== request[field])
+    .map((field) => `${field} differs`)
+    .join(', ');
 }

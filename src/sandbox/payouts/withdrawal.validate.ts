@@ -7,8 +7,7 @@ import type { WithdrawalRequest } from './withdrawal.types';
 export const MAX_BENEFICIARY_REFERENCE = 18;
 export const WITHDRAWAL_CURRENCIES = ['GBP', 'EUR'] as const;
 
-const SHAPE =
-  '{ transaction_id, beneficiary_name, beneficiary_iban, beneficiary_reference, currency, amount_in_minor, context_code }';
+const SHAPE = '{ transaction_id, beneficiary_name, beneficiary_iban, beneficiary_reference, currency, amount_in_minor, context_code }';
 
 /** Every field of the spec's request shape is required and checked; unknown extra fields are ignored. */
 export function validateWithdrawalRequest(req: SandboxRequest): WithdrawalRequest {
@@ -29,12 +28,12 @@ export function validateWithdrawalRequest(req: SandboxRequest): WithdrawalReques
     );
   }
   if (typeof beneficiary_reference !== 'string' || beneficiary_reference.trim() === '') {
-    errors.add('beneficiary_reference', `must be a non-empty string of at most ${MAX_BENEFICIARY_REFERENCE} characters; got ${describe(beneficiary_reference)}`);
-  } else if (characterCount(beneficiary_reference) > MAX_BENEFICIARY_REFERENCE) {
     errors.add(
       'beneficiary_reference',
-      `must be at most ${MAX_BENEFICIARY_REFERENCE} characters; got ${characterCount(beneficiary_reference)}`,
+      `must be a non-empty string of at most ${MAX_BENEFICIARY_REFERENCE} characters; got ${describe(beneficiary_reference)}`,
     );
+  } else if (characterCount(beneficiary_reference) > MAX_BENEFICIARY_REFERENCE) {
+    errors.add('beneficiary_reference', `must be at most ${MAX_BENEFICIARY_REFERENCE} characters; got ${characterCount(beneficiary_reference)}`);
   }
   if (typeof currency !== 'string' || !(WITHDRAWAL_CURRENCIES as readonly string[]).includes(currency)) {
     errors.add('currency', `must be one of ${WITHDRAWAL_CURRENCIES.join(', ')}; got ${describe(currency)}`);

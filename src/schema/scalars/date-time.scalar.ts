@@ -4,8 +4,7 @@ import { describeLiteral, describeValue, isCalendarDate } from './scalar-support
 
 // ISO 8601 extended format. Seconds, fraction and offset are optional because the provider sends timestamps with
 // a variable number of fractional digits and sometimes no offset; `,` is ISO's other decimal sign.
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(?:Z|[+-](\d{2})(?::?(\d{2}))?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?(?:Z|[+-](\d{2})(?::?(\d{2}))?)?$/;
 const ACCEPTS =
   'DateTime must be an ISO 8601 date-time string such as "2026-01-31T09:15:00Z" or "2026-01-31T09:15:00.123+01:00" ' +
   '(seconds, fraction and UTC offset optional)';
@@ -32,8 +31,7 @@ export function isDateTime(value: unknown): value is string {
  */
 export const DateTimeScalar = new GraphQLScalarType<string, string>({
   name: 'DateTime',
-  description:
-    'ISO 8601 date-time, passed through exactly as the provider sent it: fractional digits and UTC offset (or its absence) are kept.',
+  description: 'ISO 8601 date-time, passed through exactly as the provider sent it: fractional digits and UTC offset (or its absence) are kept.',
   serialize(value) {
     if (isDateTime(value)) return value;
     if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();

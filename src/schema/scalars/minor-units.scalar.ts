@@ -13,8 +13,7 @@ function isSafeInteger(value: unknown): value is number {
 /** Beyond 2^53-1 a double can no longer tell neighbouring integers apart, so an amount there is not exact. */
 export const MinorUnitsScalar = new GraphQLScalarType<number, number>({
   name: 'MinorUnits',
-  description:
-    "An integer amount in the currency's smallest unit (pence for GBP). Any safe integer up to 2^53-1; GraphQL's Int is only 32-bit.",
+  description: "An integer amount in the currency's smallest unit (pence for GBP). Any safe integer up to 2^53-1; GraphQL's Int is only 32-bit.",
   serialize(value) {
     if (isSafeInteger(value)) return value;
     if (typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)) {

@@ -42,7 +42,14 @@ describe('AuthClient', () => {
     await auth.clientCredentials('paydirect');
     const forms = provider.requests.map((r) => Object.fromEntries(new URLSearchParams(r.body.toString())));
     expect(forms).toEqual([
-      { grant_type: 'authorization_code', code: 'c1', redirect_uri: 'http://localhost:4000/auth/callback', code_verifier: 'v1', client_id: 'cid', client_secret: 'csecret' },
+      {
+        grant_type: 'authorization_code',
+        code: 'c1',
+        redirect_uri: 'http://localhost:4000/auth/callback',
+        code_verifier: 'v1',
+        client_id: 'cid',
+        client_secret: 'csecret',
+      },
       { grant_type: 'refresh_token', refresh_token: 'r1', client_id: 'cid', client_secret: 'csecret' },
       { grant_type: 'client_credentials', scope: 'paydirect', client_id: 'cid', client_secret: 'csecret' },
     ]);
@@ -82,7 +89,15 @@ describe('PayoutClient', () => {
     amount_in_minor: 1050,
     context_code: 'withdrawal',
   };
-  const stored = { ...withdrawal, status: 'authorised', authorised_at: '2024-01-01T00:00:00.1Z', submitted_at: null, settled_at: null, rejected_at: null, failed_at: null };
+  const stored = {
+    ...withdrawal,
+    status: 'authorised',
+    authorised_at: '2024-01-01T00:00:00.1Z',
+    submitted_at: null,
+    settled_at: null,
+    rejected_at: null,
+    failed_at: null,
+  };
 
   function setup() {
     provider = mockProvider({ signingKey });

@@ -33,12 +33,9 @@ describe('parseDecimalJson', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it.each(['', '{', '[1,]', '{"a":1,}', '01', '1.', '-', '"\\x"', 'tru', '{"a" 1}', '[1] 2', '"\u0001"', '+1', 'NaN'])(
-    'rejects malformed %j',
-    (text) => {
-      expect(() => parseDecimalJson(text)).toThrow(JsonSyntaxError);
-    },
-  );
+  it.each(['', '{', '[1,]', '{"a":1,}', '01', '1.', '-', '"\\x"', 'tru', '{"a" 1}', '[1] 2', '"\u0001"', '+1', 'NaN'])('rejects malformed %j', (text) => {
+    expect(() => parseDecimalJson(text)).toThrow(JsonSyntaxError);
+  });
 
   it('survives pathological nesting without overflowing the stack', () => {
     expect(() => parseDecimalJson('['.repeat(100_000))).toThrow(JsonSyntaxError);

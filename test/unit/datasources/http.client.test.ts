@@ -126,7 +126,13 @@ describe('ProviderHttpClient retries', () => {
   it('honours Retry-After in seconds and as an HTTP date', async () => {
     provider = mockProvider({ retryAfterCapMs: 10_000 });
     const inThreeSeconds = new Date(Date.now() + 3_000).toUTCString();
-    provider.on('GET', '/thing', { status: 429, headers: { 'retry-after': '2' } }, { status: 503, headers: { 'retry-after': inThreeSeconds } }, { status: 200 });
+    provider.on(
+      'GET',
+      '/thing',
+      { status: 429, headers: { 'retry-after': '2' } },
+      { status: 503, headers: { 'retry-after': inThreeSeconds } },
+      { status: 200 },
+    );
     await provider.http.send(get());
     expect(provider.sleeps[0]).toBe(2_000);
     expect(provider.sleeps[1]).toBeGreaterThanOrEqual(1_000);
@@ -181,7 +187,15 @@ describe('ProviderHttpClient 401 handling', () => {
     provider = mockProvider({ signingKey });
     provider.on('POST', '/v1/withdrawals', { status: 401, body: problem(401, 'invalid-signature') });
     const { auth, rejected } = refreshingAuth();
-    const request = { route: 't', method: 'POST' as const, url: `${ORIGIN}/v1/withdrawals`, json: {}, auth, idempotent: true, sign: { header: 'X-SVC-Signature' } };
+    const request = {
+      route: 't',
+      method: 'POST' as const,
+      url: `${ORIGIN}/v1/withdrawals`,
+      json: {},
+      auth,
+      idempotent: true,
+      sign: { header: 'X-SVC-Signature' },
+    };
     const error = (await provider.http.send(request).catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error.message).toMatch(/signature/);

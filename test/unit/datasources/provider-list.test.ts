@@ -3,7 +3,8 @@ import { JsonSyntaxError, parseDecimalJson } from '../../../src/datasources/deci
 import { LazyProviderList } from '../../../src/datasources/provider-list';
 
 describe('LazyProviderList', () => {
-  const body = '{ "results" : [ {"id":"a","amount":100.10,"meta":{"results":[1,2]}} , {"id":"b,]}","amount":-2.5} ,{"id":"c\\"","amount":3}, 7, null ], "status":"ok"}';
+  const body =
+    '{ "results" : [ {"id":"a","amount":100.10,"meta":{"results":[1,2]}} , {"id":"b,]}","amount":-2.5} ,{"id":"c\\"","amount":3}, 7, null ], "status":"ok"}';
 
   it('reads the results array as parseDecimalJson would, page by page', () => {
     const list = LazyProviderList.fromResultsBody<unknown>(body);
@@ -28,15 +29,26 @@ describe('LazyProviderList', () => {
     expect(LazyProviderList.fromResultsBody('{"results":[]}').slice()).toEqual([]);
   });
 
-  it.each(['', '[]', '{"results":{}}', '{"other":[1]}', '{"results":[1,]}', '{"results":[,1]}', '{"results":[1}', '{"results":["x]}', '{"results":[1]} x', '{"results":[1]'])(
-    'refuses the malformed body %j',
-    (text) => {
-      expect(() => LazyProviderList.fromResultsBody(text)).toThrow(JsonSyntaxError);
-    },
-  );
+  it.each([
+    '',
+    '[]',
+    '{"results":{}}',
+    '{"other":[1]}',
+    '{"results":[1,]}',
+    '{"results":[,1]}',
+    '{"results":[1}',
+    '{"results":["x]}',
+    '{"results":[1]} x',
+    '{"results":[1]',
+  ])('refuses the malformed body %j', (text) => {
+    expect(() => LazyProviderList.fromResultsBody(text)).toThrow(JsonSyntaxError);
+  });
 
   it('agrees with parseDecimalJson on any results array', () => {
-    const element = fc.oneof(fc.jsonValue(), fc.record({ id: fc.string(), amount: fc.double({ noNaN: true, noDefaultInfinity: true }), tags: fc.array(fc.string()) }));
+    const element = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ id: fc.string(), amount: fc.double({ noNaN: true, noDefaultInfinity: true }), tags: fc.array(fc.string()) }),
+    );
     fc.assert(
       fc.property(fc.array(element, { maxLength: 8 }), fc.nat(10), fc.nat(10), (items, a, b) => {
         const text = JSON.stringify({ before: { results: [0] }, results: items, after: 'results' });

@@ -14,10 +14,8 @@ const refund: SignableRequest = {
 // Computed once, by hand, with node:crypto alone (not this module): the header JSON below, base64url-encoded,
 // and an ES512 signature over `<header>.<base64url(payload)>` for the `refund` request above.
 const VECTOR_HEADER_JSON = '{"alg":"ES512","kid":"test-key-1","tl_version":"2","tl_headers":"Idempotency-Key"}';
-const VECTOR_HEADER_B64 =
-  'eyJhbGciOiJFUzUxMiIsImtpZCI6InRlc3Qta2V5LTEiLCJ0bF92ZXJzaW9uIjoiMiIsInRsX2hlYWRlcnMiOiJJZGVtcG90ZW5jeS1LZXkifQ';
-const VECTOR_PAYLOAD =
-  'POST /v3/payments/pay_123/refunds\nIdempotency-Key: 5f0c7e2a-1b3d-4c5e-8f90-a1b2c3d4e5f6\n{"amount_in_minor":100,"reference":"ref-1"}';
+const VECTOR_HEADER_B64 = 'eyJhbGciOiJFUzUxMiIsImtpZCI6InRlc3Qta2V5LTEiLCJ0bF92ZXJzaW9uIjoiMiIsInRsX2hlYWRlcnMiOiJJZGVtcG90ZW5jeS1LZXkifQ';
+const VECTOR_PAYLOAD = 'POST /v3/payments/pay_123/refunds\nIdempotency-Key: 5f0c7e2a-1b3d-4c5e-8f90-a1b2c3d4e5f6\n{"amount_in_minor":100,"reference":"ref-1"}';
 const VECTOR_JWS =
   `${VECTOR_HEADER_B64}..AJlcLIj-SJuqajmNwSVjSwDVL9sG1Qz2D1R9pljr86ogXnOFiytKOLlkUqIm8KOZMGUn7J_MnXJYEe3LL9GZ1_zMAXmdbigJ` +
   'fgvLRs4WkJI7gxK_lAmQrTvfoVVsJ2zmfBz5Ju69tp27ExVEf5v_qSKuYoJTv2UFlWogNbxlEsii2Mlo';

@@ -75,7 +75,10 @@ describe('provider body size cap', () => {
     provider = mockProvider({ maxBodyBytes: 1_024 });
     const big = JSON.stringify({ results: ['x'.repeat(5_000)] });
     provider.on('GET', '/thing', { status: 200, body: big });
-    provider.agent.get(ORIGIN).intercept({ method: 'GET', path: '/thing' }).reply(200, big, { headers: { 'content-length': String(big.length) } });
+    provider.agent
+      .get(ORIGIN)
+      .intercept({ method: 'GET', path: '/thing' })
+      .reply(200, big, { headers: { 'content-length': String(big.length) } });
     for (let i = 0; i < 2; i += 1) {
       const error = (await provider.http.send(get()).catch((e: unknown) => e)) as GatewayError;
       expect(error).toBeInstanceOf(UpstreamError);

@@ -118,7 +118,13 @@ describe('no secret in any error message', () => {
   function expectClean(error: unknown, known: readonly string[]): void {
     expect(error).toBeInstanceOf(GatewayError);
     const gatewayError = error as GatewayError;
-    const visible = [gatewayError.message, String(gatewayError), JSON.stringify(gatewayError), JSON.stringify(gatewayError.extensions), gatewayError.originalError?.message ?? ''];
+    const visible = [
+      gatewayError.message,
+      String(gatewayError),
+      JSON.stringify(gatewayError),
+      JSON.stringify(gatewayError.extensions),
+      gatewayError.originalError?.message ?? '',
+    ];
     for (const text of visible) for (const secret of secrets) expect(text).not.toContain(secret);
     const logged = JSON.stringify((gatewayError.originalError as ProviderResponseError).body ?? null);
     for (const secret of known) expect(logged).not.toContain(secret);

@@ -43,7 +43,10 @@ describe.each(BACKENDS)('the relational store on $name', (backend) => {
   });
 
   it('applies every migration at open, and a second run applies none', async () => {
-    const applied = await database.db.selectFrom('kysely_migration' as never).select(sql<string>`name`.as('name')).execute();
+    const applied = await database.db
+      .selectFrom('kysely_migration' as never)
+      .select(sql<string>`name`.as('name'))
+      .execute();
     expect(applied.map((row) => row.name)).toEqual(Object.keys(MIGRATIONS));
     expect(await migrateToLatest(database.db)).toEqual([]);
   });
@@ -91,7 +94,10 @@ describe.each(BACKENDS)('the relational store on $name', (backend) => {
             .where('name', 'like', 'slot-%')
             .executeTakeFirstOrThrow();
           if (Number(taken) >= 3) return false;
-          await trx.insertInto('leases').values({ name: `slot-${index}`, holder: 'racer', expiresAtMs: 0 }).execute();
+          await trx
+            .insertInto('leases')
+            .values({ name: `slot-${index}`, holder: 'racer', expiresAtMs: 0 })
+            .execute();
           return true;
         }),
       ),

@@ -162,7 +162,9 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     const ledger = new PayoutLedger(first, now);
     const { record } = await ledger.record({ owner: user(), request: request(10) }, payoutAdmission(POLICY));
     const claims = await Promise.all(
-      Array.from({ length: 6 }, (_, index) => new PayoutLedger(index % 2 ? second : first, now).claim(record.transactionId, `claimant-${index}`, 60_000, DAY_MS)),
+      Array.from({ length: 6 }, (_, index) =>
+        new PayoutLedger(index % 2 ? second : first, now).claim(record.transactionId, `claimant-${index}`, 60_000, DAY_MS),
+      ),
     );
     expect(claims.filter(Boolean)).toHaveLength(1);
     expect(await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED)).toBeUndefined();

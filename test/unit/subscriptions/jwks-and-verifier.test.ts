@@ -111,7 +111,12 @@ describe('WebhookVerifier', () => {
     const timestamp = options.timestamp ?? new Date(now).toISOString();
     const signature = signJws(
       { method: 'POST', path: options.signPath ?? path, headers: { 'X-Tl-Webhook-Timestamp': timestamp }, body: options.signBody ?? body },
-      { kid: 'k1', privateKey: options.key ?? provider.privateKey, jku: options.jku ?? JKU, signedHeaders: options.signedHeaders ?? ['X-Tl-Webhook-Timestamp'] },
+      {
+        kid: 'k1',
+        privateKey: options.key ?? provider.privateKey,
+        jku: options.jku ?? JKU,
+        signedHeaders: options.signedHeaders ?? ['X-Tl-Webhook-Timestamp'],
+      },
     );
     return { 'x-tl-webhook-timestamp': timestamp, 'tl-signature': signature };
   }
@@ -138,7 +143,10 @@ describe('WebhookVerifier', () => {
       ok: false,
       reason: expect.stringContaining('allow-list'),
     });
-    expect(await verifier.verify({ path, headers: headersFor({ signedHeaders: [] }), body })).toMatchObject({ ok: false, reason: expect.stringContaining('cover') });
+    expect(await verifier.verify({ path, headers: headersFor({ signedHeaders: [] }), body })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('cover'),
+    });
     const old = new Date(now - 5 * 60 * 1000 - 1).toISOString();
     const future = new Date(now + 5 * 60 * 1000 + 1).toISOString();
     expect(await verifier.verify({ path, headers: headersFor({ timestamp: old }), body })).toMatchObject({ ok: false, status: 401 });
@@ -146,7 +154,9 @@ describe('WebhookVerifier', () => {
     expect(await verifier.verify({ path, headers: headersFor({ timestamp: new Date(now - 4 * 60 * 1000).toISOString() }), body })).toMatchObject({ ok: true });
     // The signed value is what counts: a fresh header over an old signature does not verify.
     const signedOld = headersFor({ timestamp: old });
-    expect(await verifier.verify({ path, headers: { ...signedOld, 'x-tl-webhook-timestamp': new Date(now).toISOString() }, body })).toMatchObject({ ok: false });
+    expect(await verifier.verify({ path, headers: { ...signedOld, 'x-tl-webhook-timestamp': new Date(now).toISOString() }, body })).toMatchObject({
+      ok: false,
+    });
   });
 
   it('answers 503 when the keys cannot be fetched, so the provider retries', async () => {

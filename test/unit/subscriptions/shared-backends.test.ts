@@ -35,7 +35,13 @@ async function claimRace(inboxes: EventInbox[]): Promise<void> {
 
 describe.each([
   { name: 'SQLite', open: async () => ({ url: 'sqlite://:memory:', drop: async () => undefined }) },
-  { name: 'PostgreSQL', open: async () => { const schema = await createPostgresSchema('inbox'); return { url: schema.url, drop: () => schema.drop() }; } },
+  {
+    name: 'PostgreSQL',
+    open: async () => {
+      const schema = await createPostgresSchema('inbox');
+      return { url: schema.url, drop: () => schema.drop() };
+    },
+  },
 ])('the webhook inbox on $name', ({ open }) => {
   let databases: Database[] = [];
   let drop: () => Promise<void> = async () => undefined;
