@@ -25,7 +25,7 @@ export class HttpOperationGuard {
     if (decision.allowed) return true;
     const error = rateLimitedError(decision.retryAfterSeconds);
     sendGraphQLRefusal(req, res, 429, formattedRefusal(error), requestId, { 'retry-after': String(decision.retryAfterSeconds) });
-    this.recordRefusal(principal, requestId, started, 429, 'rate_limit', 'FORBIDDEN');
+    this.recordUnexecuted(principal, requestId, started, 429, 'FORBIDDEN', 'rate_limit');
     return false;
   }
 
@@ -45,7 +45,7 @@ export class HttpOperationGuard {
   bodyTooLarge(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number, limitBytes: number): void {
     const error = operationLimitError('maxBodyBytes', `The request body exceeds ${limitBytes} bytes.`, limitBytes, 413);
     sendGraphQLRefusal(req, res, 413, formattedRefusal(error), requestId, { connection: 'close' });
-    this.recordRefusal(principal, requestId, started, 413, 'maxBodyBytes', 'BAD_USER_INPUT');
+    this.recordUnexecuted(principal, requestId, started, 413, 'BAD_USER_INPUT', 'maxBodyBytes');
   }
 
   notJson(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): void {
@@ -56,17 +56,7 @@ export class HttpOperationGuard {
       { message: 'The request body is not valid JSON.', extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } },
       requestId,
     );
-    this.recorder.record({
-      requestId,
-      principal: describePrincipal(principal),
-      transport: 'http',
-      operationName: undefined,
-      operationType: undefined,
-      durationMs: performance.now() - started,
-      status: 400,
-      outcome: 'error',
-      errorCodes: ['BAD_USER_INPUT'],
-    });
+    this.recordUnexecuted(principal, requestId, started, 400, 'BAD_USER_INPUT');
   }
 
   /**
@@ -84,21 +74,12 @@ export class HttpOperationGuard {
       requestId,
       resend ? { 'cache-control': 'private, no-cache, must-revalidate' } : {},
     );
-    this.recorder.record({
-      requestId,
-      principal: describePrincipal(principal),
-      transport: 'http',
-      operationName: undefined,
-      operationType: undefined,
-      durationMs: performance.now() - started,
-      status,
-      outcome: resend ? 'error' : 'refused',
-      errorCodes: [error.code],
-      ...(resend ? {} : { refusal: 'persisted_documents' }),
-    });
+    // A resend request is part of the APQ protocol, not a refusal.
+    this.recordUnexecuted(principal, requestId, started, status, error.code, resend ? undefined : 'persisted_documents');
   }
 
-  private recordRefusal(principal: Principal, requestId: string, started: number, status: number, refusal: string, code: string): void {
+  /** An HTTP request answered before anything ran: refused by a limit (`refusal` names it), or a client error. */
+  private recordUnexecuted(principal: Principal, requestId: string, started: number, status: number, code: string, refusal?: string): void {
     this.recorder.record({
       requestId,
       principal: describePrincipal(principal),
@@ -107,9 +88,9 @@ export class HttpOperationGuard {
       operationType: undefined,
       durationMs: performance.now() - started,
       status,
-      outcome: 'refused',
+      outcome: refusal === undefined ? 'error' : 'refused',
       errorCodes: [code],
-      refusal,
+      ...(refusal === undefined ? {} : { refusal }),
     });
   }
 }
