@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print } from 'graphql';
+import { print, type DocumentNode } from 'graphql';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,22 +85,11 @@ export async function startStack(
     signIn(username = 'john', password = 'doe', signInOptions = {}) {
       return signInAt(gateway.url, username, password, signInOptions);
     },
-    async graphql(query, variables, token, headers = {}) {
-      const response = await fetch(`${gateway.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
-        body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }),
-      });
-      return { status: response.status, ...((await response.json()) as object) };
+    graphql(query, variables, token, headers = {}) {
+      return graphqlAt(gateway.url, query, variables, token, headers);
     },
-    async sandboxJson(method, path, body) {
-      const response = await fetch(`${sandbox.url}${path}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
-      return (await response.json()) as never;
+    sandboxJson(method, path, body) {
+      return sandboxJsonAt(sandbox.url, method, path, body);
     },
     async restartGateway() {
       await gateway.close();
@@ -116,6 +105,33 @@ export async function startStack(
       }
     },
   };
+}
+
+/** One GraphQL request over HTTP POST to a gateway, as a client sends it. */
+export async function graphqlAt<T>(
+  gatewayUrl: string,
+  query: string | DocumentNode,
+  variables?: unknown,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<GraphQLResult<T>> {
+  const response = await fetch(`${gatewayUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }),
+  });
+  return { status: response.status, ...((await response.json()) as object) };
+}
+
+/** A sandbox control or data route answering JSON; anything but 2xx fails the test with the sandbox's answer. */
+export async function sandboxJsonAt<T = unknown>(sandboxUrl: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${sandboxUrl}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
 }
 
 /** Signs in through a gateway's /auth/login and the sandbox bank's form; returns the session token. */

@@ -8,7 +8,7 @@ import type { Sandbox } from '../../src/sandbox/sandbox';
 import { createGateway, type Gateway } from '../../src/server';
 import { CREATE_PAYOUT, dataOf, ibanOf, user, VERIFY, VIEWER_MONEY, type LedgerEntry, type LoggedRequest, type PayoutView } from '../helpers/money';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
-import { MERCHANT_KEY, signInAt, type GraphQLResult } from '../helpers/stack';
+import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
 
 /*
  * Money on two gateway instances, A and B, sharing one PostgreSQL schema (STORE_URL) and one Redis (CACHE_URL,
@@ -73,23 +73,12 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     await schema?.drop();
   });
 
-  async function sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${sandbox.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
+  function sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    return sandboxJsonAt<T>(sandbox.url, method, path, body);
   }
 
-  async function graphql<T>(gateway: Gateway, query: string, variables: Record<string, unknown>, token: string): Promise<GraphQLResult<T>> {
-    const response = await fetch(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    return { status: response.status, ...((await response.json()) as object) };
+  function graphql<T>(gateway: Gateway, query: string, variables: Record<string, unknown>, token: string): Promise<GraphQLResult<T>> {
+    return graphqlAt<T>(gateway.url, query, variables, token);
   }
 
   /** Withdrawal POSTs the sandbox received so far (the tests in this file run one after another). */

@@ -9,7 +9,7 @@ import { createGateway, type Gateway } from '../../src/server';
 import { dataOf, ibanOf, paymentsIn, REFUND_PAYMENT, user, type PayoutView, type RefundView } from '../helpers/money';
 import { startWebhookListener, type ReceivedWebhook, type WebhookListener } from '../helpers/sandbox-webhooks';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
-import { MERCHANT_KEY, signInAt, type GraphQLResult } from '../helpers/stack';
+import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
@@ -104,23 +104,12 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     await schema?.drop();
   });
 
-  async function sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${sandbox.url}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
-    return (await response.json()) as T;
+  function sandboxJson<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    return sandboxJsonAt<T>(sandbox.url, method, path, body);
   }
 
-  async function graphql<T>(gateway: Gateway, query: string, variables: Record<string, unknown>, token: string): Promise<GraphQLResult<T>> {
-    const response = await fetch(`${gateway.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    return { status: response.status, ...((await response.json()) as object) };
+  function graphql<T>(gateway: Gateway, query: string, variables: Record<string, unknown>, token: string): Promise<GraphQLResult<T>> {
+    return graphqlAt<T>(gateway.url, query, variables, token);
   }
 
   const advance = (seconds: number): Promise<unknown> => sandboxJson('POST', '/sandbox/clock', { advanceSeconds: seconds });
