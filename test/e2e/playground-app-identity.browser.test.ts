@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, ensureChromium } from '../helpers/chromium';
+import type { Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium';
 import { readFixtures, userNamed } from '../helpers/fixtures';
 import { startTestIdp, type TestIdp } from '../helpers/jwks-server';
 import { startStack, type Stack } from '../helpers/stack';
@@ -14,18 +11,15 @@ import { startStack, type Stack } from '../helpers/stack';
 describe('the playground in Chromium, with app identity', () => {
   let idp: TestIdp;
   let stack: Stack;
-  let context: BrowserContext;
   let page: Page;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   const consoleProblems: string[] = [];
 
   beforeAll(async () => {
-    const executablePath = ensureChromium();
     idp = await startTestIdp();
     stack = await startStack({ env: { AUTH_JWKS_URL: idp.jwksUrl, AUTH_ISSUER: idp.issuer, AUTH_AUDIENCE: 'bankgraph-api' } });
-    profile = mkdtempSync(join(tmpdir(), 'bankgraph-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath, args: CHROMIUM_ARGS, headless: true, viewport: { width: 1400, height: 900 } });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    ({ page } = browser);
     page.on('console', (message) => {
       // The first introspection runs before a token is typed: its 200 answer carries UNAUTHENTICATED for nothing.
       if (/Content Security Policy/i.test(message.text())) consoleProblems.push(message.text());
@@ -34,10 +28,9 @@ describe('the playground in Chromium, with app identity', () => {
   }, 15 * 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await stack?.close();
     await idp?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('takes the access token in a field, connects the bank for that user and runs a query with it', async () => {

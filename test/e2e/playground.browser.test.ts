@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { paymentId } from '../../src/sandbox/fixtures/payments';
-import { CHROMIUM_ARGS, ensureChromium } from '../helpers/chromium';
+import { launchChromium } from '../helpers/chromium';
 import { readFixtures, userNamed } from '../helpers/fixtures';
 import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
 
@@ -21,15 +20,13 @@ describe('the playground in Chromium', () => {
   let stack: Stack;
   let context: BrowserContext;
   let page: Page;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   const consoleProblems: string[] = [];
 
   beforeAll(async () => {
-    const executablePath = ensureChromium();
     stack = await startStack();
-    profile = mkdtempSync(join(tmpdir(), 'bankgraph-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath, args: CHROMIUM_ARGS, headless: true, viewport: { width: 1400, height: 900 } });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    ({ context, page } = browser);
     page.on('console', (message) => {
       if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) consoleProblems.push(message.text());
     });
@@ -41,9 +38,8 @@ describe('the playground in Chromium', () => {
   }, 15 * 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await stack?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   /** Replaces a CodeMirror editor's text through its API (the query editor or the variables editor). */

@@ -1,3 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
 // One implementation, shared with `npm test`'s pre-step (plain JS, so it runs before anything is compiled).
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain JS module, see above
 const shared = require('./ensure-chromium.js') as { CHROMIUM_PATH: string; ensureChromium(): string };
@@ -20,3 +25,29 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/** A fresh profile in a temporary folder (no state from an earlier run), its first page, and a close that removes both. */
+export async function launchChromium(): Promise<{ context: BrowserContext; page: Page; close(): Promise<void> }> {
+  const executablePath = ensureChromium();
+  const profile = mkdtempSync(join(tmpdir(), 'bankgraph-chromium-'));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    return {
+      context,
+      page,
+      async close() {
+        await context.close();
+        rmSync(profile, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import { loadConfig, withProvider } from '../../src/config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
@@ -9,6 +8,7 @@ import { createGateway, type Gateway } from '../../src/server';
 import { CREATE_PAYOUT, dataOf, ibanOf, user, VERIFY, VIEWER_MONEY, type LedgerEntry, type LoggedRequest, type PayoutView } from '../helpers/money';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
+import { REDIS_URL, requireRedis } from '../helpers/redis';
 
 /*
  * Money on two gateway instances, A and B, sharing one PostgreSQL schema (STORE_URL) and one Redis (CACHE_URL,
@@ -16,25 +16,7 @@ import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } 
  * without them these tests fail with a message saying so, they are never skipped.
  */
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const PREFIX = `bankgraph-money-${randomUUID().slice(0, 8)}:`;
-
-async function requireRedis(): Promise<void> {
-  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-  } catch (error) {
-    throw new Error(
-      `Redis is not reachable at ${REDIS_URL} (${String(error)}). These tests need it: ` +
-        'start it with `redis-server --daemonize yes --port 6379 --save ""` (.ci/run does this before npm test).',
-      { cause: error },
-    );
-  } finally {
-    await client.close().catch(() => client.destroy());
-  }
-}
 
 describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
   let schema: PostgresSchema;
@@ -44,7 +26,7 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
   let seeded: Fixtures;
 
   beforeAll(async () => {
-    await requireRedis();
+    await requireRedis('The money multi-instance tests');
     schema = await createPostgresSchema('money_multi');
     const base = loadConfig({
       NODE_ENV: 'test',

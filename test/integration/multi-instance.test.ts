@@ -10,6 +10,7 @@ import { dataOf, ibanOf, paymentsIn, REFUND_PAYMENT, user, type PayoutView, type
 import { startWebhookListener, type ReceivedWebhook, type WebhookListener } from '../helpers/sandbox-webhooks';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
+import { REDIS_URL, requireRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
@@ -19,7 +20,6 @@ import { connectWs, disposeWsClients } from '../helpers/ws-client';
  * without them these tests fail, they are never skipped. Every key, channel and table of this run is removed after.
  */
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const PREFIX = `bankgraph-test-${randomUUID().slice(0, 8)}:`;
 
 const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id status } }`;
@@ -28,23 +28,6 @@ const REFUND_UPDATED = `subscription Refunds($paymentId: ID!, $refundId: ID) {
   refundUpdated(paymentId: $paymentId, refundId: $refundId) { id status executedAt }
 }`;
 const PAYOUT_UPDATED = `subscription Payout($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status } }`;
-
-async function requireRedis(): Promise<void> {
-  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-  } catch (error) {
-    throw new Error(
-      `Redis is not reachable at ${REDIS_URL} (${String(error)}). The multi-instance tests need it: ` +
-        'start it with `redis-server --daemonize yes --port 6379 --save ""` (.ci/run does this before npm test).',
-      { cause: error },
-    );
-  } finally {
-    await client.close().catch(() => client.destroy());
-  }
-}
 
 async function removeRunKeys(): Promise<void> {
   const client = createClient({ url: REDIS_URL });
@@ -66,7 +49,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   let listener: WebhookListener | undefined;
 
   beforeAll(async () => {
-    await requireRedis();
+    await requireRedis('The multi-instance tests');
     schema = await createPostgresSchema('multi_instance');
     const base = loadConfig({
       NODE_ENV: 'test',

@@ -1,0 +1,21 @@
+import { createClient } from 'redis';
+
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** Fails (never skips) with how to start Redis when none answers at REDIS_URL; `who` names the tests that need it. */
+export async function requireRedis(who: string): Promise<void> {
+  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    throw new Error(
+      `Redis is not reachable at ${REDIS_URL} (${String(error)}). ${who} need it: ` +
+        'start it with `redis-server --daemonize yes --port 6379 --save ""` (.ci/run does this before npm test).',
+      { cause: error },
+    );
+  } finally {
+    await client.close().catch(() => client.destroy());
+  }
+}
