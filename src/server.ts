@@ -76,10 +76,10 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const metrics = new GatewayMetrics();
   // Read first: a bad manifest stops start-up before anything is opened.
   const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
-  const telemetry = new Telemetry(config.telemetry, options.spanExporter);
+  const telemetry = await Telemetry.start(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
-  const services = createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live });
+  const services = await createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live });
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;
@@ -90,7 +90,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
   // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all.
-  const apqStore = config.persistedDocuments.mode === 'allow' ? createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
+  const apqStore = config.persistedDocuments.mode === 'allow' ? await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
   const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
   const httpGuard = new HttpOperationGuard(limiter, recorder);
   const sockets = new PrincipalSockets();

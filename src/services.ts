@@ -73,13 +73,13 @@ export interface ServicesOptions {
   live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
 }
 
-export function createServices(
+export async function createServices(
   config: ResolvedConfig,
   logger: Logger,
   database: Database,
   hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics; telemetry?: Telemetry } = {},
   options: ServicesOptions = {},
-): Services {
+): Promise<Services> {
   const { provider } = config;
   const metrics = hooks.metrics ?? new GatewayMetrics({ defaultMetrics: false });
   const http = new ProviderHttpClient({
@@ -108,7 +108,7 @@ export function createServices(
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
   // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
-  const cacheKeyv = createKeyv<unknown>(config.cacheUrl, 'cache');
+  const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
   const sessions = new SessionStore(database);
   const connections = new ConnectionStore(database, new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)));
   const merchantKeys = new MerchantKeys(config.merchantKeys);

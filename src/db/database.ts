@@ -13,7 +13,7 @@ import {
   type Driver,
   type MigrationProvider,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { MIGRATIONS } from './migrations';
 import type { Tables } from './tables';
 
@@ -38,7 +38,7 @@ export interface OpenDatabaseOptions {
  * `postgres://...` (pg; `?options=-c search_path=<schema>` puts the tables in a schema of their own).
  */
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
-  const database = isPostgresUrl(url) ? openPostgres(url) : openSqlite(sqliteFileOf(url));
+  const database = isPostgresUrl(url) ? await openPostgres(url) : openSqlite(sqliteFileOf(url));
   if (options.migrate ?? true) {
     try {
       await migrateToLatest(database.db);
@@ -126,19 +126,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/**
- * int8 (bigint columns, counts) and numeric (sums) come back from pg as strings by default; every such value here
- * is an epoch millisecond or an amount in minor units, refused earlier when beyond Number.MAX_SAFE_INTEGER.
- */
-const NUMERIC_TYPES: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
-};
-
-function openPostgres(url: string): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 10, types: NUMERIC_TYPES, connectionTimeoutMillis: 5_000 });
+async function openPostgres(url: string): Promise<Database> {
+  // Loaded only for a postgres:// store: the default SQLite store does not carry the pg driver.
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max: 10, types: numericTypes(pg), connectionTimeoutMillis: 5_000 });
   // An idle client's connection that drops (a database restart) is reported here; the pool replaces it on next use.
   pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
@@ -149,5 +140,18 @@ function openPostgres(url: string): Database {
       await sql`select 1`.execute(db);
     },
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * int8 (bigint columns, counts) and numeric (sums) come back from pg as strings by default; every such value here
+ * is an epoch millisecond or an amount in minor units, refused earlier when beyond Number.MAX_SAFE_INTEGER.
+ */
+function numericTypes(driver: typeof pg): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === driver.types.builtins.INT8 || oid === driver.types.builtins.NUMERIC
+        ? (value: string) => Number(value)
+        : driver.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
   };
 }

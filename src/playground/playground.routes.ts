@@ -21,11 +21,17 @@ const NONCE_PLACEHOLDER = '__STYLE_NONCE__';
  * nothing is fetched from a CDN.
  */
 export class Playground {
-  private readonly assets = new PlaygroundAssets();
-  private readonly page: string;
+  // Read on the first visit, not at start: about 4 MB (most of it GraphiQL) that an API-only instance never serves.
+  private loaded: { assets: PlaygroundAssets; page: string } | undefined;
 
-  constructor(private readonly options: PlaygroundOptions) {
-    this.page = this.render(options.sandbox, options.appIdentity ?? false);
+  constructor(private readonly options: PlaygroundOptions) {}
+
+  private load(): { assets: PlaygroundAssets; page: string } {
+    if (!this.loaded) {
+      const assets = new PlaygroundAssets();
+      this.loaded = { assets, page: this.render(assets, this.options.sandbox, this.options.appIdentity ?? false) };
+    }
+    return this.loaded;
   }
 
   /** Serves the request when it is the playground's; false otherwise. */
@@ -47,14 +53,15 @@ export class Playground {
       return true;
     }
     if (!path.startsWith('/playground/assets/')) return false;
-    const asset = this.assets.find(path);
+    const { assets } = this.load();
+    const asset = assets.find(path);
     if (!asset) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
       res.end('not found');
       return true;
     }
     const gzip = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
-    const body = gzip ? await this.assets.gzipped(asset) : asset.body;
+    const body = gzip ? await assets.gzipped(asset) : asset.body;
     res.writeHead(200, {
       'content-type': asset.contentType,
       'content-length': body.length,
@@ -72,7 +79,7 @@ export class Playground {
   private sendPage(req: IncomingMessage, res: ServerResponse): void {
     // A fresh nonce per page: GraphiQL's menus add <style> elements at run time, which playground.js marks with it.
     const nonce = randomBytes(16).toString('base64');
-    const page = Buffer.from(this.page.replace(NONCE_PLACEHOLDER, nonce));
+    const page = Buffer.from(this.load().page.replace(NONCE_PLACEHOLDER, nonce));
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
       'content-length': page.length,
@@ -87,7 +94,7 @@ export class Playground {
     res.end(req.method === 'HEAD' ? undefined : page);
   }
 
-  private render(sandbox: boolean, appIdentity: boolean): string {
+  private render(assets: PlaygroundAssets, sandbox: boolean, appIdentity: boolean): string {
     const bank = sandbox ? 'the sandbox bank' : 'your bank';
     const identity = appIdentity
       ? `<label class="merchant-key">Access token <input id="access-token" type="password" autocomplete="off" spellcheck="false" placeholder="your identity provider's access token (JWT)"></label>
@@ -95,8 +102,8 @@ export class Playground {
       : `<span id="who" role="status">Checking who is signed in…</span>
 <a id="sign-in" href="/auth/login?returnTo=/graphql" hidden>Sign in with ${bank}</a>
 <button id="sign-out" type="button" hidden>Sign out</button>`;
-    const script = (name: string) => `<script src="${this.assets.url(name)}"></script>`;
-    const style = (name: string) => `<link rel="stylesheet" href="${this.assets.url(name)}">`;
+    const script = (name: string) => `<script src="${assets.url(name)}"></script>`;
+    const style = (name: string) => `<link rel="stylesheet" href="${assets.url(name)}">`;
     return `<!doctype html>
 <html lang="en">
 <head>

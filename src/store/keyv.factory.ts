@@ -1,5 +1,4 @@
 import Keyv from 'keyv';
-import KeyvRedis from '@keyv/redis';
 import { BoundedMap } from './bounded-map';
 
 /** About a hundred users' worth of data-API answers; the oldest go first. */
@@ -10,24 +9,27 @@ const MAX_MEMORY_ENTRIES = 10_000;
  * share one adapter. `url` is CACHE_URL (memory, redis://): keyv holds caches only; what must last is in the
  * relational store (src/db/).
  */
-export function createKeyv<Value>(url: string, namespace: string): Keyv<Value> {
+export async function createKeyv<Value>(url: string, namespace: string): Promise<Keyv<Value>> {
   // In memory, values are kept as they are: serialising an answer on every write and parsing it on every hit was a
   // sixth of a warm query's CPU. Callers treat cached values as read-only.
   const inMemory = url === 'memory' ? { serialize: undefined, deserialize: undefined } : {};
   // Failures reach the caller, which decides what an outage means (the response cache counts it as a miss).
-  const keyv = new Keyv<Value>({ store: adapterFor(url, namespace), namespace, useKeyPrefix: true, throwOnErrors: true, ...inMemory });
+  const keyv = new Keyv<Value>({ store: await adapterFor(url, namespace), namespace, useKeyPrefix: true, throwOnErrors: true, ...inMemory });
   // keyv also emits adapter errors as events; without a listener Node would treat them as uncaught.
   keyv.on('error', () => undefined);
   return keyv;
 }
 
-function adapterFor(url: string, namespace: string): Keyv['store'] {
+async function adapterFor(url: string, namespace: string): Promise<Keyv['store']> {
   if (url === 'memory') return new BoundedMap(MAX_MEMORY_ENTRIES);
   const protocol = /^[a-z]+:/.exec(url)?.[0];
   switch (protocol) {
     case 'redis:':
-    case 'rediss:':
+    case 'rediss:': {
+      // Loaded only when configured: with the default in-memory cache, the Redis client's ~7 MB is never loaded.
+      const { default: KeyvRedis } = await import('@keyv/redis');
       return new KeyvRedis(url, { namespace, throwOnConnectError: true, throwOnErrors: true });
+    }
     default:
       throw new Error(`unsupported cache URL protocol ${protocol}`);
   }

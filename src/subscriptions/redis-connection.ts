@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import type { createClient } from 'redis';
 import type { Logger } from '../logger';
 
 export type RedisClient = ReturnType<typeof createClient>;
@@ -12,40 +12,47 @@ const COMMAND_TIMEOUT_MS = 5_000;
  * (A subscriber connection is a separate RedisConnection: once it SUBSCRIBEs it can run nothing else.)
  */
 export class RedisConnection {
-  private readonly client: RedisClient;
+  private client: RedisClient | undefined;
   private connecting: Promise<RedisClient> | undefined;
   private closed = false;
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly name: string,
     private readonly logger: Logger,
-  ) {
-    this.client = createClient({
-      url,
+  ) {}
+
+  /** The connected client. */
+  async get(): Promise<RedisClient> {
+    if (this.closed) throw new Error(`redis connection ${this.name} is closed`);
+    this.connecting ??= this.connect().catch((error: unknown) => {
+      this.connecting = undefined;
+      throw error;
+    });
+    return withTimeout(this.connecting, `connecting to redis (${this.name})`);
+  }
+
+  private async connect(): Promise<RedisClient> {
+    // node-redis is loaded on first use: an instance without Redis (the default) does not carry its ~7 MB.
+    this.client ??= this.createClient((await import('redis')).createClient);
+    await this.client.connect();
+    return this.client;
+  }
+
+  private createClient(create: typeof createClient): RedisClient {
+    const client = create({
+      url: this.url,
       socket: { connectTimeout: COMMAND_TIMEOUT_MS, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
     });
     let lastLogged = 0;
-    this.client.on('error', (error: unknown) => {
+    client.on('error', (error: unknown) => {
       // A dead server makes the client report every reconnect attempt; once a few seconds is plenty for a log.
       if (Date.now() - lastLogged > 5_000) {
         lastLogged = Date.now();
         this.logger.warn({ err: error, redis: this.name }, 'redis connection error');
       }
     });
-  }
-
-  /** The connected client. */
-  async get(): Promise<RedisClient> {
-    if (this.closed) throw new Error(`redis connection ${this.name} is closed`);
-    this.connecting ??= this.client.connect().then(
-      () => this.client,
-      (error: unknown) => {
-        this.connecting = undefined;
-        throw error;
-      },
-    );
-    return withTimeout(this.connecting, `connecting to redis (${this.name})`);
+    return client;
   }
 
   /** Runs one command with the timeout. */
@@ -59,9 +66,9 @@ export class RedisConnection {
     if (!this.connecting) return;
     try {
       await this.connecting;
-      await this.client.close();
+      await this.client?.close();
     } catch {
-      this.client.destroy();
+      this.client?.destroy();
     }
   }
 }

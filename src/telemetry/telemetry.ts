@@ -9,24 +9,10 @@ import {
   type Context,
   type Span,
   type TextMapGetter,
+  type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  TraceIdRatioBasedSampler,
-  type Sampler,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
+import type { BasicTracerProvider, Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TelemetryConfig } from '../config';
 
 export { SpanKind, SpanStatusCode, trace, type Context, type Span };
@@ -41,40 +27,51 @@ let contextManagerInstalled = false;
 /**
  * Tracing for one gateway: its own tracer provider (not the global one, so gateways in one process, as in the
  * tests, export to their own exporters), W3C trace context in and out. Off (`enabled` false) when no exporter is
- * configured: then no SDK object exists and every helper below runs its function directly.
+ * configured: then the SDK is not even loaded (about 7 MB of a process's memory), no SDK object exists and every
+ * helper below runs its function directly.
  */
 export class Telemetry {
   readonly enabled: boolean;
   readonly tracer: Tracer | undefined;
-  private readonly provider: BasicTracerProvider | undefined;
-  private readonly propagator = new W3CTraceContextPropagator();
+
+  private constructor(private readonly sdk?: { provider: BasicTracerProvider; tracer: Tracer; propagator: TextMapPropagator }) {
+    this.enabled = sdk !== undefined;
+    this.tracer = sdk?.tracer;
+  }
+
+  static readonly off = new Telemetry();
 
   /** `exporter`: a test's in-memory exporter, used whatever the configuration says, with spans exported as they end. */
-  constructor(config: TelemetryConfig, exporter?: SpanExporter) {
-    const chosen = exporter ?? exporterFor(config);
-    this.enabled = chosen !== undefined;
-    if (!chosen) return;
+  static async start(config: TelemetryConfig, exporter?: SpanExporter): Promise<Telemetry> {
+    if (!exporter && config.exporter === undefined) return Telemetry.off;
+    const [base, { resourceFromAttributes }, { W3CTraceContextPropagator }, { AsyncLocalStorageContextManager }] = await Promise.all([
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/core'),
+      import('@opentelemetry/context-async-hooks'),
+    ]);
+    const chosen = exporter ?? (await exporterFor(config, base));
     if (!contextManagerInstalled) {
       // Parent/child across awaits needs AsyncLocalStorage; one manager per process serves every gateway in it.
       context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
       contextManagerInstalled = true;
     }
-    this.provider = new BasicTracerProvider({
+    const provider = new base.BasicTracerProvider({
       resource: resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName }),
-      sampler: samplerFor(config),
-      spanProcessors: [exporter ? new SimpleSpanProcessor(chosen) : new BatchSpanProcessor(chosen)],
+      sampler: samplerFor(config, base),
+      spanProcessors: [exporter ? new base.SimpleSpanProcessor(chosen) : new base.BatchSpanProcessor(chosen)],
     });
-    this.tracer = this.provider.getTracer('bankgraph');
+    return new Telemetry({ provider, tracer: provider.getTracer('bankgraph'), propagator: new W3CTraceContextPropagator() });
   }
 
   /** The context an incoming request's `traceparent` (and `tracestate`) put it in; the root context without one. */
   extract(headers: IncomingHttpHeaders): Context {
-    return this.propagator.extract(ROOT_CONTEXT, headers, HEADER_GETTER);
+    return this.sdk ? this.sdk.propagator.extract(ROOT_CONTEXT, headers, HEADER_GETTER) : ROOT_CONTEXT;
   }
 
   /** Adds `traceparent` (and `tracestate`) for the span active in `ctx` to outgoing headers. */
   inject(ctx: Context, headers: Record<string, string>): void {
-    this.propagator.inject(ctx, headers, { set: (carrier, key, value) => (carrier[key] = value) });
+    this.sdk?.propagator.inject(ctx, headers, { set: (carrier, key, value) => (carrier[key] = value) });
   }
 
   /**
@@ -97,7 +94,7 @@ export class Telemetry {
 
   /** Flushes spans not yet exported; a gateway calls it when it closes. */
   async shutdown(): Promise<void> {
-    await this.provider?.shutdown();
+    await this.sdk?.provider.shutdown();
   }
 }
 
@@ -122,31 +119,28 @@ export function recordError(span: Span, error: unknown): void {
   span.setAttribute('error.type', typeof code === 'string' ? code : ((error as Error | undefined)?.constructor?.name ?? 'Error'));
 }
 
-function exporterFor(config: TelemetryConfig): SpanExporter | undefined {
-  switch (config.exporter) {
-    case 'otlp':
-      return new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers });
-    case 'console':
-      return new ConsoleSpanExporter();
-    default:
-      return undefined;
-  }
+type TraceSdk = typeof import('@opentelemetry/sdk-trace-base');
+
+async function exporterFor(config: TelemetryConfig, sdk: TraceSdk): Promise<SpanExporter> {
+  if (config.exporter === 'console') return new sdk.ConsoleSpanExporter();
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+  return new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers });
 }
 
-function samplerFor(config: TelemetryConfig): Sampler {
-  const ratio = new TraceIdRatioBasedSampler(config.samplerRatio);
+function samplerFor(config: TelemetryConfig, sdk: TraceSdk): Sampler {
+  const ratio = new sdk.TraceIdRatioBasedSampler(config.samplerRatio);
   switch (config.sampler) {
     case 'always_on':
-      return new AlwaysOnSampler();
+      return new sdk.AlwaysOnSampler();
     case 'always_off':
-      return new AlwaysOffSampler();
+      return new sdk.AlwaysOffSampler();
     case 'traceidratio':
       return ratio;
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio });
+      return new sdk.ParentBasedSampler({ root: ratio });
     default:
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
   }
 }

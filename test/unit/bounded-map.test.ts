@@ -15,7 +15,7 @@ describe('BoundedMap', () => {
 
 describe('the in-memory cache store', () => {
   it('hands back the value it was given, without a JSON round trip, until it expires', async () => {
-    const keyv: Keyv<{ amount: string }> = createKeyv('memory', 'cache');
+    const keyv: Keyv<{ amount: string }> = await createKeyv('memory', 'cache');
     const value = { amount: '100.10' };
     await keyv.set('k', value, 30);
     expect(await keyv.get('k')).toBe(value);

@@ -13,9 +13,9 @@ import { networkError, mockProvider, problem, ORIGIN } from './datasources/mock-
 
 const telemetryConfig = loadConfig({}).telemetry;
 
-function traced(): { telemetry: Telemetry; exporter: InMemorySpanExporter } {
+async function traced(): Promise<{ telemetry: Telemetry; exporter: InMemorySpanExporter }> {
   const exporter = new InMemorySpanExporter();
-  return { telemetry: new Telemetry(telemetryConfig, exporter), exporter };
+  return { telemetry: await Telemetry.start(telemetryConfig, exporter), exporter };
 }
 
 let provider: ReturnType<typeof mockProvider> | undefined;
@@ -26,7 +26,7 @@ afterEach(async () => {
 
 describe('provider call spans', () => {
   it('is one client span per send, with the attempt, the retry reason and the status, each sending its own traceparent', async () => {
-    const { telemetry, exporter } = traced();
+    const { telemetry, exporter } = await traced();
     provider = mockProvider({ telemetry });
     provider.on('GET', '/thing', { status: 503, body: problem(503, 'service-unavailable') }, networkError('ECONNRESET'), { status: 200, body: { ok: 1 } });
     await telemetry.span('operation', {}, () => provider!.http.send({ route: 'test.get', method: 'GET', url: `${ORIGIN}/thing` }));
@@ -57,7 +57,7 @@ describe('provider call spans', () => {
   });
 
   it('sends no traceparent and makes no span with tracing off', async () => {
-    provider = mockProvider({ telemetry: new Telemetry(telemetryConfig) });
+    provider = mockProvider({ telemetry: await Telemetry.start(telemetryConfig) });
     provider.on('GET', '/thing', { status: 200, body: {} });
     await provider.http.send({ route: 'test.get', method: 'GET', url: `${ORIGIN}/thing` });
     expect(provider.requests[0]!.headers.traceparent).toBeUndefined();
@@ -66,7 +66,7 @@ describe('provider call spans', () => {
 
 describe('traceJob', () => {
   it('runs a job as the root of a trace of its own, even when started inside a request', async () => {
-    const { telemetry, exporter } = traced();
+    const { telemetry, exporter } = await traced();
     await telemetry.span('request', {}, () => traceJob(telemetry, 'reconcile', async () => trace.getActiveSpan()?.setAttribute('inside', true)));
     const job = exporter.getFinishedSpans().find((span) => span.name === 'job reconcile')!;
     const request = exporter.getFinishedSpans().find((span) => span.name === 'request')!;
@@ -76,7 +76,7 @@ describe('traceJob', () => {
   });
 
   it('records a failed run with the error type, not its message, and rethrows', async () => {
-    const { telemetry, exporter } = traced();
+    const { telemetry, exporter } = await traced();
     await expect(traceJob(telemetry, 'reconcile', async () => Promise.reject(new RangeError('IBAN GB33BUKB20201555555555 failed')))).rejects.toThrow(
       RangeError,
     );
@@ -87,7 +87,7 @@ describe('traceJob', () => {
   });
 
   it('just runs the job with tracing off', async () => {
-    const telemetry = new Telemetry(telemetryConfig);
+    const telemetry = await Telemetry.start(telemetryConfig);
     expect(telemetry.enabled).toBe(false);
     await expect(traceJob(telemetry, 'reconcile', async (span) => ({ span, active: trace.getSpan(context.active()) }))).resolves.toEqual({
       span: undefined,
@@ -98,7 +98,7 @@ describe('traceJob', () => {
 
 describe('the payout watcher as a traced job', () => {
   it('makes each read the root span `job payout-watch` of its own trace, with the provider call and the publish under it', async () => {
-    const { telemetry, exporter } = traced();
+    const { telemetry, exporter } = await traced();
     provider = mockProvider({ telemetry });
     const id = '8d7c1b52-3f7e-4a6b-9c1d-2e3f4a5b6c7d';
     provider.on('GET', `/withdrawals/${id}`, { status: 200, body: { transaction_id: id, status: 'settled' } });
