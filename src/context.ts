@@ -2,7 +2,8 @@ import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Principal } from './auth/principal';
 import { requireUser } from './auth/principal';
 import { DataLoaders } from './datasources/data.loaders';
-import type { BearerAuth } from './datasources/http.client';
+import type { BearerAuth, CallOptions } from './datasources/http.client';
+import type { OperationDeadline } from './datasources/operation-deadline';
 import type { CacheMode } from './datasources/response-cache';
 import { NotFoundError, UnauthenticatedError } from './errors';
 import type { BankConnectionRecord } from './identity/connection.store';
@@ -22,8 +23,15 @@ export interface GatewayContext {
   services: Services;
   logger: Logger;
   cacheMode: CacheMode;
+  /**
+   * The running operation's deadline: set when an HTTP request's context is made, and by the WebSocket server
+   * before each query or mutation it executes. A subscription's events run without one, as they always have.
+   */
+  deadline: OperationDeadline | undefined;
+  /** What every provider call made for this operation passes: its request id (X-Request-Id) and its deadline. */
+  callOptions(): CallOptions;
   /** The signed-in user's bank connections that are not revoked, oldest first; read once per request. */
-  connections(): Promise<BankConnectionRecord[]>;
+  connections(): Promise<readonly BankConnectionRecord[]>;
   /** The active connection of this user with that id; NOT_FOUND for anyone else's or an ended one. */
   activeConnection(connectionId: string): Promise<BankConnectionRecord>;
   /** One connection's data loaders (one provider call per distinct resource per request). */
@@ -42,21 +50,31 @@ export interface GatewayContext {
   dataFreshUntilMs(): number;
 }
 
-export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode): GatewayContext {
+/**
+ * The request's logger, made on first use: most operations never log, and an idle subscription should not carry a
+ * logger of its own. The getter lives on the contexts' shared prototype, not on each context: Apollo hands plugins
+ * and resolvers a copy made with Object.assign, which would call an own getter, making a logger for every request.
+ */
+const CONTEXT_PROTOTYPE = {
+  get logger(): Logger {
+    const context = this as unknown as GatewayContext & { madeLogger?: Logger };
+    return (context.madeLogger ??= context.services.logger.child({ requestId: context.requestId, principal: describePrincipal(context.principal) }));
+  },
+};
+
+export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode, deadline?: OperationDeadline): GatewayContext {
   const loaders = new Map<string, DataLoaders>();
-  let connections: Promise<BankConnectionRecord[]> | undefined;
-  let logger: Logger | undefined;
+  let connections: Promise<readonly BankConnectionRecord[]> | undefined;
   const partialFailures: PartialFailure[] = [];
   const answer = { cacheable: false } as GatewayContext['answer'];
-  const context: GatewayContext = {
+  const context: GatewayContext = Object.assign(Object.create(CONTEXT_PROTOTYPE) as { readonly logger: Logger }, {
     requestId,
     principal,
     services,
-    // Made on first use: most operations never log, and an idle subscription should not carry a logger of its own.
-    get logger() {
-      return (logger ??= services.logger.child({ requestId, principal: describePrincipal(principal) }));
-    },
     cacheMode,
+    deadline,
+    // Reads `context.deadline` when called: the WebSocket server sets it after the context is made.
+    callOptions: () => ({ requestId, deadline: context.deadline }),
     answer,
     partialFailures,
     dataFreshUntilMs: () => {
@@ -85,7 +103,7 @@ export function createContext(services: Services, principal: Principal, requestI
           services.responseCache,
           { userId: connectionId, bearer: services.userTokens.bearerFor(connectionId) },
           cacheMode,
-          { requestId },
+          context.callOptions(),
         );
         loaders.set(connectionId, found);
       }
@@ -99,7 +117,7 @@ export function createContext(services: Services, principal: Principal, requestI
       partialFailures.push(failure);
       answer.cacheable = false;
     },
-  };
+  } satisfies Omit<GatewayContext, 'logger'>);
   return context;
 }
 

@@ -9,7 +9,7 @@ import { credentialsFromHeaders, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
 import { createContext, describePrincipal, formatPartialFailure, type GatewayContext } from './context';
 import { openDatabase } from './db/database';
-import { withOperationDeadline } from './datasources/operation-deadline';
+import { operationDeadline } from './datasources/operation-deadline';
 import { CompiledExecutor } from './execution/compiled-executor';
 import { DatabaseLeases } from './db/database-leases';
 import type { CacheMode } from './datasources/response-cache';
@@ -99,6 +99,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   // drops the answers it kept for them, and closes their WebSockets (4401), which ends their subscriptions.
   const stopIdentityEvents = await services.identityEvents.listen((event) => {
     answers.forgetUser(event.userId);
+    services.connections.forgetConnections(event.userId);
     if (event.kind === 'connected') return;
     services.sessions.forget(event.kind === 'logout' ? { sessionKey: event.sessionKey } : { userId: event.userId });
     if (event.kind === 'disconnected') services.userTokens.forget(event.connectionId);
@@ -265,13 +266,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     let context: GatewayContext | undefined;
     // The operation span is active while Apollo runs the operation, so resolver and provider spans are its
     // descendants; the operation observer names it once the operation is known.
-    const result = await withOperationDeadline(config.operationTimeoutMs, () =>
-      traceOperation(telemetry, 'http', requestId, () =>
-        apollo.executeHTTPGraphQLRequest({
-          httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
-          context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req))),
-        }),
-      ),
+    const deadline = operationDeadline(config.operationTimeoutMs);
+    const result = await traceOperation(telemetry, 'http', requestId, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
+        context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req), deadline)),
+      }),
     );
     for (const [name, value] of result.headers) res.setHeader(name, value);
     res.statusCode = result.status ?? 200;

@@ -1,5 +1,5 @@
 import type { AuthClient } from '../datasources/auth.client';
-import type { BearerAuth } from '../datasources/http.client';
+import type { BearerAuth, CallOptions } from '../datasources/http.client';
 import type { ProviderTokenResponse } from '../datasources/provider-types';
 import { UnauthenticatedError } from '../errors';
 import type { ConnectionStore, ProviderTokens } from '../identity/connection.store';
@@ -32,13 +32,13 @@ export class UserTokenProvider {
   /** Bearer auth for one connection, for the http client: current token, and refresh-once on a 401. */
   bearerFor(connectionId: string): BearerAuth {
     return {
-      token: async () => {
+      token: async (options) => {
         let tokens = this.known.get(connectionId) ?? (await this.load(connectionId));
-        if (tokens.expiresAtMs - REFRESH_MARGIN_MS <= this.now()) tokens = await this.refresh(connectionId, tokens.accessToken);
+        if (tokens.expiresAtMs - REFRESH_MARGIN_MS <= this.now()) tokens = await this.refresh(connectionId, tokens.accessToken, options);
         return tokens.accessToken;
       },
-      onUnauthorized: async (rejectedToken) => {
-        await this.refresh(connectionId, rejectedToken);
+      onUnauthorized: async (rejectedToken, options) => {
+        await this.refresh(connectionId, rejectedToken, options);
       },
     };
   }
@@ -55,21 +55,22 @@ export class UserTokenProvider {
     return tokens;
   }
 
-  private refresh(connectionId: string, staleAccessToken: string): Promise<ProviderTokens> {
+  /** `options`: the first asker's (its operation's deadline); the refresh is shared with whoever asks meanwhile. */
+  private refresh(connectionId: string, staleAccessToken: string, options?: CallOptions): Promise<ProviderTokens> {
     const pending = this.refreshing.get(connectionId);
     if (pending) return pending;
-    const work = this.refreshOnce(connectionId, staleAccessToken).finally(() => this.refreshing.delete(connectionId));
+    const work = this.refreshOnce(connectionId, staleAccessToken, options).finally(() => this.refreshing.delete(connectionId));
     this.refreshing.set(connectionId, work);
     return work;
   }
 
-  private async refreshOnce(connectionId: string, staleAccessToken: string): Promise<ProviderTokens> {
+  private async refreshOnce(connectionId: string, staleAccessToken: string, options?: CallOptions): Promise<ProviderTokens> {
     this.known.delete(connectionId);
     const stored = await this.load(connectionId);
     // Another request (or another gateway instance) may have refreshed already: use its tokens.
     if (stored.accessToken !== staleAccessToken && stored.expiresAtMs - REFRESH_MARGIN_MS > this.now()) return stored;
     try {
-      const fresh = tokensFrom(await this.auth.refresh(stored.refreshToken), this.now());
+      const fresh = tokensFrom(await this.auth.refresh(stored.refreshToken, options), this.now());
       await this.connections.updateTokens(connectionId, fresh);
       this.known.set(connectionId, fresh);
       return fresh;

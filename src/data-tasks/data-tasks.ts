@@ -77,7 +77,7 @@ export async function startDataTask(context: GatewayContext, input: StartDataTas
   let taskId: string;
   try {
     const webhookUri = `${context.services.live.publicUrl()}${DATA_WEBHOOK_PREFIX}${token}`;
-    const ack = await context.services.data.startTask(context.bankBearer(connectionId), request, webhookUri, { requestId: context.requestId });
+    const ack = await context.services.data.startTask(context.bankBearer(connectionId), request, webhookUri, context.callOptions());
     if (typeof ack?.task_id !== 'string' || ack.task_id === '') {
       throw new UpstreamError('The provider accepted the data task without naming it. Try again; report it if it persists.');
     }
@@ -143,9 +143,12 @@ export class DataTaskResults {
       const cached = await this.store.results(task.id);
       const { connectionId } = record;
       if (cached) return { connectionId, results: cached };
-      const results = (await context.services.data.taskResults(context.bankBearer(connectionId), task.id, RESOURCES[task.resource].provider, {
-        requestId: context.requestId,
-      })) as unknown[];
+      const results = (await context.services.data.taskResults(
+        context.bankBearer(connectionId),
+        task.id,
+        RESOURCES[task.resource].provider,
+        context.callOptions(),
+      )) as unknown[];
       await this.store.putResults(task.id, results);
       return { connectionId, results };
     })().finally(() => this.inFlight.delete(task.id));

@@ -20,6 +20,8 @@ export class JsonSyntaxError extends SyntaxError {
 
 /** Writes an exponent literal out in plain digits by moving the decimal point; the digits themselves never change. */
 export function plainDecimal(literal: string): DecimalString {
+  // Almost every amount has no exponent: no regex for those (this runs for every number of every list read).
+  if (literal.indexOf('e') < 0 && literal.indexOf('E') < 0) return literal as DecimalString;
   const match = /^(-?)(\d+)(?:\.(\d+))?[eE]([+-]?\d+)$/.exec(literal);
   if (!match) return literal as DecimalString;
   const [, sign, whole, fraction = '', exponentText] = match as unknown as [string, string, string, string | undefined, string];

@@ -41,7 +41,7 @@ import { readCappedText } from './body-limit';
 import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';
 import { LazyProviderList } from './provider-list';
-import { OperationDeadlineError, operationDeadline } from './operation-deadline';
+import { OperationDeadlineError, type OperationDeadline } from './operation-deadline';
 import { providerCallParent } from '../telemetry/resolver-spans';
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Telemetry } from '../telemetry/telemetry';
 import { SignatureReuse, type SigningKey } from './request-signer';
@@ -95,16 +95,21 @@ export interface AttemptEvent {
   errorCode?: string;
 }
 
-/** How a request gets its bearer token; `onUnauthorized` refreshes it after the provider rejected `rejectedToken`. */
+/**
+ * How a request gets its bearer token; `onUnauthorized` refreshes it after the provider rejected `rejectedToken`.
+ * Both get the request's call options, so a token fetched or refreshed for it keeps its operation's deadline.
+ */
 export interface BearerAuth {
-  token(): Promise<string>;
-  onUnauthorized?(rejectedToken: string): Promise<void>;
+  token(options?: CallOptions): Promise<string>;
+  onUnauthorized?(rejectedToken: string, options?: CallOptions): Promise<void>;
 }
 
 export interface CallOptions {
   /** Forwarded as X-Request-Id, so provider-side logs line up with ours. */
   requestId?: string;
   signal?: AbortSignal;
+  /** The GraphQL operation's deadline, when the call is made for one (see operation-deadline.ts). */
+  deadline?: OperationDeadline;
 }
 
 export interface ProviderRequest extends CallOptions {
@@ -264,14 +269,16 @@ export class ProviderHttpClient {
     const context: UpstreamErrorContext = { ...request.errorContext, route: request.route, requestId: request.requestId };
     let sendsLeft = this.settings.maxAttempts;
     let refreshed = false;
-    const deadline = operationDeadline();
+    const deadline = request.deadline;
+    // For the token fetch or refresh: not the caller's signal, as that work is shared with other callers.
+    const callOptions: CallOptions = { requestId: request.requestId, deadline };
     const fitsDeadline = (waitMs: number): boolean => deadline === undefined || performance.now() + waitMs < deadline.at;
     /** Why the previous send was repeated, for the next send's span. */
     let retryReason: string | undefined;
 
     for (let attempt = 1; ; attempt += 1) {
       sendsLeft -= 1;
-      const token = request.auth ? await request.auth.token() : undefined;
+      const token = request.auth ? await request.auth.token(callOptions) : undefined;
       if (deadline !== undefined && deadline.at <= performance.now()) throw upstreamErrorFrom(undefined, { ...context, cause: new OperationDeadlineError() });
       const deadlineSignal = deadline?.signal();
       const signals = [request.signal, deadlineSignal].filter((signal): signal is AbortSignal => signal !== undefined);
@@ -330,7 +337,7 @@ export class ProviderHttpClient {
         refreshed = true;
         sendsLeft += 1;
         retryReason = 'token_refresh';
-        await request.auth.onUnauthorized(token);
+        await request.auth.onUnauthorized(token, callOptions);
         continue;
       }
       if (retryable && sendsLeft > 0 && isRetryableStatus(outcome.status)) {

@@ -1,11 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { setMaxListeners } from 'node:events';
 
 /**
  * Every GraphQL operation has a deadline (OPERATION_TIMEOUT_MS): the provider calls its resolvers make, their
- * retries and backoff included, spend only what is left of it. It travels in AsyncLocalStorage rather than through
- * every client's options, so no call site can forget it; a call made outside an operation (a webhook, a watcher)
- * has none and keeps the per-request HTTP timeouts only.
+ * retries and backoff included, spend only what is left of it. It travels in the operation's context
+ * (`GatewayContext.callOptions()`, which every provider call made for a resolver takes its CallOptions from), not
+ * in AsyncLocalStorage: on Node 20 an AsyncLocalStorage in use installs promise hooks, and then every promise of
+ * every request pays for them. A call made outside an operation (a webhook, a watcher) has none and keeps the
+ * per-request HTTP timeouts only.
  */
 export interface OperationDeadline {
   /** performance.now() milliseconds. */
@@ -14,13 +15,11 @@ export interface OperationDeadline {
   signal(): AbortSignal;
 }
 
-const deadlines = new AsyncLocalStorage<OperationDeadline>();
-
-/** Runs `operation` with a deadline `timeoutMs` from now. */
-export function withOperationDeadline<T>(timeoutMs: number, operation: () => T): T {
+/** A deadline `timeoutMs` from now. */
+export function operationDeadline(timeoutMs: number): OperationDeadline {
   const at = performance.now() + timeoutMs;
   let signal: AbortSignal | undefined;
-  return deadlines.run({ at, signal: () => (signal ??= deadlineSignal(at)) }, operation);
+  return { at, signal: () => (signal ??= deadlineSignal(at)) };
 }
 
 function deadlineSignal(at: number): AbortSignal {
@@ -29,11 +28,6 @@ function deadlineSignal(at: number): AbortSignal {
   // listener when it ends: many listeners here are the design, not a leak (Node warns past 10).
   setMaxListeners(0, signal);
   return signal;
-}
-
-/** The current operation's deadline, if there is one. */
-export function operationDeadline(): OperationDeadline | undefined {
-  return deadlines.getStore();
 }
 
 /** The cause of a provider call cut short by its operation's deadline; `code` lets the error mapping call it a timeout. */

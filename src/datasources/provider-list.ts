@@ -39,9 +39,11 @@ export class LazyProviderList<T> implements ProviderList<T> {
     private readonly text: string,
     scan: ResultsScan,
   ) {
-    this.bounds = Int32Array.from(scan.bounds);
-    this.numbers = Int32Array.from(scan.numbers);
-    this.firstNumber = Int32Array.from(scan.firstNumber);
+    // The constructor, not Int32Array.from: from() walks the array through its iterator, which cost as much as
+    // a tenth of the scan of a 500-element list.
+    this.bounds = new Int32Array(scan.bounds);
+    this.numbers = new Int32Array(scan.numbers);
+    this.firstNumber = new Int32Array(scan.firstNumber);
     this.length = scan.bounds.length / 2;
   }
 

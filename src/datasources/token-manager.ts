@@ -4,11 +4,11 @@
  * until shortly before it expires. However many callers ask while no valid token is cached, exactly one fetch
  * is in flight per scope and they all await it; a failed fetch is not cached, so the next caller tries again.
  */
-import type { BearerAuth } from './http.client';
+import type { BearerAuth, CallOptions } from './http.client';
 import type { ProviderScope, ProviderTokenResponse } from './provider-types';
 
 export interface ClientCredentialsSource {
-  clientCredentials(scope: ProviderScope): Promise<ProviderTokenResponse>;
+  clientCredentials(scope: ProviderScope, options?: CallOptions): Promise<ProviderTokenResponse>;
 }
 
 export interface TokenManagerOptions {
@@ -37,12 +37,13 @@ export class ClientCredentialsTokenManager {
     this.now = options.now ?? Date.now;
   }
 
-  getToken(scope: ProviderScope): Promise<string> {
+  /** `options`: the asker's (its operation's deadline), used when this ask is the one that fetches. */
+  getToken(scope: ProviderScope, options?: CallOptions): Promise<string> {
     const cached = this.cached.get(scope);
     if (cached && this.now() < cached.renewAt) return Promise.resolve(cached.value);
     const pending = this.inFlight.get(scope);
     if (pending) return pending;
-    const fetching = this.fetch(scope).finally(() => this.inFlight.delete(scope));
+    const fetching = this.fetch(scope, options).finally(() => this.inFlight.delete(scope));
     this.inFlight.set(scope, fetching);
     return fetching;
   }
@@ -59,14 +60,14 @@ export class ClientCredentialsTokenManager {
   /** The BearerAuth for requests under `scope`: this manager's token, invalidated on a 401. */
   authFor(scope: ProviderScope): BearerAuth {
     return {
-      token: () => this.getToken(scope),
+      token: (options) => this.getToken(scope, options),
       onUnauthorized: async (rejectedToken) => this.invalidate(scope, rejectedToken),
     };
   }
 
-  private async fetch(scope: ProviderScope): Promise<string> {
+  private async fetch(scope: ProviderScope, options?: CallOptions): Promise<string> {
     const requestedAt = this.now();
-    const token = await this.source.clientCredentials(scope);
+    const token = await this.source.clientCredentials(scope, options);
     const lifetimeMs = Math.max(0, token.expires_in) * 1000;
     // A short-lived token would otherwise be "expired" on arrival; then renew it halfway through its life instead.
     const margin = Math.min(this.refreshMarginMs, lifetimeMs / 2);

@@ -36,11 +36,19 @@ export interface BankConnectionRecord {
 export class ConnectionStore {
   /** Resource ids this instance has recorded already, so a warm query writes nothing. */
   private readonly recorded = new BoundedMap<string, true>(100_000);
+  /**
+   * Each user's connection list as read in the last `recentMs` (the read itself, so requests arriving together
+   * share it), as sessions are remembered: an executed query otherwise pays a store read before anything else.
+   * Every change made through this store forgets the user's list at once; a change on another instance is
+   * announced on the event bus (src/identity/identity-events.ts), whose listener calls forgetConnections().
+   */
+  private readonly recentConnections = new BoundedMap<string, { records: Promise<readonly BankConnectionRecord[]>; untilMs: number }>(10_000);
 
   constructor(
     private readonly database: Database,
     private readonly cipher: TokenCipher,
     private readonly now: () => number = Date.now,
+    private readonly recentMs = 1_000,
   ) {}
 
   /**
@@ -103,6 +111,9 @@ export class ConnectionStore {
           .execute();
       }
       return { userId: owner, connectionId };
+    }).then((added) => {
+      this.forgetConnections(added.userId);
+      return added;
     });
   }
 
@@ -141,8 +152,27 @@ export class ConnectionStore {
   }
 
   /** Every connection of the user that has not been revoked (active and expired), oldest first. */
-  async connectionsOf(userId: string): Promise<BankConnectionRecord[]> {
-    return this.database.db
+  connectionsOf(userId: string): Promise<readonly BankConnectionRecord[]> {
+    const now = this.now();
+    const remembered = this.recentConnections.get(userId);
+    if (remembered && remembered.untilMs > now) return remembered.records;
+    const records = this.readConnections(userId);
+    const entry = { records, untilMs: now + this.recentMs };
+    this.recentConnections.set(userId, entry);
+    // A failed read is not remembered (only this entry: a forget and a newer read may have replaced it).
+    records.catch(() => {
+      if (this.recentConnections.get(userId) === entry) this.recentConnections.delete(userId);
+    });
+    return records;
+  }
+
+  /** Drops this instance's remembered connection list of the user: after a change here, or one announced on the bus. */
+  forgetConnections(userId: string): void {
+    this.recentConnections.delete(userId);
+  }
+
+  private async readConnections(userId: string): Promise<readonly BankConnectionRecord[]> {
+    const rows = await this.database.db
       .selectFrom('bankConnections')
       .select(['id', 'userId', 'providerId', 'status', 'createdAtMs'])
       .where('userId', '=', userId)
@@ -150,6 +180,8 @@ export class ConnectionStore {
       .orderBy('createdAtMs')
       .orderBy('id')
       .execute();
+    // Shared by every request that reads the list while it is remembered: none may change it for the others.
+    return Object.freeze(rows.map((row) => Object.freeze(row)));
   }
 
   /** The connection's current tokens, when it is still active. */
@@ -184,7 +216,16 @@ export class ConnectionStore {
 
   /** The bank no longer honours the grant (its refresh failed for good): shown as EXPIRED until signed in again. */
   async markExpired(connectionId: string): Promise<void> {
-    await this.database.db.updateTable('bankConnections').set({ status: 'expired' }).where('id', '=', connectionId).where('status', '=', 'active').execute();
+    const expired = await this.database.db
+      .updateTable('bankConnections')
+      .set({ status: 'expired' })
+      .where('id', '=', connectionId)
+      .where('status', '=', 'active')
+      .returning('userId')
+      .executeTakeFirst();
+    // Not announced on the bus: another instance shows the connection as active until its list is read again
+    // (within recentMs), and its calls with the ended grant fail as they would have anyway.
+    if (expired) this.forgetConnections(expired.userId);
   }
 
   /** Revokes one of the user's connections; undefined when the user has no such connection. */
@@ -196,18 +237,21 @@ export class ConnectionStore {
       .where('userId', '=', userId)
       .returning(['id', 'userId', 'providerId', 'status', 'createdAtMs'])
       .executeTakeFirst();
+    this.forgetConnections(userId);
     return found;
   }
 
   /** Revokes the user: their sessions go, their connections stop; false when there is no such user. */
   async revokeUser(userId: string): Promise<boolean> {
-    return inTransaction(this.database, async (trx) => {
+    const revoked = await inTransaction(this.database, async (trx) => {
       const found = await trx.updateTable('users').set({ revokedAtMs: this.now() }).where('id', '=', userId).returning('id').executeTakeFirst();
       if (!found) return false;
       await trx.updateTable('bankConnections').set({ status: 'revoked' }).where('userId', '=', userId).execute();
       await trx.deleteFrom('sessions').where('userId', '=', userId).execute();
       return true;
     });
+    this.forgetConnections(userId);
+    return revoked;
   }
 }
 

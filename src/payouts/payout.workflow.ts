@@ -14,7 +14,7 @@ import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SU
 type Caller = Extract<Principal, { kind: 'user' | 'merchant' }>;
 
 /** What the workflow needs outside a request too (the reconciler runs it with a logger and services of its own). */
-export type MoneyDeps = Pick<GatewayContext, 'services' | 'logger' | 'requestId'>;
+export type MoneyDeps = Pick<GatewayContext, 'services' | 'logger' | 'requestId' | 'callOptions'>;
 
 /**
  * How long an identical createPayout without transactionId answers the first payout instead of paying again
@@ -109,7 +109,7 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
   }
   let withdrawal: ProviderWithdrawal;
   try {
-    withdrawal = await context.services.payouts.createWithdrawal(record.request, { requestId: context.requestId });
+    withdrawal = await context.services.payouts.createWithdrawal(record.request, context.callOptions());
     if (!isWithdrawalOf(withdrawal, record.transactionId))
       throw new UpstreamError(
         'The provider answered the payout with a body the gateway cannot read. Its status is being checked; read the payout again shortly.',
@@ -145,7 +145,7 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
  * caller never reads it as theirs.
  */
 export async function adoptFromProvider(context: MoneyDeps, record: PayoutRecord): Promise<ProviderWithdrawal | undefined> {
-  const live = await context.services.payouts.getWithdrawal(record.transactionId, { requestId: context.requestId }).catch((error: unknown) => {
+  const live = await context.services.payouts.getWithdrawal(record.transactionId, context.callOptions()).catch((error: unknown) => {
     if (error instanceof NotFoundError) return undefined;
     context.logger.warn({ err: error, transactionId: record.transactionId }, 'could not read a payout back from the provider');
     return undefined;
@@ -295,7 +295,7 @@ function liveWithdrawal(context: GatewayContext, transactionId: string): Promise
   if (!reads) liveReads.set(context, (reads = new Map()));
   let read = reads.get(transactionId);
   if (!read) {
-    read = context.services.payouts.getWithdrawal(transactionId, { requestId: context.requestId }).catch((error: unknown) => {
+    read = context.services.payouts.getWithdrawal(transactionId, context.callOptions()).catch((error: unknown) => {
       if (error instanceof NotFoundError) return undefined;
       throw error;
     });

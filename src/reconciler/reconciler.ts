@@ -39,7 +39,8 @@ export class Reconciler {
     logger: Logger,
     private readonly intervalMs: number,
   ) {
-    this.deps = { services, logger: logger.child({ job: 'reconciler' }), requestId: 'reconciler' };
+    // A background job, not an operation: its provider calls have no deadline but their HTTP timeouts.
+    this.deps = { services, logger: logger.child({ job: 'reconciler' }), requestId: 'reconciler', callOptions: () => ({ requestId: 'reconciler' }) };
   }
 
   start(): void {

@@ -70,7 +70,7 @@ export async function refundPayment(context: GatewayContext, input: ValidRefundI
 async function createRefund(context: GatewayContext, attempt: RefundAttempt): Promise<{ id: string }> {
   for (let retry = 0; ; retry += 1) {
     try {
-      return await context.services.payments.createRefund(attempt.paymentId, attempt.request, attempt.idempotencyKey, { requestId: context.requestId });
+      return await context.services.payments.createRefund(attempt.paymentId, attempt.request, attempt.idempotencyKey, context.callOptions());
     } catch (error) {
       if (retry >= IN_FLIGHT_RETRIES || providerSlug(error) !== 'idempotency-key-concurrency-conflict') throw error;
       await delay(IN_FLIGHT_BACKOFF_MS * 2 ** retry);
@@ -79,7 +79,7 @@ async function createRefund(context: GatewayContext, attempt: RefundAttempt): Pr
 }
 
 export async function getRefund(context: GatewayContext, paymentId: string, refundId: string): Promise<Refund> {
-  const refund = await context.services.payments.getRefund(paymentId, refundId, { requestId: context.requestId });
+  const refund = await context.services.payments.getRefund(paymentId, refundId, context.callOptions());
   return mapRefund(context, refund, paymentId);
 }
 
@@ -87,7 +87,7 @@ export async function getRefund(context: GatewayContext, paymentId: string, refu
 export async function refundsOfPayment(context: GatewayContext, paymentId: string): Promise<Refund[] | null> {
   let items: ProviderRefund[];
   try {
-    items = await context.services.payments.listRefunds(paymentId, { requestId: context.requestId });
+    items = await context.services.payments.listRefunds(paymentId, context.callOptions());
   } catch (error) {
     if (error instanceof NotFoundError) return null;
     throw error;
@@ -180,7 +180,7 @@ async function explainRefusal(context: GatewayContext, error: unknown, input: Va
 /** The non-failed refunds of the payment, for the message; undefined if they cannot be read right now. */
 async function committedAmount(context: GatewayContext, paymentId: string): Promise<number | undefined> {
   try {
-    const refunds = await context.services.payments.listRefunds(paymentId, { requestId: context.requestId });
+    const refunds = await context.services.payments.listRefunds(paymentId, context.callOptions());
     return refunds.filter((refund) => refund.status !== 'failed').reduce((sum, refund) => sum + refund.amount_in_minor, 0);
   } catch {
     return undefined;

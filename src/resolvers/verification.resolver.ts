@@ -21,9 +21,7 @@ export class VerificationResolver {
     const active = (await context.connections()).filter((connection) => connection.status === 'active');
     if (active.length === 0) throw new NotFoundError('This user has no active bank connection to verify against; connect a bank first.');
     // Every bank of the user is asked at once: the name may hold an account at any of them.
-    const results = await Promise.all(
-      active.map((connection) => verification.verify(context.bankBearer(connection.id), checked, { requestId: context.requestId })),
-    );
+    const results = await Promise.all(active.map((connection) => verification.verify(context.bankBearer(connection.id), checked, context.callOptions())));
     const result = mergeVerifications(results);
     // Stored before answering, so a client that goes straight on to createPayout finds the beneficiary.
     await beneficiaries.recordVerified(user.userId, verifiedBeneficiariesFrom(result, new Date().toISOString()));

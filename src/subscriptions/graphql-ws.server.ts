@@ -17,7 +17,7 @@ import {
 import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import { withOperationDeadline } from '../datasources/operation-deadline';
+import { operationDeadline } from '../datasources/operation-deadline';
 import { createContext, formatPartialFailure, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
@@ -86,7 +86,12 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
     wrap({
       schema,
-      execute: (args) => withOperationDeadline(options.operationTimeoutMs, () => (traced ? traced(args) : execute(args))),
+      // Queries and mutations only (subscriptions go through `subscribe`): each gets its deadline as it starts.
+      execute: (args) => {
+        const context = args.contextValue as GatewayContext | undefined;
+        if (context) context.deadline = operationDeadline(options.operationTimeoutMs);
+        return traced ? traced(args) : execute(args);
+      },
       subscribe: sharedSubscribe,
       onConnect: (ctx) => {
         if (options.originPolicy.admits(ctx.extra.request, ctx.connectionParams)) return true;

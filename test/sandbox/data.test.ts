@@ -1,7 +1,7 @@
 import { isValidIban } from '../../src/sandbox/fixtures/bank-details';
 import type { FixtureUser, ProviderTransaction } from '../../src/sandbox/fixtures/types';
 import { generateUsers } from '../../src/sandbox/fixtures/users';
-import { stringifyProviderJson } from '../../src/sandbox/http/respond';
+import { JsonNumber, stringifyProviderJson, stringifyProviderResults } from '../../src/sandbox/http/respond';
 import type { Sandbox } from '../../src/sandbox/sandbox';
 import { bearer, getAppToken, getUserToken, refreshUserToken, type TokenResponse } from '../helpers/sandbox-auth';
 import { advanceClock, request, useSandbox, type RawResponse } from '../helpers/sandbox-server';
@@ -143,6 +143,21 @@ describe('fixtures', () => {
     expect(user2.cards.map((c) => c.transactions.length)).toEqual([5, 5]);
     const ids = sized.flatMap((user) => user.accounts.map((a) => a.account.account_number.iban));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('freezes every history, so the texts the data API keeps for its transactions cannot go stale', () => {
+    const account = users.find((user) => user.username === 'john')!.accounts[0]!;
+    expect(Object.isFrozen(account.transactions)).toBe(true);
+    expect(Object.isFrozen(account.transactions[0]!.running_balance!.amount)).toBe(true);
+    expect(() => (account.transactions as ProviderTransaction[]).push(account.transactions[0]!)).toThrow(TypeError);
+    // Kept texts are the same text the generic serialiser writes, the second time as the first.
+    for (let i = 0; i < 2; i += 1) expect(stringifyProviderResults(account.transactions)).toBe(wire(account.transactions));
+    // An element that is not frozen is written as it is now, every time.
+    const open = { amount: new JsonNumber('1.10') };
+    expect(stringifyProviderResults([open])).toBe('{"results":[{"amount":1.10}]}');
+    open.amount = new JsonNumber('2.20');
+    expect(stringifyProviderResults([open])).toBe('{"results":[{"amount":2.20}]}');
+    expect(stringifyProviderResults([])).toBe(wire([]));
   });
 
   it('refuses sizes that are not small non-negative integers', () => {

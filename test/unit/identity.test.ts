@@ -159,6 +159,40 @@ describe('ConnectionStore and SessionStore', () => {
     expect((await connections.addGrant(grant({ accountIds: ['opened-later'] }))).userId).toBe(first.userId);
   });
 
+  it("remembers a user's connection list for a moment, and forgets it at once on a change made here or announced", async () => {
+    const first = await connections.addGrant(grant({ accountIds: ['a1'] }));
+    const second = await connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['n1'] }), first.userId);
+    const ids = async (): Promise<string[]> => (await connections.connectionsOf(first.userId)).map((connection) => connection.id);
+    expect(await ids()).toEqual([first.connectionId, second.connectionId]);
+    // A change this store did not make (another instance's) is not seen while the list is remembered...
+    await database.db.updateTable('bankConnections').set({ status: 'revoked' }).where('id', '=', second.connectionId).execute();
+    expect(await ids()).toEqual([first.connectionId, second.connectionId]);
+    // ...until the bus announces it (server.ts calls forgetConnections for every identity event).
+    connections.forgetConnections(first.userId);
+    expect(await ids()).toEqual([first.connectionId]);
+    // A change made through this store is seen at once.
+    await connections.revoke(first.userId, first.connectionId);
+    expect(await ids()).toEqual([]);
+    const third = await connections.addGrant(grant({ accountIds: ['a2'] }), first.userId);
+    expect(await ids()).toEqual([third.connectionId]);
+    await connections.markExpired(third.connectionId);
+    expect((await connections.connectionsOf(first.userId)).map((connection) => connection.status)).toEqual(['expired']);
+    await connections.revokeUser(first.userId);
+    expect(await ids()).toEqual([]);
+  });
+
+  it('reads the connection list again once it is older than recentMs', async () => {
+    let now = 1_000_000;
+    const clocked = new ConnectionStore(database, new TokenCipher(randomBytes(32)), () => now, 1_000);
+    const { userId, connectionId } = await clocked.addGrant(grant({ accountIds: ['a1'] }));
+    expect(await clocked.connectionsOf(userId)).toHaveLength(1);
+    await database.db.updateTable('bankConnections').set({ status: 'revoked' }).where('id', '=', connectionId).execute();
+    now += 999;
+    expect(await clocked.connectionsOf(userId)).toHaveLength(1);
+    now += 1;
+    expect(await clocked.connectionsOf(userId)).toHaveLength(0);
+  });
+
   it('links a grant to the given user, and keeps a revoked user revoked', async () => {
     const app = await connections.appUser('https://idp.example/', 'sub-1');
     expect(await connections.appUser('https://idp.example/', 'sub-1')).toEqual(app);

@@ -1,14 +1,14 @@
 import type { RouteModule, SandboxContext } from '../context';
 import type { FixtureAccount, FixtureCard, FixtureUser } from '../fixtures/types';
 import type { SandboxRequest } from '../http/request';
-import { OAuthStyleError, sendJson, sendProviderJson } from '../http/respond';
+import { OAuthStyleError, sendJson, sendProviderJson, sendProviderResults } from '../http/respond';
 import type { Handler } from '../http/router';
 import { dataApiUser } from './data-auth';
 import { dateRange, deliveryMode, inRange } from './query';
 import { DataTasks } from './tasks';
 
 /** What one data call returns, computed when the request arrives (async tasks hand back exactly this later). */
-type Resolve = (user: FixtureUser, req: SandboxRequest) => unknown[];
+type Resolve = (user: FixtureUser, req: SandboxRequest) => readonly unknown[];
 
 /**
  * The account-data API under {data_url}/data/v1: accounts, cards, their balances, transactions and pending
@@ -22,6 +22,8 @@ export const registerDataRoutes: RouteModule = ({ provider }, context) => {
     endpoint((user, req) => {
       const item = find(user, req.params.accountId!);
       const range = dateRange(req.query);
+      // Without a range, the whole history as it is (its frozen transactions' texts are kept, see respond.ts).
+      if (range.from === undefined && range.to === undefined) return item[which];
       return item[which].filter((transaction) => inRange(transaction.timestamp, range));
     });
 
@@ -49,8 +51,9 @@ function dataEndpoint(context: SandboxContext, tasks: DataTasks, resolve: Resolv
   return (req, res) => {
     const { token, user } = dataApiUser(req, context);
     const mode = deliveryMode(req.query);
-    const payload = { results: resolve(user, req) };
-    if (mode.kind === 'sync') return sendProviderJson(res, 200, payload);
+    const results = resolve(user, req);
+    if (mode.kind === 'sync') return sendProviderResults(res, 200, results);
+    const payload = { results };
     const { task, resultsUri } = tasks.create({
       clientId: token.clientId,
       userId: user.id,

@@ -103,7 +103,41 @@ export function stringifyProviderJson(body: unknown): string {
 }
 
 export function sendProviderJson(res: ServerResponse, status: number, body: unknown): void {
-  const bytes = Buffer.from(stringifyProviderJson(body));
+  sendJsonText(res, status, stringifyProviderJson(body));
+}
+
+/**
+ * Each frozen element's provider JSON, written once. Serialising (with the JsonNumber replacer) was most of the
+ * sandbox's CPU on large lists, and the sandbox is the provider both gateways wait for: 52 lists of 500
+ * transactions took it longer per query than the gateway's own work. Fixture transactions are deep-frozen when
+ * made (fixtures/users.ts), so a text kept here can never be stale; an element that is not frozen is serialised
+ * every time.
+ */
+const elementTexts = new WeakMap<object, string>();
+
+function elementText(element: unknown): string {
+  if (typeof element !== 'object' || element === null || !Object.isFrozen(element)) return stringifyProviderJson(element);
+  let text = elementTexts.get(element);
+  if (text === undefined) {
+    text = stringifyProviderJson(element);
+    elementTexts.set(element, text);
+  }
+  return text;
+}
+
+/** `{"results": [...]}` in the provider's JSON, the same text sendProviderJson writes for it. */
+export function stringifyProviderResults(results: readonly unknown[]): string {
+  let text = '{"results":[';
+  for (let i = 0; i < results.length; i += 1) text += (i === 0 ? '' : ',') + elementText(results[i]);
+  return `${text}]}`;
+}
+
+export function sendProviderResults(res: ServerResponse, status: number, results: readonly unknown[]): void {
+  sendJsonText(res, status, stringifyProviderResults(results));
+}
+
+function sendJsonText(res: ServerResponse, status: number, text: string): void {
+  const bytes = Buffer.from(text);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length });
   res.end(bytes);
 }

@@ -1,4 +1,4 @@
-import { withOperationDeadline } from '../../../src/datasources/operation-deadline';
+import { operationDeadline } from '../../../src/datasources/operation-deadline';
 import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../src/errors';
 import { mockProvider, ORIGIN, problem } from './mock-provider';
 
@@ -14,7 +14,7 @@ describe('operation deadline', () => {
     provider = mockProvider({ headersTimeoutMs: 20_000 });
     provider.agent.get(ORIGIN).intercept({ method: 'GET', path: '/thing' }).reply(200, '{}').delay(3_000);
     const started = performance.now();
-    const error = (await withOperationDeadline(200, () => provider.http.send(get())).catch((e: unknown) => e)) as GatewayError;
+    const error = (await provider.http.send({ ...get(), deadline: operationDeadline(200) }).catch((e: unknown) => e)) as GatewayError;
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(error).toBeInstanceOf(UpstreamUnavailableError);
     expect(error.message).toMatch(/did not answer in time/);
@@ -23,7 +23,7 @@ describe('operation deadline', () => {
   it('does not retry when the backoff would end after the deadline', async () => {
     provider = mockProvider({ backoffBaseMs: 1_000, backoffCapMs: 1_000 });
     provider.on('GET', '/thing', { status: 503, body: problem(503, 'service-unavailable') }, { status: 503 }, { status: 200, body: {} });
-    const error = await withOperationDeadline(300, () => provider.http.send(get())).catch((e: unknown) => e);
+    const error = await provider.http.send({ ...get(), deadline: operationDeadline(300) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamUnavailableError);
     expect(provider.requests).toHaveLength(1);
     expect(provider.sleeps).toEqual([]);
@@ -32,7 +32,7 @@ describe('operation deadline', () => {
   it('retries as before when the backoff fits', async () => {
     provider = mockProvider();
     provider.on('GET', '/thing', { status: 503 }, { status: 200, body: { ok: true } });
-    const response = await withOperationDeadline(5_000, () => provider.http.send(get()));
+    const response = await provider.http.send({ ...get(), deadline: operationDeadline(5_000) });
     expect(response.body).toEqual({ ok: true });
     expect(provider.requests).toHaveLength(2);
   });
