@@ -7,6 +7,7 @@ import { renderTable } from './lib/table';
 import { runCold, runScale } from './scenarios/cold';
 import { runExecution } from './scenarios/execution';
 import { runSubscriptions } from './scenarios/subscriptions';
+import { runSubscriptions2x } from './scenarios/subscriptions-2x';
 import { runTracing } from './scenarios/tracing';
 import { runWarmAndSoak } from './scenarios/warm';
 
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     await runCold(ctx);
     await runScale(ctx);
     await runSubscriptions(ctx);
+    await runSubscriptions2x(ctx);
     await runTracing(ctx);
     await runExecution(ctx);
   } finally {

@@ -5,7 +5,7 @@ import type { ChildMessage, MemorySample, ParentMessage } from './ipc.types';
 
 export interface ChildOptions {
   /** Script name under dist/bench/servers, without `.js`. */
-  script: 'sandbox.server' | 'gateway.server' | 'naive.server' | 'ceiling.server';
+  script: 'sandbox.server' | 'gateway.server' | 'naive.server' | 'ceiling.server' | 'subscribers.client';
   /** A label for progress lines and errors. */
   label: string;
   init: unknown;
@@ -71,6 +71,11 @@ export class ChildServer<Info = unknown> {
   /** A memory sample taken inside the child, after a full GC when the child was started with exposeGc. */
   async memory(gc = true): Promise<MemorySample> {
     return (await this.request({ type: 'memory', gc }, 30_000)) as MemorySample;
+  }
+
+  /** One of the child's own operations (see StartedServer.call). */
+  call<T>(method: string, args: unknown, timeoutMs: number): Promise<T> {
+    return this.request({ type: 'call', method, args }, timeoutMs) as Promise<T>;
   }
 
   /** Peak resident set size so far (VmHWM), read from /proc so it includes everything the process ever touched. */

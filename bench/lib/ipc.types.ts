@@ -5,7 +5,12 @@
  */
 
 /** Parent -> child. `id` pairs a request with its reply. */
-export type ParentMessage = { type: 'start'; id: number; init: unknown } | { type: 'memory'; id: number; gc: boolean } | { type: 'close'; id: number };
+export type ParentMessage =
+  | { type: 'start'; id: number; init: unknown }
+  | { type: 'memory'; id: number; gc: boolean }
+  | { type: 'close'; id: number }
+  /** A child's own operation (e.g. a subscriber client's `open`), answered by its `call` handler. */
+  | { type: 'call'; id: number; method: string; args: unknown };
 
 /** Child -> parent. */
 export type ChildMessage = { type: 'reply'; id: number; ok: true; value: unknown } | { type: 'reply'; id: number; ok: false; error: string };

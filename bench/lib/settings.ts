@@ -4,7 +4,7 @@
  */
 export interface BenchSettings {
   quick: boolean;
-  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, tracing, execution. */
+  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution. */
   only: Set<string>;
   /** `first` of the query: a page of 20 transactions per account and card. */
   first: number;
@@ -13,11 +13,13 @@ export interface BenchSettings {
   scale: { accounts: number; transactionsPerAccount: number; cards: number; runs: number };
   soak: { queries: number; batches: number; connections: number; maxDurationS: number };
   subscriptions: { subscribers: number; events: number; connectTimeoutS: number };
+  /** Scenario 8: subscribers over two gateway instances sharing Redis, from `clientProcesses` subscriber processes. */
+  subscriptions2x: { subscribers: number; events: number; clientProcesses: number; connectTimeoutS: number };
   tracing: { connections: number; warmupS: number; durationS: number };
   execution: { connections: number; warmupS: number; durationS: number };
 }
 
-export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'tracing', 'execution'] as const;
+export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution'] as const;
 
 export function parseSettings(argv: readonly string[]): BenchSettings {
   const quick = argv.includes('--quick');
@@ -42,6 +44,7 @@ export function parseSettings(argv: readonly string[]): BenchSettings {
     scale: { accounts: 50, transactionsPerAccount: 500, cards: 2, runs: quick ? 1 : 3 },
     soak: { queries: quick ? 600 : 100_000, batches: 4, connections: 16, maxDurationS: quick ? 30 : 400 },
     subscriptions: { subscribers: quick ? 300 : 5_000, events: quick ? 3 : 9, connectTimeoutS: 60 },
+    subscriptions2x: { subscribers: quick ? 400 : 20_000, events: quick ? 3 : 9, clientProcesses: 4, connectTimeoutS: 120 },
     tracing: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 8 },
     execution: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 5 },
   };

@@ -3,6 +3,7 @@ import type { CeilingInit } from '../servers/ceiling.server';
 import type { GatewayInfo, GatewayInit } from '../servers/gateway.server';
 import type { NaiveInit } from '../servers/naive.server';
 import type { SandboxInfo, SandboxInit } from '../servers/sandbox.server';
+import type { SubscribersInit } from '../servers/subscribers.client';
 import { ChildServer } from './child-server';
 
 /**
@@ -42,8 +43,19 @@ export function startBankgraph(
   sandbox: ChildServer<SandboxInfo>,
   env?: Record<string, string>,
   label = 'bankgraph',
+  keyPrefix?: string,
 ): Promise<ChildServer<GatewayInfo>> {
-  return children.start<GatewayInfo>({ script: 'gateway.server', label, exposeGc: true, init: { provider: sandbox.info.provider, env } satisfies GatewayInit });
+  return children.start<GatewayInfo>({
+    script: 'gateway.server',
+    label,
+    exposeGc: true,
+    init: { provider: sandbox.info.provider, env, keyPrefix } satisfies GatewayInit,
+  });
+}
+
+/** A fleet of graphql-ws subscribers in its own process (bench/servers/subscribers.client.ts). */
+export function startSubscriberClient(children: Children, label: string, init: SubscribersInit): Promise<ChildServer<{ pid: number }>> {
+  return children.start<{ pid: number }>({ script: 'subscribers.client', label, init });
 }
 
 export function startNaive(children: Children, sandbox: ChildServer<SandboxInfo>): Promise<ChildServer<{ url: string }>> {

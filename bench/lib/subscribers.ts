@@ -34,6 +34,8 @@ export class SubscriberFleet {
     private readonly authorization: string,
     private readonly query: string,
     private readonly variables: Record<string, unknown>,
+    /** Receipt times are read off this clock (ms); see monotonicMs for one shared by every process. */
+    private readonly clock: () => number = () => performance.now(),
   ) {}
 
   get size(): number {
@@ -124,7 +126,7 @@ export class SubscriberFleet {
             const expected = this.expectation;
             if (!update || !expected || update.id !== expected.refundId || update.status !== expected.status || expected.seen[index]) return;
             expected.seen[index] = 1;
-            expected.receivedAtMs[index] = performance.now();
+            expected.receivedAtMs[index] = this.clock();
             if (++expected.count === expected.receivedAtMs.length) expected.done();
           },
           error: (error) => fail(`error ${describe(error)}`),
@@ -141,4 +143,14 @@ function describe(error: unknown): string {
   if (typeof error === 'object' && error !== null && 'code' in error)
     return `close ${(error as { code: number; reason?: string }).code} ${(error as { reason?: string }).reason ?? ''}`;
   return JSON.stringify(error)?.slice(0, 300) ?? String(error);
+}
+
+/**
+ * Milliseconds on the machine's monotonic clock (CLOCK_MONOTONIC, which process.hrtime reads): the same clock in
+ * every process, unlike performance.now(), whose origin is each process's start. Lets subscriber clients in other
+ * processes time their messages against the webhook's arrival in the bench process.
+ */
+export function monotonicMs(): number {
+  const [seconds, nanoseconds] = process.hrtime();
+  return seconds * 1_000 + nanoseconds / 1e6;
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 export interface WebhookArrival {
-  /** performance.now() of this (the bench) process when the whole webhook had arrived and was passed on. */
+  /** When the whole webhook had arrived and was passed on, on the relay's clock (performance.now() of the bench process by default). */
   atMs: number;
   type?: string;
   refundId?: string;
@@ -27,9 +27,11 @@ export class WebhookRelay {
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    private readonly clock: () => number,
   ) {}
 
-  static async start(targetOrigin: string): Promise<WebhookRelay> {
+  /** `clock` times the arrivals (performance.now() unless the subscribers' clock is another). */
+  static async start(targetOrigin: string, clock: () => number = () => performance.now()): Promise<WebhookRelay> {
     let relay!: WebhookRelay;
     const server = createServer((req, res) => {
       void relay.forward(req, targetOrigin).then(
@@ -47,7 +49,7 @@ export class WebhookRelay {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    relay = new WebhookRelay(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    relay = new WebhookRelay(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, clock);
     return relay;
   }
 
@@ -78,7 +80,7 @@ export class WebhookRelay {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const arrival: WebhookArrival = { atMs: performance.now() };
+    const arrival: WebhookArrival = { atMs: this.clock() };
     try {
       const parsed = JSON.parse(body.toString('utf8')) as { type?: unknown; refund_id?: unknown };
       if (typeof parsed.type === 'string') arrival.type = parsed.type;

@@ -9,10 +9,10 @@ import { SubscriberFleet, type RefundUpdate } from '../lib/subscribers';
 import { fmt, verdict } from '../lib/table';
 import { WebhookRelay } from '../lib/webhook-relay';
 
-const SUBSCRIPTION = 'subscription RefundUpdated($paymentId: ID!) { refundUpdated(paymentId: $paymentId) { id status } }';
+export const SUBSCRIPTION = 'subscription RefundUpdated($paymentId: ID!) { refundUpdated(paymentId: $paymentId) { id status } }';
 const REFUND = 'mutation Refund($input: RefundPaymentInput!) { refundPayment(input: $input) { id status } }';
 /** The sandbox executes an authorized refund 60 s of sandbox time after authorizing it (README). */
-const EXECUTE_AFTER_SECONDS = 61;
+export const EXECUTE_AFTER_SECONDS = 61;
 const CONNECT_CONCURRENCY = 100;
 const WARM_UP_SUBSCRIBERS = 20;
 const EVENT_TIMEOUT_MS = 30_000;
@@ -45,25 +45,12 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
   const merchant = { authorization: `Bearer ${bankgraph.info.merchantKey}` };
   const fleets: SubscriberFleet[] = [];
   try {
-    await json('POST', `${sandbox.info.url}/sandbox/config`, { paymentsWebhookUrl: `${relay.url}/webhooks/payments` });
-    const { payments } = await json<{ payments: FixturePayment[] }>('GET', `${sandbox.info.url}/sandbox/fixtures`);
-    const payment = payments.find((candidate) => candidate.status === 'settled' && candidate.amount_in_minor > events);
-    if (!payment) throw new Error('the sandbox has no settled payment to refund');
-    const refund = async (n: number): Promise<string> => {
-      const answer = await postGraphQL<{ refundPayment: RefundUpdate }>(
-        `${bankgraph.info.url}/graphql`,
-        JSON.stringify({ query: REFUND, variables: { input: { paymentId: payment.id, amountInMinor: 1, reference: `bench ${n}` } } }),
-        merchant,
-      );
-      return expectData(answer, 'refundPayment').refundPayment.id;
-    };
+    const { paymentId, refund } = await refundFixture(sandbox.info.url, relay.url, bankgraph.info.url, merchant.authorization, events);
     // The payment has a refund before anyone subscribes, so every subscriber's first message (its current state)
     // tells the bench that its subscription is live.
     let pendingRefund = await refund(1);
     const fleet = (): SubscriberFleet => {
-      const created = new SubscriberFleet(`${bankgraph.info.url.replace(/^http/, 'ws')}/graphql`, merchant.authorization, SUBSCRIPTION, {
-        paymentId: payment.id,
-      });
+      const created = new SubscriberFleet(`${bankgraph.info.url.replace(/^http/, 'ws')}/graphql`, merchant.authorization, SUBSCRIPTION, { paymentId });
       fleets.push(created);
       return created;
     };
@@ -118,6 +105,34 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
     await relay.close();
     await children.close(bankgraph, sandbox);
   }
+}
+
+/**
+ * Points the sandbox's payments webhooks at `relayUrl` and picks a settled payment with room for `events` 1-penny
+ * refunds; `refund(n)` makes the n-th through the gateway (authorized at once) and answers its id.
+ */
+export async function refundFixture(
+  sandboxUrl: string,
+  relayUrl: string,
+  gatewayUrl: string,
+  authorization: string,
+  events: number,
+): Promise<{ paymentId: string; refund(n: number): Promise<string> }> {
+  await json('POST', `${sandboxUrl}/sandbox/config`, { paymentsWebhookUrl: `${relayUrl}/webhooks/payments` });
+  const { payments } = await json<{ payments: FixturePayment[] }>('GET', `${sandboxUrl}/sandbox/fixtures`);
+  const payment = payments.find((candidate) => candidate.status === 'settled' && candidate.amount_in_minor > events);
+  if (!payment) throw new Error('the sandbox has no settled payment to refund');
+  return {
+    paymentId: payment.id,
+    async refund(n) {
+      const answer = await postGraphQL<{ refundPayment: RefundUpdate }>(
+        `${gatewayUrl}/graphql`,
+        JSON.stringify({ query: REFUND, variables: { input: { paymentId: payment.id, amountInMinor: 1, reference: `bench ${n}` } } }),
+        { authorization },
+      );
+      return expectData(answer, 'refundPayment').refundPayment.id;
+    },
+  };
 }
 
 interface Measured {

@@ -4,6 +4,8 @@ export interface StartedServer {
   /** Whatever the parent needs to reach the server (URLs, credentials); must survive JSON serialisation. */
   info: unknown;
   close(): Promise<void>;
+  /** The child's own operations, for children that are load generators rather than servers. */
+  call?(method: string, args: unknown): Promise<unknown>;
 }
 
 /**
@@ -32,6 +34,9 @@ export function runChild(start: (init: unknown) => Promise<StartedServer>): void
         return server.info;
       case 'memory':
         return memorySample(message.gc);
+      case 'call':
+        if (!server?.call) throw new Error(`this child has no operation ${message.method}`);
+        return server.call(message.method, message.args);
       case 'close':
         try {
           await server?.close();

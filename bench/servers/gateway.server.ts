@@ -11,6 +11,8 @@ export interface GatewayInit {
   provider: ProviderConfig;
   /** Extra configuration, e.g. the OTEL_* variables of the tracing scenario. */
   env?: Record<string, string>;
+  /** Prefixes this run's Redis keys and channels, so a bench sharing Redis with tests or another run sees only its own. */
+  keyPrefix?: string;
 }
 
 export interface GatewayInfo {
@@ -25,7 +27,7 @@ const MERCHANT_KEY = 'bench-merchant-key-0123456789';
 // off, because the bench's load comes from one session (or one merchant key) where production's comes from many;
 // left on, it would measure the limiter refusing requests, not the gateway answering them.
 runChild(async (init) => {
-  const { provider, env } = init as GatewayInit;
+  const { provider, env, keyPrefix } = init as GatewayInit;
   const dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-bench-'));
   const base = loadConfig({
     NODE_ENV: 'production',
@@ -40,7 +42,7 @@ runChild(async (init) => {
     RATE_LIMIT_PER_SECOND: '0',
     ...env,
   });
-  const gateway = await createGateway(withProvider(base, provider));
+  const gateway = await createGateway(withProvider(base, provider), { keyPrefix });
   const info: GatewayInfo = { url: gateway.url, merchantKey: MERCHANT_KEY };
   return {
     info,

@@ -40,6 +40,11 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
     return this.done;
   }
 
+  /** The consumer is waiting in `next()` and nothing is queued: it has handled every item pushed so far. */
+  get isWaiting(): boolean {
+    return this.waiters.length > 0;
+  }
+
   next(): Promise<IteratorResult<T>> {
     const item = this.items.shift();
     if (item !== undefined) return Promise.resolve({ value: item, done: false });

@@ -16,13 +16,14 @@ import {
 } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
-import { WebSocket, WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { operationDeadline } from '../datasources/operation-deadline';
 import { createContext, formatPartialFailure, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
 import { deliverDirectly, sharedSubscribe, type DirectDelivery } from './shared-subscribe';
+import { nextPrefix, writeNext } from './next-frame';
 import { outcomeOf } from '../ops/operation-recorder';
 import { annotateOperation, traceOperation } from '../telemetry/operation-span';
 import type { Telemetry } from '../telemetry/telemetry';
@@ -187,10 +188,7 @@ function requestError(error: GraphQLError, code: string): GraphQLError {
  * the operation has a bank connection's failure to report: onNext adds those to the result.
  */
 function directSender(socket: WebSocket, id: string, context: GatewayContext): DirectDelivery {
-  const prefix = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  return (payloadJson) => {
-    if (socket.readyState !== WebSocket.OPEN || context.partialFailures.length > 0) return false;
-    socket.send(`${prefix}${payloadJson}}`);
-    return true;
-  };
+  const prefix = nextPrefix(id);
+  const prefixBytes = Buffer.byteLength(prefix);
+  return (shared) => context.partialFailures.length === 0 && writeNext(socket, prefix, prefixBytes, shared);
 }

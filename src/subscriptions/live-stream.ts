@@ -39,8 +39,22 @@ export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<Asyn
     await options.onClose?.();
   };
   const events = new AsyncQueue<unknown>(256, close);
+  let sink: ValueSink | undefined;
+  let finished = false;
+  /** Events that arrived while a direct delivery waited for its shared result; they follow it, in order. */
+  let held: unknown[] | undefined;
+  const onEvent = (payload: unknown): void => {
+    if (held !== undefined) {
+      held.push(payload);
+      return;
+    }
+    // Only while the consumer waits with nothing queued: everything before this event has then been sent, so a
+    // value delivered here cannot overtake one still on its way through the iterator.
+    if (sink !== undefined && !finished && events.isWaiting && offer(sink, payload)) return;
+    events.push(payload);
+  };
   try {
-    unlisten = await options.bus.listen(options.topic, (payload) => events.push(payload));
+    unlisten = await options.bus.listen(options.topic, onEvent);
   } catch (error) {
     await close();
     throw error;
@@ -54,15 +68,53 @@ export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<Asyn
   }
 
   const sent = new Map<string, { rank: number; json: string }>();
+  const isNew = (key: string, value: T): boolean => {
+    const last = sent.get(key);
+    return !last || (options.rank(value) >= last.rank && last.json !== jsonOf(value));
+  };
+  const record = (key: string, value: T): void => {
+    const last = sent.get(key);
+    if (last) {
+      last.rank = options.rank(value);
+      last.json = jsonOf(value);
+    } else sent.set(key, { rank: options.rank(value), json: jsonOf(value) });
+  };
   const admit = (value: T): boolean => {
     const key = options.identity(value);
-    const json = jsonOf(value);
-    const last = sent.get(key);
-    if (last && (options.rank(value) < last.rank || last.json === json)) return false;
-    sent.set(key, { rank: options.rank(value), json });
+    if (!isNew(key, value)) return false;
+    record(key, value);
     return true;
   };
-  let finished = false;
+  /**
+   * The event handed straight to the sink when it can be: true when it was delivered, is on its way, or is nothing
+   * for this subscriber (exactly as the iterator would have skipped it); false sends it the ordinary way, through
+   * the queue and the iterator, which also logs a failing fromEvent and ends the stream after a final value.
+   */
+  const offer = (to: ValueSink, payload: unknown): boolean => {
+    let value: T | undefined | Promise<T | undefined>;
+    try {
+      value = options.fromEvent(payload);
+    } catch {
+      return false;
+    }
+    if (value === undefined) return true;
+    if (value instanceof Promise || options.isFinal?.(value)) return false;
+    const key = options.identity(value);
+    if (!isNew(key, value)) return true;
+    const delivered = to(value, (later) => settle(payload, key, value, later));
+    if (delivered === undefined) held = [];
+    else if (delivered) record(key, value);
+    return delivered !== false;
+  };
+  /** A direct delivery that waited has ended: what arrived meanwhile goes on, after the event if it was declined. */
+  const settle = (payload: unknown, key: string, value: T, delivered: boolean): void => {
+    const after = held ?? [];
+    held = undefined;
+    if (finished) return;
+    if (delivered) record(key, value);
+    else events.push(payload);
+    for (const next of after) onEvent(next);
+  };
   const emit = async (value: T): Promise<IteratorResult<T>> => {
     if (options.isFinal?.(value)) {
       finished = true;
@@ -107,7 +159,32 @@ export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<Asyn
       return iterator;
     },
   };
+  sinkSetters.set(iterator, (to) => {
+    sink = to;
+  });
   return iterator;
+}
+
+/**
+ * Takes one of the stream's values (an event's shared mapped object) and delivers it: true when it did, false when
+ * it could not (the value then goes through the iterator as usual), undefined when it will, once something shared
+ * is ready (e.g. the event's execution), and then calls `done` with true or false. A stream holds its later events
+ * until then, so they keep their order.
+ */
+export type ValueSink = (value: unknown, done: (delivered: boolean) => void) => boolean | undefined;
+
+const sinkSetters = new WeakMap<object, (sink: ValueSink) => void>();
+
+/**
+ * Lets a live stream hand its events' values to `sink` synchronously, from the bus's own delivery loop, instead
+ * of each subscriber's event travelling through its queue and two async iterators (a handful of promises per
+ * subscriber and event, which with thousands of subscribers is most of the fan-out's time). The current state
+ * and anything the sink declines still go through the iterator. False when `stream` is not a live stream.
+ */
+export function attachValueSink(stream: object, sink: ValueSink): boolean {
+  const setSink = sinkSetters.get(stream);
+  setSink?.(sink);
+  return setSink !== undefined;
 }
 
 /** An event's mapped value is one object shared by all its subscribers: serialise it once for all of them. */

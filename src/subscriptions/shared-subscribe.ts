@@ -1,6 +1,10 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { GatewayContext } from '../context';
 import { describePrincipal } from '../context';
+import { attachValueSink } from './live-stream';
+import { SharedNext } from './next-frame';
+
+type PromiseOrValue<T> = T | Promise<T>;
 
 /**
  * graphql-js's `subscribe`, except that an event object is executed once per distinct operation (document,
@@ -16,24 +20,73 @@ export async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterabl
   if (!isAsyncIterable(stream)) return stream as ExecutionResult;
   const key = operationKey(args);
   const deliver = typeof args.contextValue === 'object' && args.contextValue !== null ? directDeliveries.get(args.contextValue) : undefined;
-  return mapStream(stream as AsyncIterableIterator<unknown>, deliver, (event) => {
-    if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event }) as Promise<ExecutionResult>;
-    let byOperation = results.get(event);
-    if (!byOperation) results.set(event, (byOperation = new Map()));
-    let result = byOperation.get(key);
-    if (!result) byOperation.set(key, (result = Promise.resolve(execute({ ...args, rootValue: event }))));
-    return result;
+  const sharedOf = (event: object): SharedExecution => {
+    let byOperation = executions.get(event);
+    if (!byOperation) executions.set(event, (byOperation = new Map()));
+    let shared = byOperation.get(key);
+    if (!shared) byOperation.set(key, (shared = new SharedExecution(execute({ ...args, rootValue: event }))));
+    return shared;
+  };
+  if (deliver) {
+    // The fan-out's fast path: an event's shared result is written from the bus's delivery loop, or, while it is
+    // still executing, from one callback per operation when it is ready; no promise per subscriber. A result with
+    // errors is declined and takes the iterator below.
+    const deliverResult = (result: ExecutionResult | undefined): boolean => result !== undefined && !result.errors && deliver(sharedNextOf(result));
+    attachValueSink(stream, (event, done) => {
+      if (typeof event !== 'object' || event === null) return false;
+      const shared = sharedOf(event);
+      if (shared.settled) return deliverResult(shared.result);
+      shared.whenSettled(() => done(deliverResult(shared.result)));
+      return undefined;
+    });
+  }
+  return mapStream(stream as AsyncIterableIterator<unknown>, deliver, async (event) => {
+    if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event });
+    return sharedOf(event).promise;
   });
 }
 
 /** Per event object; dropped with it. */
-const results = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const executions = new WeakMap<object, Map<string, SharedExecution>>();
+
+/** One execution of an event for one operation, shared by all its subscribers. */
+class SharedExecution {
+  /** Set once settled: the result, or undefined when the execution threw. */
+  result: ExecutionResult | undefined;
+  settled = false;
+  readonly promise: Promise<ExecutionResult>;
+  private waiters: (() => void)[] | undefined;
+
+  constructor(execution: PromiseOrValue<ExecutionResult>) {
+    if (!isPromise(execution)) {
+      this.result = execution;
+      this.settled = true;
+      this.promise = Promise.resolve(execution);
+      return;
+    }
+    this.promise = execution;
+    const settle = (result: ExecutionResult | undefined): void => {
+      this.result = result;
+      this.settled = true;
+      const waiters = this.waiters ?? [];
+      this.waiters = undefined;
+      for (const waiter of waiters) waiter();
+    };
+    // The iterator path awaits `promise` itself (and sees a rejection); here a rejection only means "not delivered".
+    execution.then(settle, () => settle(undefined));
+  }
+
+  /** Runs `waiter` once the execution has settled; call only while it has not. */
+  whenSettled(waiter: () => void): void {
+    (this.waiters ??= []).push(waiter);
+  }
+}
 
 /**
- * Writes one `next` message, given the result's JSON, straight to the subscriber's socket; false when it could not
- * (the socket is closing), and the result then goes the ordinary way.
+ * Writes one `next` message, given the shared result, straight to the subscriber's socket; false when it could
+ * not (the socket is closing), and the result then goes the ordinary way.
  */
-export type DirectDelivery = (payloadJson: string) => boolean;
+export type DirectDelivery = (payload: SharedNext) => boolean;
 
 /** Keyed by the operation's context value, which graphql-ws creates for each subscribe message. */
 const directDeliveries = new WeakMap<object, DirectDelivery>();
@@ -49,12 +102,12 @@ export function deliverDirectly(contextValue: object, deliver: DirectDelivery): 
 }
 
 /** One serialisation per shared result. */
-const resultJson = new WeakMap<ExecutionResult, string>();
+const sharedNexts = new WeakMap<ExecutionResult, SharedNext>();
 
-function jsonOfResult(result: ExecutionResult): string {
-  let json = resultJson.get(result);
-  if (json === undefined) resultJson.set(result, (json = JSON.stringify(result)));
-  return json;
+function sharedNextOf(result: ExecutionResult): SharedNext {
+  let shared = sharedNexts.get(result);
+  if (shared === undefined) sharedNexts.set(result, (shared = new SharedNext(JSON.stringify(result))));
+  return shared;
 }
 
 function operationKey(args: ExecutionArgs): string {
@@ -79,6 +132,10 @@ export function sharedMapping<T>(map: (payload: object) => T | undefined): (payl
     if (!entry) mapped.set(payload, (entry = { value: map(payload) }));
     return entry.value;
   };
+}
+
+function isPromise<T>(value: PromiseOrValue<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === 'function';
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
@@ -110,7 +167,7 @@ function mapStream<T>(
           await close();
           throw error;
         }
-        if (deliver && !result.errors && deliver(jsonOfResult(result))) continue;
+        if (deliver && !result.errors && deliver(sharedNextOf(result))) continue;
         return { value: result, done: false };
       }
     },

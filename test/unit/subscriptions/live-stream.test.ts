@@ -1,7 +1,7 @@
 import { createLogger } from '../../../src/logger';
 import { AsyncQueue } from '../../../src/subscriptions/async-queue';
 import { MemoryEventBus, typeGraphqlPubSub } from '../../../src/subscriptions/event-bus';
-import { liveStream } from '../../../src/subscriptions/live-stream';
+import { attachValueSink, liveStream } from '../../../src/subscriptions/live-stream';
 import { waitFor } from '../../helpers/wait-for';
 
 const logger = createLogger('silent');
@@ -154,5 +154,78 @@ describe('liveStream', () => {
     ).rejects.toThrow('not found');
     expect(closed).toBe(1);
     expect(bus.listenedTopics).toEqual([]);
+  });
+
+  describe('with a value sink (direct delivery)', () => {
+    it('hands events to the sink from the bus’s loop while the consumer waits, with the same rules', async () => {
+      const bus = new MemoryEventBus(logger);
+      const iterator = await stream(bus, [{ id: 'a', step: 1 }]);
+      const sunk: State[] = [];
+      expect(attachValueSink(iterator, (value) => sunk.push(value as State) > 0)).toBe(true);
+      expect((await iterator.next()).value).toEqual({ id: 'a', step: 1 });
+      const pending = iterator.next();
+      for (const event of [
+        { id: 'a', step: 1 },
+        { id: 'a', step: 0 },
+        { id: 'skip', step: 9 },
+        { id: 'a', step: 2 },
+        { id: 'b', step: 0 },
+      ]) {
+        await bus.publish('things', event);
+      }
+      expect(sunk).toEqual([
+        { id: 'a', step: 2 },
+        { id: 'b', step: 0 },
+      ]);
+      // Nothing went through the iterator; it is still waiting, and ends on return().
+      await iterator.return!();
+      await expect(pending).resolves.toMatchObject({ done: true });
+      expect(attachValueSink({}, () => true)).toBe(false);
+    });
+
+    it('sends a declined value and a final value through the iterator', async () => {
+      const bus = new MemoryEventBus(logger);
+      const iterator = await stream(bus, [], { final: 9 });
+      attachValueSink(iterator, (value) => (value as State).id !== 'declined');
+      const pending = iterator.next();
+      await bus.publish('things', { id: 'declined', step: 1 });
+      await expect(pending).resolves.toEqual({ value: { id: 'declined', step: 1 }, done: false });
+      // Not sent twice: the iterator recorded it.
+      const next = iterator.next();
+      await bus.publish('things', { id: 'declined', step: 1 });
+      await bus.publish('things', { id: 'a', step: 9 });
+      await expect(next).resolves.toEqual({ value: { id: 'a', step: 9 }, done: false });
+      await expect(iterator.next()).resolves.toMatchObject({ done: true });
+    });
+
+    it('holds later events while a delivery waits, and keeps their order whether it is delivered or declined', async () => {
+      const bus = new MemoryEventBus(logger);
+      const iterator = await stream(bus, []);
+      const sunk: State[] = [];
+      const waiting: ((delivered: boolean) => void)[] = [];
+      attachValueSink(iterator, (value, done) => {
+        if ((value as State).step === 1) {
+          waiting.push(done);
+          return undefined;
+        }
+        sunk.push(value as State);
+        return true;
+      });
+      const pending = iterator.next();
+      await bus.publish('things', { id: 'a', step: 1 });
+      await bus.publish('things', { id: 'b', step: 2 });
+      expect(sunk).toEqual([]);
+      waiting.shift()!(true);
+      expect(sunk).toEqual([{ id: 'b', step: 2 }]);
+
+      // Declined after waiting: the held value goes through the iterator first, then what arrived meanwhile.
+      await bus.publish('things', { id: 'c', step: 1 });
+      await bus.publish('things', { id: 'd', step: 2 });
+      waiting.shift()!(false);
+      await expect(pending).resolves.toEqual({ value: { id: 'c', step: 1 }, done: false });
+      await expect(iterator.next()).resolves.toEqual({ value: { id: 'd', step: 2 }, done: false });
+      expect(sunk).toEqual([{ id: 'b', step: 2 }]);
+      await iterator.return!();
+    });
   });
 });

@@ -1,5 +1,8 @@
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse, type ExecutionResult } from 'graphql';
+import { createLogger } from '../../../src/logger';
 import { AsyncQueue } from '../../../src/subscriptions/async-queue';
+import { MemoryEventBus } from '../../../src/subscriptions/event-bus';
+import { liveStream } from '../../../src/subscriptions/live-stream';
 import { deliverDirectly, sharedMapping, sharedSubscribe } from '../../../src/subscriptions/shared-subscribe';
 
 /** A schema whose subscription field streams whatever a test pushes, and counts how often `status` resolves. */
@@ -63,7 +66,7 @@ describe('sharedSubscribe', () => {
     const written: string[][] = [[], []];
     const contexts = [{}, {}];
     const serialise = jest.spyOn(JSON, 'stringify');
-    contexts.forEach((context, i) => deliverDirectly(context, (json) => written[i]!.push(json) > 0));
+    contexts.forEach((context, i) => deliverDirectly(context, (shared) => written[i]!.push(shared.json) > 0));
     const streams = [await subscribe('a', contexts[0]), await subscribe('a', contexts[1])];
     const pending = streams.map((stream) => stream.next());
     const executed = { status: 'executed' };
@@ -85,6 +88,93 @@ describe('sharedSubscribe', () => {
     const stream = await subscribe('a');
     await stream.return!();
     expect(sources[0]!.isDone).toBe(true);
+  });
+});
+
+describe('sharedSubscribe over live streams (the fan-out’s fast path)', () => {
+  /** Subscribers of one live stream topic; `status` resolves synchronously or through a promise. */
+  function liveHarness(asyncResolver: boolean) {
+    const bus = new MemoryEventBus(createLogger('silent'));
+    let resolved = 0;
+    const Refund = new GraphQLObjectType({
+      name: 'Refund',
+      fields: {
+        status: {
+          type: GraphQLString,
+          resolve: (refund: { status: string }) => {
+            resolved += 1;
+            if (refund.status === 'broken') throw new Error('unreadable refund');
+            return asyncResolver ? Promise.resolve(refund.status) : refund.status;
+          },
+        },
+      },
+    });
+    const schema = new GraphQLSchema({
+      query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLString } } }),
+      subscription: new GraphQLObjectType({
+        name: 'Subscription',
+        fields: {
+          refundUpdated: {
+            type: Refund,
+            subscribe: () =>
+              liveStream<{ id: string; status: string }>({
+                bus,
+                topic: 'refunds',
+                current: async () => [],
+                fromEvent: (payload) => payload as { id: string; status: string },
+                identity: (refund) => refund.id,
+                rank: () => 0,
+                logger: createLogger('silent'),
+              }),
+            resolve: (event: object) => event,
+          },
+        },
+      }),
+    });
+    const subscribe = async (written: string[]) => {
+      const contextValue = {};
+      deliverDirectly(contextValue, (shared) => written.push(shared.json) > 0);
+      return (await sharedSubscribe({
+        schema,
+        document: parse('subscription { refundUpdated { status } }'),
+        contextValue,
+      })) as AsyncIterableIterator<ExecutionResult>;
+    };
+    return { bus, subscribe, resolvedCount: () => resolved };
+  }
+
+  it.each([false, true])('writes each event to every subscriber without their iterators, executing it once (async resolver: %s)', async (asyncResolver) => {
+    const { bus, subscribe, resolvedCount } = liveHarness(asyncResolver);
+    const written: string[][] = [[], [], []];
+    const streams = await Promise.all(written.map((into) => subscribe(into)));
+    const pending = streams.map((stream) => stream.next());
+    await bus.publish('refunds', { id: 'r1', status: 'executed' });
+    await bus.publish('refunds', { id: 'r2', status: 'failed' });
+    // Resolver promises settle in microtasks; the fast path writes when they have.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const into of written) expect(into).toEqual(['{"data":{"refundUpdated":{"status":"executed"}}}', '{"data":{"refundUpdated":{"status":"failed"}}}']);
+    expect(resolvedCount()).toBe(2);
+
+    // A result with errors is declined by the fast path and yielded by each iterator, to go through graphql-ws's hooks.
+    await bus.publish('refunds', { id: 'r3', status: 'broken' });
+    for (const result of await Promise.all(pending)) expect(result.value?.errors?.[0]?.message).toBe('unreadable refund');
+    for (const stream of streams) await stream.return!();
+  });
+
+  it('writes from within the bus’s delivery call when the result is ready (no tick per subscriber)', async () => {
+    const { bus, subscribe } = liveHarness(false);
+    const handlers: ((payload: unknown) => void)[] = [];
+    jest.spyOn(bus, 'listen').mockImplementation(async (_topic, handler) => {
+      handlers.push(handler);
+      return async () => undefined;
+    });
+    const written: string[] = [];
+    const stream = await subscribe(written);
+    void stream.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    handlers[0]!(Object.freeze({ id: 'r1', status: 'executed' }));
+    expect(written).toEqual(['{"data":{"refundUpdated":{"status":"executed"}}}']);
+    await stream.return!();
   });
 });
 

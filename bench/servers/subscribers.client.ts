@@ -1,0 +1,65 @@
+import { monotonicMs, SubscriberFleet } from '../lib/subscribers';
+import { runChild } from './child.runtime';
+
+export interface SubscribersInit {
+  wsUrl: string;
+  authorization: string;
+  query: string;
+  variables: Record<string, unknown>;
+}
+
+export interface OpenArgs {
+  count: number;
+  concurrency: number;
+  timeoutMs: number;
+}
+
+export interface ExpectArgs {
+  refundId: string;
+  status: string;
+  timeoutMs: number;
+}
+
+/**
+ * A fleet of graphql-ws subscribers in a process of its own, so that tens of thousands of clients do not share one
+ * event loop (theirs would then be the slowest part of the measurement). Receipt times are on the machine's
+ * monotonic clock (monotonicMs), which the bench process reads too. `arm` starts looking for a refund in a status;
+ * `collect` resolves once every subscriber of this fleet has it, with their receipt times.
+ */
+runChild(async (init) => {
+  const { wsUrl, authorization, query, variables } = init as SubscribersInit;
+  const fleet = new SubscriberFleet(wsUrl, authorization, query, variables, monotonicMs);
+  let armed: Promise<Float64Array> | undefined;
+  return {
+    info: { pid: process.pid },
+    async call(method, args) {
+      switch (method) {
+        case 'open': {
+          const { count, concurrency, timeoutMs } = args as OpenArgs;
+          await fleet.open(count, concurrency, timeoutMs);
+          return fleet.size;
+        }
+        case 'arm': {
+          // Armed before the bench triggers the event, so no message can arrive before the fleet looks for it.
+          const { refundId, status, timeoutMs } = args as ExpectArgs;
+          const times = fleet.expect(refundId, status, timeoutMs);
+          times.catch(() => undefined);
+          armed = times;
+          return null;
+        }
+        case 'collect': {
+          if (!armed) throw new Error('collect without arm');
+          const times = await armed;
+          armed = undefined;
+          if (fleet.failures.length > 0) throw new Error(`subscribers failed: ${fleet.failures.slice(0, 3).join('; ')}`);
+          return Array.from(times);
+        }
+        default:
+          throw new Error(`unknown operation ${method}`);
+      }
+    },
+    async close() {
+      await fleet.close();
+    },
+  };
+});

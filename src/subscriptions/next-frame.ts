@@ -1,0 +1,93 @@
+import type { Socket } from 'node:net';
+import { WebSocket } from 'ws';
+
+/**
+ * One event's shared result as the end of every subscriber's graphql-ws `next` message. The message is
+ * `{"id":<id>,"type":"next","payload":<result>}`: only the id differs from subscriber to subscriber, so the rest
+ * (`<result>}`) is encoded to UTF-8 once per event and operation, and each subscriber's frame is its header, its
+ * own prefix and these shared bytes.
+ */
+export class SharedNext {
+  private bytes: Buffer | undefined;
+
+  constructor(
+    /** The result's JSON, for the paths that send a string (ws.send). */
+    readonly json: string,
+  ) {}
+
+  get tail(): Buffer {
+    return (this.bytes ??= Buffer.from(`${this.json}}`));
+  }
+}
+
+/** The start of a `next` message for operation `id`; SharedNext's tail completes it. */
+export function nextPrefix(id: string): string {
+  return `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+}
+
+/**
+ * Above this many bytes the shared tail is written as its own buffer (two writes, corked into one writev) rather
+ * than copied into each subscriber's frame: copying a small tail is cheaper than a second write, copying a large
+ * one into thousands of frames is not.
+ */
+const COPY_TAIL_UP_TO_BYTES = 4 * 1024;
+
+/** The parts of ws's WebSocket and Sender (ws 8) this module reads; each is checked, and any surprise sends the ordinary way. */
+interface WsInternals {
+  _socket?: Socket;
+  _sender?: { _state?: unknown; _queue?: unknown[] };
+}
+
+/** ws's Sender state when it is not compressing or reading a Blob, i.e. when nothing is queued behind it. */
+const SENDER_IDLE = 0;
+
+/**
+ * Sends one `next` message: `prefix` (nextPrefix(id), `prefixBytes` its UTF-8 length) followed by the shared tail,
+ * as one unmasked text frame written straight to the socket. Equivalent to `socket.send(prefix + json + '}')`,
+ * without encoding the result again, ws's options object and its cork/writev per message. Falls back to
+ * `socket.send` whenever ws has anything in flight (data still buffered, its sender busy compressing or queueing),
+ * so messages on one socket keep their order. False when the socket is not open.
+ */
+export function writeNext(socket: WebSocket, prefix: string, prefixBytes: number, shared: SharedNext): boolean {
+  if (socket.readyState !== WebSocket.OPEN) return false;
+  const { _socket: raw, _sender: sender } = socket as unknown as WsInternals;
+  if (
+    raw === undefined ||
+    !raw.writable ||
+    sender?._state !== SENDER_IDLE ||
+    !Array.isArray(sender._queue) ||
+    sender._queue.length > 0 ||
+    socket.bufferedAmount > 0 ||
+    // A server's frames are never masked, nor compressed unless permessage-deflate was agreed.
+    socket.extensions !== ''
+  ) {
+    socket.send(`${prefix}${shared.json}}`);
+    return true;
+  }
+  const tail = shared.tail;
+  const length = prefixBytes + tail.length;
+  const headerBytes = length < 126 ? 2 : length < 65_536 ? 4 : 10;
+  const copyTail = tail.length <= COPY_TAIL_UP_TO_BYTES;
+  const frame = Buffer.allocUnsafe(headerBytes + prefixBytes + (copyTail ? tail.length : 0));
+  frame[0] = 0x81; // FIN, text
+  if (headerBytes === 2) frame[1] = length;
+  else if (headerBytes === 4) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt32BE(0, 2);
+    frame.writeUInt32BE(length, 6);
+  }
+  frame.write(prefix, headerBytes, 'utf8');
+  if (copyTail) {
+    tail.copy(frame, headerBytes + prefixBytes);
+    raw.write(frame);
+  } else {
+    raw.cork();
+    raw.write(frame);
+    raw.write(tail);
+    raw.uncork();
+  }
+  return true;
+}
