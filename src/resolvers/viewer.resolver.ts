@@ -29,7 +29,8 @@ export class ViewerResolver {
   @FieldResolver(() => [Account])
   accounts(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Account[]> {
     return fromEveryConnection(context, info, async (connection) => {
-      const accounts = await context.loadersFor(connection.id).load({ resource: 'accounts' });
+      // Parsed once here (a provider list parses on every read, see provider-list.ts), then read twice.
+      const accounts = (await context.loadersFor(connection.id).load({ resource: 'accounts' })).slice();
       await context.services.connections.recordSeen(
         connection,
         'account',
@@ -48,7 +49,7 @@ export class ViewerResolver {
   @FieldResolver(() => [Card])
   cards(@Ctx() context: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Card[]> {
     return fromEveryConnection(context, info, async (connection) => {
-      const cards = await context.loadersFor(connection.id).load({ resource: 'cards' });
+      const cards = (await context.loadersFor(connection.id).load({ resource: 'cards' })).slice();
       await context.services.connections.recordSeen(
         connection,
         'card',

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database';
 import { BoundedMap } from './bounded-map';
 
@@ -76,5 +76,5 @@ export class SessionStore {
 
 /** A session's identity for logs, locks, logouts and rate limits: never the token itself. */
 export function sessionKey(sessionToken: string): string {
-  return createHash('sha256').update(sessionToken).digest('base64url');
+  return hash('sha256', sessionToken, 'base64url');
 }
