@@ -31,7 +31,15 @@ export async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterabl
     // The fan-out's fast path: an event's shared result is written from the bus's delivery loop, or, while it is
     // still executing, from one callback per operation when it is ready; no promise per subscriber. A result with
     // errors is declined and takes the iterator below.
-    const deliverResult = (result: ExecutionResult | undefined): boolean => result !== undefined && !result.errors && deliver(sharedNextOf(result));
+    const deliverResult = (result: ExecutionResult | undefined): boolean => {
+      if (result === undefined || result.errors) return false;
+      try {
+        return deliver(sharedNextOf(result));
+      } catch {
+        // Declined: the iterator's path sends it again through graphql-ws, which reports what fails.
+        return false;
+      }
+    };
     attachValueSink(stream, (event, done) => {
       if (typeof event !== 'object' || event === null) return false;
       const shared = sharedOf(event);
