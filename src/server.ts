@@ -329,6 +329,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     validationRules,
     maxPayloadBytes: config.limits.maxBodyBytes,
     operationTimeoutMs: config.operationTimeoutMs,
+    production,
     maskError,
     originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => publicUrl),
     telemetry,
