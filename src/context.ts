@@ -43,64 +43,78 @@ export interface GatewayContext {
 }
 
 export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode): GatewayContext {
-  const loaders = new Map<string, DataLoaders>();
-  let connections: Promise<BankConnectionRecord[]> | undefined;
-  let logger: Logger | undefined;
-  const partialFailures: PartialFailure[] = [];
-  const answer = { cacheable: false } as GatewayContext['answer'];
-  const context: GatewayContext = {
-    requestId,
-    principal,
-    services,
-    // Made on first use: most operations never log, and an idle subscription should not carry a logger of its own.
-    get logger() {
-      return (logger ??= services.logger.child({ requestId, principal: describePrincipal(principal) }));
-    },
-    cacheMode,
-    answer,
-    partialFailures,
-    dataFreshUntilMs: () => {
-      if (loaders.size === 0) return 0;
-      const until = Math.min(...[...loaders.values()].map((loader) => loader.freshUntilMs));
-      return Number.isFinite(until) ? until : 0;
-    },
-    connections() {
-      const user = requireUser(principal);
-      connections ??= services.connections.connectionsOf(user.userId);
-      return connections;
-    },
-    async activeConnection(connectionId) {
-      const found = (await context.connections()).find((connection) => connection.id === connectionId);
-      if (!found) throw new NotFoundError('No bank connection with that id belongs to this user.');
-      if (found.status !== 'active') throw new UnauthenticatedError('This bank connection has expired; connect the bank again.');
-      return found;
-    },
-    loadersFor(connectionId) {
-      requireUser(principal);
-      let found = loaders.get(connectionId);
-      if (!found) {
-        // The data cache is keyed by connection: one grant's answers are never another's, whoever the user is.
-        found = new DataLoaders(
-          services.data,
-          services.responseCache,
-          { userId: connectionId, bearer: services.userTokens.bearerFor(connectionId) },
-          cacheMode,
-          { requestId },
-        );
-        loaders.set(connectionId, found);
-      }
-      return found;
-    },
-    bankBearer(connectionId) {
-      requireUser(principal);
-      return services.userTokens.bearerFor(connectionId);
-    },
-    reportPartialFailure(failure) {
-      partialFailures.push(failure);
-      answer.cacheable = false;
-    },
-  };
-  return context;
+  return new OperationContext(services, principal, requestId, cacheMode);
+}
+
+/**
+ * A class rather than an object of closures: every HTTP request and every WebSocket operation makes one, and an
+ * open subscription keeps its own for as long as it lives, so its methods are shared and its state is a few fields.
+ * Apollo copies the context with its prototype (`Object.assign(Object.create(prototype), context)`), and a copy
+ * shares the maps and arrays below with the original, as the closures did.
+ */
+class OperationContext implements GatewayContext {
+  readonly partialFailures: PartialFailure[] = [];
+  readonly answer: GatewayContext['answer'] = { cacheable: false };
+  private readonly loaders = new Map<string, DataLoaders>();
+  /** Made or read once, in an object so that Apollo's copies share them too. */
+  private readonly memo: { connections?: Promise<BankConnectionRecord[]>; logger?: Logger } = {};
+
+  constructor(
+    readonly services: Services,
+    readonly principal: Principal,
+    readonly requestId: string,
+    readonly cacheMode: CacheMode,
+  ) {}
+
+  // Made on first use: most operations never log, and an idle subscription should not carry a logger of its own.
+  get logger(): Logger {
+    return (this.memo.logger ??= this.services.logger.child({ requestId: this.requestId, principal: describePrincipal(this.principal) }));
+  }
+
+  dataFreshUntilMs(): number {
+    if (this.loaders.size === 0) return 0;
+    const until = Math.min(...[...this.loaders.values()].map((loader) => loader.freshUntilMs));
+    return Number.isFinite(until) ? until : 0;
+  }
+
+  connections(): Promise<BankConnectionRecord[]> {
+    const user = requireUser(this.principal);
+    return (this.memo.connections ??= this.services.connections.connectionsOf(user.userId));
+  }
+
+  async activeConnection(connectionId: string): Promise<BankConnectionRecord> {
+    const found = (await this.connections()).find((connection) => connection.id === connectionId);
+    if (!found) throw new NotFoundError('No bank connection with that id belongs to this user.');
+    if (found.status !== 'active') throw new UnauthenticatedError('This bank connection has expired; connect the bank again.');
+    return found;
+  }
+
+  loadersFor(connectionId: string): DataLoaders {
+    requireUser(this.principal);
+    let found = this.loaders.get(connectionId);
+    if (!found) {
+      // The data cache is keyed by connection: one grant's answers are never another's, whoever the user is.
+      found = new DataLoaders(
+        this.services.data,
+        this.services.responseCache,
+        { userId: connectionId, bearer: this.services.userTokens.bearerFor(connectionId) },
+        this.cacheMode,
+        { requestId: this.requestId },
+      );
+      this.loaders.set(connectionId, found);
+    }
+    return found;
+  }
+
+  bankBearer(connectionId: string): BearerAuth {
+    requireUser(this.principal);
+    return this.services.userTokens.bearerFor(connectionId);
+  }
+
+  reportPartialFailure(failure: PartialFailure): void {
+    this.partialFailures.push(failure);
+    this.answer.cacheable = false;
+  }
 }
 
 export function formatPartialFailure(failure: PartialFailure): GraphQLFormattedError {

@@ -20,7 +20,8 @@ export interface LiveStreamOptions<T> {
   isFinal?(value: T): boolean;
   /** Runs once when the stream ends for any reason (client unsubscribed, final state, error). */
   onClose?(): void | Promise<void>;
-  logger: Logger;
+  /** Called only when something is logged, so an idle subscription need not carry a logger of its own. */
+  logger(): Logger;
 }
 
 /**
@@ -29,7 +30,6 @@ export interface LiveStreamOptions<T> {
  * subscription's GraphQL error rather than a broken stream.
  */
 export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<AsyncIterableIterator<T>> {
-  const { logger } = options;
   let closed = false;
   let unlisten: (() => Promise<void>) | undefined;
   const close = async (): Promise<void> => {
@@ -85,7 +85,7 @@ export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<Asyn
         try {
           value = await options.fromEvent(result.value);
         } catch (error) {
-          logger.warn({ err: error, topic: options.topic }, 'a live event could not be shown to a subscriber; skipped');
+          options.logger().warn({ err: error, topic: options.topic }, 'a live event could not be shown to a subscriber; skipped');
           continue;
         }
         if (value !== undefined && admit(value)) return emit(value);

@@ -25,6 +25,8 @@ import type { RefundEvent } from './webhook.handlers';
 /*
  * The event streams behind Subscription's fields. Each checks who may watch before anything is acknowledged
  * (an error here is the subscription's GraphQL error), listens, reads the current state, and sends it first.
+ * Each hands liveStream a way to the context's logger, not the logger: the context makes its logger on first use,
+ * and an idle subscription that never logs should not carry one.
  */
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
@@ -45,7 +47,7 @@ export async function dataTaskStream(context: GatewayContext, id: string): Promi
     identity: () => task.id,
     rank: (snapshot) => dataTaskStatusRank(snapshot.status),
     isFinal: (snapshot) => isFinalDataTaskStatus(snapshot.status),
-    logger: context.logger,
+    logger: () => context.logger,
   });
 }
 
@@ -91,7 +93,7 @@ export async function refundStream(context: GatewayContext, args: { paymentId: s
     identity: (refund) => refund.id.toLowerCase(),
     rank: (refund) => REFUND_RANK[refund.status],
     isFinal: refundId === undefined ? undefined : (refund) => REFUND_RANK[refund.status] === 2,
-    logger: context.logger,
+    logger: () => context.logger,
   });
 }
 
@@ -127,6 +129,6 @@ export async function payoutStream(context: GatewayContext, transactionIdArg: st
     rank: (payout) => payoutRank(payout.status),
     isFinal: (payout) => FINAL_PAYOUT_STATUSES.has(payout.status),
     onClose: () => release?.(),
-    logger: context.logger,
+    logger: () => context.logger,
   });
 }
