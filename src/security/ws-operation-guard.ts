@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { getOperationAST, GraphQLError, parse, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
 import type { Principal, PrincipalResolver } from '../auth/principal';
-import { describePrincipal } from '../context';
+import { describePrincipal, newRequestId } from '../context';
 import type { Logger } from '../logger';
 import type { GatewayMetrics, OperationOutcome } from '../metrics/gateway-metrics';
 import { logErrorDetail } from '../ops/operation-observer.plugin';
@@ -155,7 +154,7 @@ export class WsOperationGuard {
       principal: describePrincipal(principal),
       operationName,
       operationType: undefined,
-      requestId: randomUUID(),
+      requestId: newRequestId(),
       executing: false,
     };
     this.stateOf(ctx).set(id, state);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import {
   execute,
@@ -17,7 +16,7 @@ import {
 import type { ServerOptions } from 'graphql-ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { withOperationDeadline } from '../datasources/operation-deadline';
-import { createContext, formatPartialFailure, type GatewayContext } from '../context';
+import { createContext, formatPartialFailure, newRequestId, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
@@ -112,7 +111,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         // The guard (wrap) resolves the connection's principal on its first operation; without it, resolved here.
         const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
         const principal = await (ctx.extra.principal ?? services.principals.resolve({ authorization, cookie: ctx.extra.headers.cookie }));
-        const context = createContext(services, principal, randomUUID(), 'use');
+        const context = createContext(services, principal, newRequestId(), 'use');
         deliverDirectly(context, directSender(ctx.extra.socket, id, context));
         return context;
       },
