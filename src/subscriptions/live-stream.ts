@@ -20,8 +20,11 @@ export interface LiveStreamOptions<T> {
   isFinal?(value: T): boolean;
   /** Runs once when the stream ends for any reason (client unsubscribed, final state, error). */
   onClose?(): void | Promise<void>;
-  /** Called only when something is logged, so an idle subscription need not carry a logger of its own. */
-  logger(): Logger;
+  /**
+   * Whose logger a skipped event is logged with (the operation's context), read only then: the context makes its
+   * logger on first use, and an idle subscription should not carry one.
+   */
+  logs: { readonly logger: Logger };
 }
 
 /**
@@ -30,84 +33,101 @@ export interface LiveStreamOptions<T> {
  * subscription's GraphQL error rather than a broken stream.
  */
 export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<AsyncIterableIterator<T>> {
-  let closed = false;
-  let unlisten: (() => Promise<void>) | undefined;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await unlisten?.();
-    await options.onClose?.();
-  };
-  const events = new AsyncQueue<unknown>(256, close);
+  const stream = new LiveStream(options);
   try {
-    unlisten = await options.bus.listen(options.topic, (payload) => events.push(payload));
+    stream.unlisten = await options.bus.listen(options.topic, (payload) => stream.events.push(payload));
   } catch (error) {
-    await close();
+    await stream.close();
     throw error;
   }
-  let initial: T[];
   try {
-    initial = [...(await options.current())];
+    stream.initial = [...(await options.current())];
   } catch (error) {
-    await events.return();
+    await stream.events.return();
+    throw error;
+  }
+  return stream;
+}
+
+/**
+ * liveStream's iterator. A class, so that an idle subscriber holds a few fields and shares its methods with every
+ * other one (an object of closures cost each subscriber its own functions and their names).
+ */
+class LiveStream<T> implements AsyncIterableIterator<T> {
+  readonly events: AsyncQueue<unknown>;
+  unlisten: (() => Promise<void>) | undefined;
+  initial: T[] = [];
+  /** The last state sent of each thing; made with the first. */
+  private sent: Map<string, { rank: number; json: string }> | undefined;
+  private finished = false;
+  private closed = false;
+
+  constructor(private readonly options: LiveStreamOptions<T>) {
+    this.events = new AsyncQueue<unknown>(256, () => this.close());
+  }
+
+  /** Runs once: stops listening and runs onClose. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.unlisten?.();
+    await this.options.onClose?.();
+  }
+
+  async next(): Promise<IteratorResult<T>> {
+    while (this.initial.length > 0) {
+      const value = this.initial.shift()!;
+      if (this.admit(value)) return this.emit(value);
+    }
+    while (!this.finished) {
+      const result = await this.events.next();
+      if (result.done) break;
+      let value: T | undefined;
+      try {
+        value = await this.options.fromEvent(result.value);
+      } catch (error) {
+        this.options.logs.logger.warn({ err: error, topic: this.options.topic }, 'a live event could not be shown to a subscriber; skipped');
+        continue;
+      }
+      if (value !== undefined && this.admit(value)) return this.emit(value);
+    }
+    await this.events.return();
+    return { value: undefined, done: true };
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.finished = true;
+    this.initial = [];
+    await this.events.return();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<T>> {
+    await this.return();
     throw error;
   }
 
-  const sent = new Map<string, { rank: number; json: string }>();
-  const admit = (value: T): boolean => {
-    const key = options.identity(value);
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  private admit(value: T): boolean {
+    const key = this.options.identity(value);
     const json = jsonOf(value);
-    const last = sent.get(key);
-    if (last && (options.rank(value) < last.rank || last.json === json)) return false;
-    sent.set(key, { rank: options.rank(value), json });
+    const last = this.sent?.get(key);
+    if (last && (this.options.rank(value) < last.rank || last.json === json)) return false;
+    (this.sent ??= new Map()).set(key, { rank: this.options.rank(value), json });
     return true;
-  };
-  let finished = false;
-  const emit = async (value: T): Promise<IteratorResult<T>> => {
-    if (options.isFinal?.(value)) {
-      finished = true;
-      initial = [];
-      await events.return();
+  }
+
+  private async emit(value: T): Promise<IteratorResult<T>> {
+    if (this.options.isFinal?.(value)) {
+      this.finished = true;
+      this.initial = [];
+      await this.events.return();
     }
     return { value, done: false };
-  };
-
-  const iterator: AsyncIterableIterator<T> = {
-    async next(): Promise<IteratorResult<T>> {
-      while (initial.length > 0) {
-        const value = initial.shift()!;
-        if (admit(value)) return emit(value);
-      }
-      while (!finished) {
-        const result = await events.next();
-        if (result.done) break;
-        let value: T | undefined;
-        try {
-          value = await options.fromEvent(result.value);
-        } catch (error) {
-          options.logger().warn({ err: error, topic: options.topic }, 'a live event could not be shown to a subscriber; skipped');
-          continue;
-        }
-        if (value !== undefined && admit(value)) return emit(value);
-      }
-      await events.return();
-      return { value: undefined, done: true };
-    },
-    async return(): Promise<IteratorResult<T>> {
-      finished = true;
-      initial = [];
-      await events.return();
-      return { value: undefined, done: true };
-    },
-    async throw(error?: unknown): Promise<IteratorResult<T>> {
-      await iterator.return!();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
+  }
 }
 
 /** An event's mapped value is one object shared by all its subscribers: serialise it once for all of them. */
