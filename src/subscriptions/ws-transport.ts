@@ -22,6 +22,8 @@ export class SocketConnection {
   /** graphql-ws's handler of this socket's messages, and what it runs once the socket has closed. */
   private received: ((data: string) => Promise<void>) | undefined;
   closed: ((code: number, reason: string) => Promise<void>) | undefined;
+  /** Until when connection_init may arrive (epoch ms); 0 once it has (see InitDeadlines). */
+  initDeadline = 0;
   /** Sent a ping and heard no pong since (see KeepAlive). */
   awaitingPong = false;
   /** Its slot in the keep-alive wheel. */
@@ -63,6 +65,8 @@ export interface WsTransportOptions {
   production: boolean;
   /** How often each socket is pinged; one that has not answered the previous ping by then is terminated. */
   keepAliveMs?: number;
+  /** How long a socket may take to send connection_init before it is closed (4408), as graphql-ws's default. */
+  connectionInitWaitMs?: number;
 }
 
 /**
@@ -76,7 +80,16 @@ export function serveGraphqlWs(
   wsServer: WebSocketServer,
   transport: WsTransportOptions,
 ): { dispose(): Promise<void> } {
-  const server = makeServer(options);
+  const initDeadlines = new InitDeadlines(transport.connectionInitWaitMs ?? 3_000);
+  const server = makeServer({
+    ...options,
+    // graphql-ws would keep a timer per socket for as long as the socket lives; InitDeadlines does its job.
+    connectionInitWaitTimeout: 0,
+    onConnect: (ctx) => {
+      initDeadlines.initialised(ctx.extra);
+      return options.onConnect?.(ctx);
+    },
+  });
   wsServer.options.handleProtocols = handleProtocols;
   const connections = new WeakMap<WebSocket, SocketConnection>();
   const keepAlive = new KeepAlive(transport.keepAliveMs ?? 12_000);
@@ -103,6 +116,7 @@ export function serveGraphqlWs(
     const connection = connections.get(this);
     if (!connection) return;
     keepAlive.remove(connection);
+    initDeadlines.initialised(connection);
     connections.delete(this);
     connection.closed?.(code, String(reason)).catch((error: unknown) => transport.logger.error({ err: error }, 'graphql-ws: an error while closing'));
   }
@@ -115,16 +129,19 @@ export function serveGraphqlWs(
     const { cookie, origin, host } = request.headers;
     const connection = new SocketConnection(socket, { cookie, origin, host }, request.socket.remoteAddress);
     connections.set(socket, connection);
-    socket.once('error', onError);
+    // `on`, not `once`: each `once` costs the socket a wrapper object and a bound function; ws emits close once.
+    socket.on('error', onError);
     socket.on('message', onMessage);
     socket.on('pong', onPong);
-    socket.once('close', onClose);
+    socket.on('close', onClose);
     connection.closed = server.opened(connection, connection);
     keepAlive.add(connection);
+    initDeadlines.add(connection);
   });
   return {
     async dispose() {
       keepAlive.stop();
+      initDeadlines.stop();
       for (const client of wsServer.clients) client.close(1001, 'Going away');
       wsServer.removeAllListeners();
       await new Promise<void>((resolve, reject) => wsServer.close((error) => (error ? reject(error) : resolve())));
@@ -174,6 +191,45 @@ class KeepAlive {
       }
       connection.awaitingPong = true;
       socket.ping();
+    }
+  }
+}
+
+/**
+ * Closes a socket that has not sent connection_init within the wait (4408, graphql-ws's code and reason), with one
+ * timer for all sockets still waiting, running only while some are: checked every tenth of the wait, so a socket
+ * is closed between 1 and 1.1 times the wait after it opened.
+ */
+class InitDeadlines {
+  private readonly waiting = new Set<SocketConnection>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly waitMs: number) {}
+
+  add(connection: SocketConnection): void {
+    if (!(this.waitMs > 0 && Number.isFinite(this.waitMs))) return;
+    connection.initDeadline = Date.now() + this.waitMs;
+    this.waiting.add(connection);
+    this.timer ??= setInterval(() => this.sweep(), Math.max(this.waitMs / 10, 10)).unref();
+  }
+
+  initialised(connection: SocketConnection): void {
+    connection.initDeadline = 0;
+    if (this.waiting.delete(connection) && this.waiting.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    // Sockets are added in the order they opened, so the first one not yet due ends the sweep.
+    for (const connection of this.waiting) {
+      if (connection.initDeadline > now) break;
+      this.initialised(connection);
+      connection.close(CloseCode.ConnectionInitialisationTimeout, 'Connection initialisation timeout');
     }
   }
 }

@@ -8,6 +8,7 @@ import { serveGraphqlWs, type SocketConnection } from '../../../src/subscription
 
 const schema = buildSchema('type Query { hello: String }');
 const KEEP_ALIVE_MS = 240;
+const INIT_WAIT_MS = 300;
 
 describe('serveGraphqlWs', () => {
   let server: Server;
@@ -29,7 +30,7 @@ describe('serveGraphqlWs', () => {
         },
       },
       wsServer,
-      { logger: createLogger('silent'), production: true, keepAliveMs: KEEP_ALIVE_MS },
+      { logger: createLogger('silent'), production: true, keepAliveMs: KEEP_ALIVE_MS, connectionInitWaitMs: INIT_WAIT_MS },
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
@@ -86,6 +87,20 @@ describe('serveGraphqlWs', () => {
     expect(pings).toBeGreaterThanOrEqual(2);
     expect(answering.readyState).toBe(WebSocket.OPEN);
     answering.close();
+  });
+
+  it('closes a socket that sends no connection_init within the wait (4408), and not one that did', async () => {
+    const initialised = await open();
+    const silent = new WebSocket(url, GRAPHQL_TRANSPORT_WS_PROTOCOL);
+    const opened = Date.now();
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      silent.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
+    expect(await closed).toEqual({ code: 4408, reason: 'Connection initialisation timeout' });
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(INIT_WAIT_MS - 20);
+    await new Promise((resolve) => setTimeout(resolve, INIT_WAIT_MS));
+    expect(initialised.readyState).toBe(WebSocket.OPEN);
+    initialised.close();
   });
 
   it('closes an unacknowledged socket when the first operation arrives without connection_init (4401)', async () => {
