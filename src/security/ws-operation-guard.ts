@@ -158,7 +158,7 @@ export class WsOperationGuard {
       executing: false,
     };
     this.stateOf(ctx).set(id, state);
-    const decision = this.deps.limiter.take(rateLimitKey(principal, ctx.extra.remoteAddress));
+    const decision = this.deps.limiter.take(rateLimitKey(principal, () => ctx.extra.remoteAddress));
     if (!decision.allowed) state.retryAfterSeconds = decision.retryAfterSeconds;
     return state;
   }

@@ -32,8 +32,14 @@ export class SocketConnection {
   constructor(
     readonly socket: WebSocket,
     readonly headers: UpgradeHeaders,
-    readonly remoteAddress: string | undefined,
+    /** The upgraded TCP socket, which the WebSocket keeps anyway. */
+    private readonly stream: { readonly remoteAddress?: string },
   ) {}
+
+  /** The peer's address, read when asked (a system call): only callers not signed in are limited by it. */
+  get remoteAddress(): string | undefined {
+    return this.stream.remoteAddress;
+  }
 
   get protocol(): string {
     return this.socket.protocol;
@@ -127,7 +133,7 @@ export function serveGraphqlWs(
   });
   wsServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const { cookie, origin, host } = request.headers;
-    const connection = new SocketConnection(socket, { cookie, origin, host }, request.socket.remoteAddress);
+    const connection = new SocketConnection(socket, { cookie, origin, host }, request.socket);
     connections.set(socket, connection);
     // `on`, not `once`: each `once` costs the socket a wrapper object and a bound function; ws emits close once.
     socket.on('error', onError);
