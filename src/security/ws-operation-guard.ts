@@ -11,6 +11,7 @@ import type { SocketConnection } from '../subscriptions/ws-transport';
 import type { OperationLimits } from './operation-limits';
 import { isOwnPage, type PersistedDocuments } from '../persisted/persisted-documents';
 import { GatewayError } from '../errors';
+import { BoundedMap } from '../store/bounded-map';
 import { rateLimitKey } from './principal-key';
 import type { RateLimiter } from './rate-limiter';
 import { rateLimitedError } from './refusals';
@@ -60,6 +61,11 @@ export interface WsOperationGuardDeps {
 export class WsOperationGuard {
   private readonly operations = new WeakMap<object, Map<string, OperationState>>();
   private readonly running = new Set<OperationState>();
+  /**
+   * Texts already found within the token limit: clients send the same few operations over and over, and the check
+   * (a parse) cost each subscription as much as the rest of its onSubscribe.
+   */
+  private readonly admitted = new BoundedMap<string, true>(200);
 
   constructor(private readonly deps: WsOperationGuardDeps) {}
 
@@ -165,9 +171,11 @@ export class WsOperationGuard {
 
   /** The token limit, before the document is parsed for real. */
   private admit(query: string): readonly GraphQLError[] | undefined {
+    if (this.admitted.has(query)) return undefined;
     try {
       // Parsing with maxTokens stops at the limit; a document within it is parsed again, unlimited, by the next hook.
       parse(query, this.deps.limits.parseOptions);
+      this.admitted.set(query, true);
       return undefined;
     } catch (error) {
       const syntax = error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.');
