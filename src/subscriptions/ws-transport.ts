@@ -76,10 +76,10 @@ export interface WsTransportOptions {
 }
 
 /**
- * graphql-ws's protocol server (`makeServer`, which keeps every protocol rule: connection_init and its timeout,
- * ack, ping/pong, subscribe, complete, close codes) on a `ws` server, in place of graphql-ws's `useServer`. The
- * difference is the state each socket costs while it idles: no upgrade request, one keep-alive timer for all
- * sockets instead of one interval and one pong timer each, and listeners shared by every socket.
+ * graphql-ws's protocol server (`makeServer`, which keeps the protocol's rules: connection_init, ack, ping/pong,
+ * subscribe, complete, close codes) on a `ws` server, in place of graphql-ws's `useServer`. The difference is the
+ * state each socket costs while it idles: no upgrade request; one keep-alive timer and one connection_init timer
+ * for all sockets, instead of an interval, a pong timer and an init timer each; listeners shared by every socket.
  */
 export function serveGraphqlWs(
   options: ServerOptions<Record<string, unknown>, SocketConnection>,
