@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Principal } from './auth/principal';
 import { requireUser } from './auth/principal';
@@ -23,6 +24,7 @@ export interface GatewayContext {
   services: Services;
   logger: Logger;
   cacheMode: CacheMode;
+  /** The signed-in user's bank connections that are not revoked, oldest first; read once per request. */
   /**
    * The running operation's deadline: set when an HTTP request's context is made, and by the WebSocket server
    * before each query or mutation it executes. A subscription's events run without one, as they always have.
@@ -30,7 +32,6 @@ export interface GatewayContext {
   deadline: OperationDeadline | undefined;
   /** What every provider call made for this operation passes: its request id (X-Request-Id) and its deadline. */
   callOptions(): CallOptions;
-  /** The signed-in user's bank connections that are not revoked, oldest first; read once per request. */
   connections(): Promise<readonly BankConnectionRecord[]>;
   /** The active connection of this user with that id; NOT_FOUND for anyone else's or an ended one. */
   activeConnection(connectionId: string): Promise<BankConnectionRecord>;
@@ -51,74 +52,93 @@ export interface GatewayContext {
 }
 
 /**
- * The request's logger, made on first use: most operations never log, and an idle subscription should not carry a
- * logger of its own. The getter lives on the contexts' shared prototype, not on each context: Apollo hands plugins
- * and resolvers a copy made with Object.assign, which would call an own getter, making a logger for every request.
+ * A request id: a UUID as one flat string. randomUUID builds its text by concatenation, a rope of a dozen pieces
+ * (about 350 bytes) that an open subscription would otherwise keep for its whole life.
  */
-const CONTEXT_PROTOTYPE = {
-  get logger(): Logger {
-    const context = this as unknown as GatewayContext & { madeLogger?: Logger };
-    return (context.madeLogger ??= context.services.logger.child({ requestId: context.requestId, principal: describePrincipal(context.principal) }));
-  },
-};
+export function newRequestId(): string {
+  return Buffer.from(randomUUID(), 'latin1').toString('latin1');
+}
 
 export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode, deadline?: OperationDeadline): GatewayContext {
-  const loaders = new Map<string, DataLoaders>();
-  let connections: Promise<readonly BankConnectionRecord[]> | undefined;
-  const partialFailures: PartialFailure[] = [];
-  const answer = { cacheable: false } as GatewayContext['answer'];
-  const context: GatewayContext = Object.assign(Object.create(CONTEXT_PROTOTYPE) as { readonly logger: Logger }, {
-    requestId,
-    principal,
-    services,
-    cacheMode,
-    deadline,
-    // Reads `context.deadline` when called: the WebSocket server sets it after the context is made.
-    callOptions: () => ({ requestId, deadline: context.deadline }),
-    answer,
-    partialFailures,
-    dataFreshUntilMs: () => {
-      if (loaders.size === 0) return 0;
-      const until = Math.min(...[...loaders.values()].map((loader) => loader.freshUntilMs));
-      return Number.isFinite(until) ? until : 0;
-    },
-    connections() {
-      const user = requireUser(principal);
-      connections ??= services.connections.connectionsOf(user.userId);
-      return connections;
-    },
-    async activeConnection(connectionId) {
-      const found = (await context.connections()).find((connection) => connection.id === connectionId);
-      if (!found) throw new NotFoundError('No bank connection with that id belongs to this user.');
-      if (found.status !== 'active') throw new UnauthenticatedError('This bank connection has expired; connect the bank again.');
-      return found;
-    },
-    loadersFor(connectionId) {
-      requireUser(principal);
-      let found = loaders.get(connectionId);
-      if (!found) {
-        // The data cache is keyed by connection: one grant's answers are never another's, whoever the user is.
-        found = new DataLoaders(
-          services.data,
-          services.responseCache,
-          { userId: connectionId, bearer: services.userTokens.bearerFor(connectionId) },
-          cacheMode,
-          context.callOptions(),
-        );
-        loaders.set(connectionId, found);
-      }
-      return found;
-    },
-    bankBearer(connectionId) {
-      requireUser(principal);
-      return services.userTokens.bearerFor(connectionId);
-    },
-    reportPartialFailure(failure) {
-      partialFailures.push(failure);
-      answer.cacheable = false;
-    },
-  } satisfies Omit<GatewayContext, 'logger'>);
-  return context;
+  return new OperationContext(services, principal, requestId, cacheMode, deadline);
+}
+
+/**
+ * A class rather than an object of closures: every HTTP request and every WebSocket operation makes one, and an
+ * open subscription keeps its own for as long as it lives, so its methods are shared and its state is a few fields.
+ * Apollo copies the context with its prototype (`Object.assign(Object.create(prototype), context)`), and a copy
+ * shares the maps and arrays below with the original, as the closures did.
+ */
+class OperationContext implements GatewayContext {
+  readonly partialFailures: PartialFailure[] = [];
+  readonly answer: GatewayContext['answer'] = { cacheable: false };
+  /** Made or read once, in an object so that Apollo's copies share them too; none of them until used. */
+  private readonly memo: { connections?: Promise<readonly BankConnectionRecord[]>; logger?: Logger; loaders?: Map<string, DataLoaders> } = {};
+
+  constructor(
+    readonly services: Services,
+    readonly principal: Principal,
+    readonly requestId: string,
+    readonly cacheMode: CacheMode,
+    // Set later by the WebSocket server, before each query or mutation it executes.
+    public deadline: OperationDeadline | undefined,
+  ) {}
+
+  callOptions(): CallOptions {
+    return { requestId: this.requestId, deadline: this.deadline };
+  }
+
+  // Made on first use: most operations never log, and an idle subscription should not carry a logger of its own.
+  get logger(): Logger {
+    return (this.memo.logger ??= this.services.logger.child({ requestId: this.requestId, principal: describePrincipal(this.principal) }));
+  }
+
+  dataFreshUntilMs(): number {
+    const { loaders } = this.memo;
+    if (!loaders || loaders.size === 0) return 0;
+    const until = Math.min(...[...loaders.values()].map((loader) => loader.freshUntilMs));
+    return Number.isFinite(until) ? until : 0;
+  }
+
+  connections(): Promise<readonly BankConnectionRecord[]> {
+    const user = requireUser(this.principal);
+    return (this.memo.connections ??= this.services.connections.connectionsOf(user.userId));
+  }
+
+  async activeConnection(connectionId: string): Promise<BankConnectionRecord> {
+    const found = (await this.connections()).find((connection) => connection.id === connectionId);
+    if (!found) throw new NotFoundError('No bank connection with that id belongs to this user.');
+    if (found.status !== 'active') throw new UnauthenticatedError('This bank connection has expired; connect the bank again.');
+    return found;
+  }
+
+  loadersFor(connectionId: string): DataLoaders {
+    requireUser(this.principal);
+    const loaders = (this.memo.loaders ??= new Map());
+    let found = loaders.get(connectionId);
+    if (!found) {
+      // The data cache is keyed by connection: one grant's answers are never another's, whoever the user is.
+      found = new DataLoaders(
+        this.services.data,
+        this.services.responseCache,
+        { userId: connectionId, bearer: this.services.userTokens.bearerFor(connectionId) },
+        this.cacheMode,
+        this.callOptions(),
+      );
+      loaders.set(connectionId, found);
+    }
+    return found;
+  }
+
+  bankBearer(connectionId: string): BearerAuth {
+    requireUser(this.principal);
+    return this.services.userTokens.bearerFor(connectionId);
+  }
+
+  reportPartialFailure(failure: PartialFailure): void {
+    this.partialFailures.push(failure);
+    this.answer.cacheable = false;
+  }
 }
 
 export function formatPartialFailure(failure: PartialFailure): GraphQLFormattedError {

@@ -329,15 +329,18 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     validationRules,
     maxPayloadBytes: config.limits.maxBodyBytes,
     operationTimeoutMs: config.operationTimeoutMs,
+    production,
     maskError,
     originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => publicUrl),
     telemetry,
     wrap: (serverOptions) => wsGuard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
+  // One listener function for every socket (`on`: a socket closes once; `once` would wrap it for each socket).
+  const countClosedWebSocket = (): void => metrics.webSocketClosed();
   httpServer.on('upgrade', (_req, socket) => {
     metrics.webSocketOpened();
-    socket.once('close', () => metrics.webSocketClosed());
+    socket.on('close', countClosedWebSocket);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -127,7 +127,7 @@ function referenceOf(request: DocumentRequest): DocumentReference | undefined {
  * POSTs and WebSocket upgrades and pages cannot forge it; a non-browser client can, which is why this only
  * matters in development.
  */
-export function isOwnPage(headers: IncomingHttpHeaders): boolean {
+export function isOwnPage(headers: Pick<IncomingHttpHeaders, 'origin' | 'host'>): boolean {
   const { origin, host } = headers;
   if (typeof origin !== 'string' || typeof host !== 'string') return false;
   try {

@@ -21,7 +21,7 @@ export class HttpOperationGuard {
 
   /** Spends one token of the principal's allowance; false (and the 429 sent) when there is none left. */
   admit(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): boolean {
-    const decision = this.limiter.take(rateLimitKey(principal, req.socket.remoteAddress));
+    const decision = this.limiter.take(rateLimitKey(principal, () => req.socket.remoteAddress));
     if (decision.allowed) return true;
     const error = rateLimitedError(decision.retryAfterSeconds);
     sendGraphQLRefusal(req, res, 429, formattedRefusal(error), requestId, { 'retry-after': String(decision.retryAfterSeconds) });
@@ -34,7 +34,7 @@ export class HttpOperationGuard {
    * so a flood would fill the store): past it, 429 in those routes' error shape.
    */
   admitSignIn(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
-    const decision = this.limiter.take(`sign-in:${rateLimitKey({ kind: 'anonymous' }, req.socket.remoteAddress)}`);
+    const decision = this.limiter.take(`sign-in:${rateLimitKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
     if (decision.allowed) return true;
     sendError(res, 429, 'FORBIDDEN', `Too many requests from this client; retry after ${decision.retryAfterSeconds} s.`, requestId, {
       'retry-after': String(decision.retryAfterSeconds),

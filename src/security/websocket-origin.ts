@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { readCookie, SESSION_COOKIE } from '../auth/principal';
 
 /** Sent as the close reason (at most 123 bytes), so a developer sees why and what to do instead. */
@@ -22,13 +22,13 @@ export class WebSocketOriginPolicy {
   }
 
   /** False when this connection would sign in with the session cookie from an origin that may not. */
-  admits(request: IncomingMessage, connectionParams: Readonly<Record<string, unknown>> | undefined): boolean {
+  admits(headers: Pick<IncomingHttpHeaders, 'cookie' | 'origin' | 'host'>, connectionParams: Readonly<Record<string, unknown>> | undefined): boolean {
     const authorization = connectionParams?.authorization;
     if (typeof authorization === 'string' && authorization !== '') return true;
-    if (readCookie(request.headers.cookie, SESSION_COOKIE) === undefined) return true;
-    const origin = request.headers.origin;
+    if (readCookie(headers.cookie, SESSION_COOKIE) === undefined) return true;
+    const origin = headers.origin;
     if (origin === undefined) return true;
-    return this.isOwnOrAllowed(origin, request.headers.host);
+    return this.isOwnOrAllowed(origin, headers.host);
   }
 
   private isOwnOrAllowed(origin: string, host: string | undefined): boolean {

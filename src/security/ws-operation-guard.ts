@@ -1,17 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { getOperationAST, GraphQLError, parse, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
 import type { Principal, PrincipalResolver } from '../auth/principal';
-import { describePrincipal } from '../context';
+import { describePrincipal, newRequestId } from '../context';
 import type { Logger } from '../logger';
 import type { GatewayMetrics, OperationOutcome } from '../metrics/gateway-metrics';
 import { logErrorDetail } from '../ops/operation-observer.plugin';
 import { outcomeOf, type OperationRecorder } from '../ops/operation-recorder';
 import type { PrincipalSockets } from '../subscriptions/principal-sockets';
+import type { SocketConnection } from '../subscriptions/ws-transport';
 import type { OperationLimits } from './operation-limits';
 import { isOwnPage, type PersistedDocuments } from '../persisted/persisted-documents';
 import { GatewayError } from '../errors';
+import { BoundedMap } from '../store/bounded-map';
 import { rateLimitKey } from './principal-key';
 import type { RateLimiter } from './rate-limiter';
 import { rateLimitedError } from './refusals';
@@ -19,7 +19,7 @@ import { rateLimitedError } from './refusals';
 /** The part of graphql-ws's per-connection context the guard reads. */
 interface ConnectionContext {
   readonly connectionParams?: Readonly<Record<string, unknown>>;
-  readonly extra: { readonly request: IncomingMessage; readonly socket: Parameters<PrincipalSockets['add']>[1] };
+  readonly extra: SocketConnection;
 }
 
 interface OperationState {
@@ -59,9 +59,13 @@ export interface WsOperationGuardDeps {
  * one log line per operation, error detail in the log, and the active-subscription gauge.
  */
 export class WsOperationGuard {
-  private readonly principals = new WeakMap<object, Promise<Principal>>();
   private readonly operations = new WeakMap<object, Map<string, OperationState>>();
   private readonly running = new Set<OperationState>();
+  /**
+   * Texts already found within the token limit: clients send the same few operations over and over, and the check
+   * (a parse) cost each subscription as much as the rest of its onSubscribe.
+   */
+  private readonly admitted = new BoundedMap<string, true>(200);
 
   constructor(private readonly deps: WsOperationGuardDeps) {}
 
@@ -82,7 +86,7 @@ export class WsOperationGuard {
         let query: string | undefined;
         try {
           // graphql-ws requires `query` to be a string: a client naming a persisted document sends "" with it.
-          query = await this.deps.documents.resolve(payload, isOwnPage(connection.extra.request.headers));
+          query = await this.deps.documents.resolve(payload, isOwnPage(connection.extra.headers));
         } catch (error) {
           if (error instanceof GatewayError) return [error];
           throw error;
@@ -156,20 +160,22 @@ export class WsOperationGuard {
       principal: describePrincipal(principal),
       operationName,
       operationType: undefined,
-      requestId: randomUUID(),
+      requestId: newRequestId(),
       executing: false,
     };
     this.stateOf(ctx).set(id, state);
-    const decision = this.deps.limiter.take(rateLimitKey(principal, ctx.extra.request.socket.remoteAddress));
+    const decision = this.deps.limiter.take(rateLimitKey(principal, () => ctx.extra.remoteAddress));
     if (!decision.allowed) state.retryAfterSeconds = decision.retryAfterSeconds;
     return state;
   }
 
   /** The token limit, before the document is parsed for real. */
   private admit(query: string): readonly GraphQLError[] | undefined {
+    if (this.admitted.has(query)) return undefined;
     try {
       // Parsing with maxTokens stops at the limit; a document within it is parsed again, unlimited, by the next hook.
       parse(query, this.deps.limits.parseOptions);
+      this.admitted.set(query, true);
       return undefined;
     } catch (error) {
       const syntax = error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.');
@@ -208,19 +214,25 @@ export class WsOperationGuard {
     return states;
   }
 
-  /** Once per connection, from the same credentials the context reads: they cannot change on an open socket. */
+  /**
+   * Once per connection, kept on it for the operations' contexts too (graphql-ws.server.ts): its credentials
+   * cannot change on an open socket.
+   */
   private principalOf(ctx: ConnectionContext): Promise<Principal> {
-    let principal = this.principals.get(ctx);
+    const connection = ctx.extra;
+    let principal = connection.principal;
     if (!principal) {
       const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
-      const resolving = this.deps.principals.resolve({ authorization, cookie: ctx.extra.request.headers.cookie });
-      principal = resolving.then((resolved) => {
-        this.deps.sockets.add(resolved, ctx.extra.socket);
-        return resolved;
+      const resolving = this.deps.principals.resolve({ authorization, cookie: connection.headers.cookie });
+      const resolved: Promise<Principal> = resolving.then((found) => {
+        this.deps.sockets.add(found, connection.socket);
+        return found;
       });
-      this.principals.set(ctx, principal);
+      connection.principal = principal = resolved;
       // A store hiccup must not pin a failure to the connection for its lifetime.
-      principal.catch(() => this.principals.delete(ctx));
+      resolved.catch(() => {
+        if (connection.principal === resolved) connection.principal = undefined;
+      });
     }
     return principal;
   }

@@ -8,7 +8,9 @@
  */
 export class AsyncQueue<T> implements AsyncIterableIterator<T> {
   private readonly items: T[] = [];
-  private readonly waiters: ((result: IteratorResult<T>) => void)[] = [];
+  /** Consumers waiting in next(): almost always one, so the first has a field of its own (an idle subscriber waits). */
+  private waiter: ((result: IteratorResult<T>) => void) | undefined;
+  private readonly moreWaiters: ((result: IteratorResult<T>) => void)[] = [];
   private done = false;
   private dropped = 0;
 
@@ -19,7 +21,7 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
 
   push(item: T): void {
     if (this.done) return;
-    const waiter = this.waiters.shift();
+    const waiter = this.takeWaiter();
     if (waiter) {
       waiter({ value: item, done: false });
       return;
@@ -42,14 +44,23 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
 
   /** The consumer is waiting in `next()` and nothing is queued: it has handled every item pushed so far. */
   get isWaiting(): boolean {
-    return this.waiters.length > 0;
+    return this.waiter !== undefined;
   }
 
   next(): Promise<IteratorResult<T>> {
     const item = this.items.shift();
     if (item !== undefined) return Promise.resolve({ value: item, done: false });
     if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve) => {
+      if (this.waiter) this.moreWaiters.push(resolve);
+      else this.waiter = resolve;
+    });
+  }
+
+  private takeWaiter(): ((result: IteratorResult<T>) => void) | undefined {
+    const waiter = this.waiter;
+    this.waiter = this.moreWaiters.shift();
+    return waiter;
   }
 
   /** Ends the queue: pending and later `next()` calls resolve done; queued items are discarded. */
@@ -57,7 +68,7 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
     if (!this.done) {
       this.done = true;
       this.items.length = 0;
-      for (const waiter of this.waiters.splice(0)) waiter({ value: undefined, done: true });
+      for (let waiter = this.takeWaiter(); waiter; waiter = this.takeWaiter()) waiter({ value: undefined, done: true });
       await this.onReturn?.();
     }
     return { value: undefined, done: true };

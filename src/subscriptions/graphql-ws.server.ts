@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import {
   execute,
@@ -15,10 +14,9 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
-import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { operationDeadline } from '../datasources/operation-deadline';
-import { createContext, formatPartialFailure, type GatewayContext } from '../context';
+import { createContext, formatPartialFailure, newRequestId, type GatewayContext } from '../context';
 import type { Services } from '../services';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from '../security/websocket-origin';
 import { BoundedMap } from '../store/bounded-map';
@@ -27,6 +25,7 @@ import { nextPrefix, writeNext } from './next-frame';
 import { outcomeOf } from '../ops/operation-recorder';
 import { annotateOperation, traceOperation } from '../telemetry/operation-span';
 import type { Telemetry } from '../telemetry/telemetry';
+import { serveGraphqlWs, type SocketConnection } from './ws-transport';
 
 export interface GraphqlWsOptions {
   schema: GraphQLSchema;
@@ -41,12 +40,12 @@ export interface GraphqlWsOptions {
   maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   /** Which connections may sign in with the session cookie (cross-site WebSocket hijacking). */
   originPolicy: WebSocketOriginPolicy;
+  /** Internal errors close a socket with a generic reason, not the error's message. */
+  production: boolean;
   /** Queries and mutations over the socket get an operation span, as over HTTP. */
   telemetry?: Telemetry;
   /** Wraps these graphql-ws options with the rate, token and cost limits, logging and metrics (src/security/ws-operation-guard.ts). */
-  wrap?(
-    options: ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>,
-  ): ServerOptions<Record<string, unknown>, Extra & Partial<{ context?: GatewayContext }>>;
+  wrap?(options: ServerOptions<Record<string, unknown>, SocketConnection>): ServerOptions<Record<string, unknown>, SocketConnection>;
 }
 
 /**
@@ -84,7 +83,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
     if (errors.length > 0) return { errors: errors.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED')) };
     return { document };
   };
-  const cleanup = useServer<Record<string, unknown>, { context?: GatewayContext }>(
+  const cleanup = serveGraphqlWs(
     wrap({
       schema,
       // Queries and mutations only (subscriptions go through `subscribe`): each gets its deadline as it starts.
@@ -95,8 +94,8 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       },
       subscribe: sharedSubscribe,
       onConnect: (ctx) => {
-        if (options.originPolicy.admits(ctx.extra.request, ctx.connectionParams)) return true;
-        services.logger.warn({ origin: ctx.extra.request.headers.origin }, 'WebSocket refused: session cookie from a foreign origin');
+        if (options.originPolicy.admits(ctx.extra.headers, ctx.connectionParams)) return true;
+        services.logger.warn({ origin: ctx.extra.headers.origin }, 'WebSocket refused: session cookie from a foreign origin');
         ctx.extra.socket.close(4403, FOREIGN_ORIGIN_REASON);
         return false;
       },
@@ -115,9 +114,10 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
       },
       context: async (ctx, id) => {
+        // The guard (wrap) resolves the connection's principal on its first operation; without it, resolved here.
         const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
-        const principal = await services.principals.resolve({ authorization, cookie: ctx.extra.request.headers.cookie });
-        const context = createContext(services, principal, randomUUID(), 'use');
+        const principal = await (ctx.extra.principal ?? services.principals.resolve({ authorization, cookie: ctx.extra.headers.cookie }));
+        const context = createContext(services, principal, newRequestId(), 'use');
         deliverDirectly(context, directSender(ctx.extra.socket, id, context));
         return context;
       },
@@ -144,6 +144,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.maskError(error.toJSON(), error)),
     }),
     wsServer,
+    { logger: services.logger, production: options.production },
   );
   return {
     async dispose() {

@@ -20,7 +20,11 @@ export interface LiveStreamOptions<T> {
   isFinal?(value: T): boolean;
   /** Runs once when the stream ends for any reason (client unsubscribed, final state, error). */
   onClose?(): void | Promise<void>;
-  logger: Logger;
+  /**
+   * Whose logger a skipped event is logged with (the operation's context), read only then: the context makes its
+   * logger on first use, and an idle subscription should not carry one.
+   */
+  logs: { readonly logger: Logger };
 }
 
 /**
@@ -29,140 +33,160 @@ export interface LiveStreamOptions<T> {
  * subscription's GraphQL error rather than a broken stream.
  */
 export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<AsyncIterableIterator<T>> {
-  const { logger } = options;
-  let closed = false;
-  let unlisten: (() => Promise<void>) | undefined;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await unlisten?.();
-    await options.onClose?.();
-  };
-  const events = new AsyncQueue<unknown>(256, close);
-  let sink: ValueSink | undefined;
-  let finished = false;
+  const stream = new LiveStream(options);
+  try {
+    stream.unlisten = await options.bus.listen(options.topic, (payload) => stream.onEvent(payload));
+  } catch (error) {
+    await stream.close();
+    throw error;
+  }
+  try {
+    stream.initial = [...(await options.current())];
+  } catch (error) {
+    await stream.events.return();
+    throw error;
+  }
+  return stream;
+}
+
+/**
+ * liveStream's iterator. A class, so that an idle subscriber holds a few fields and shares its methods with every
+ * other one (an object of closures cost each subscriber its own functions and their names).
+ */
+class LiveStream<T> implements AsyncIterableIterator<T> {
+  readonly events: AsyncQueue<unknown>;
+  unlisten: (() => Promise<void>) | undefined;
+  initial: T[] = [];
+  /** Where events' values go straight from the bus's delivery loop (attachValueSink), when they can. */
+  sink: ValueSink | undefined;
+  /** The last state sent of each thing; made with the first. */
+  private sent: Map<string, { rank: number; json: string }> | undefined;
   /** Events that arrived while a direct delivery waited for its shared result; they follow it, in order. */
-  let held: unknown[] | undefined;
-  const onEvent = (payload: unknown): void => {
-    if (held !== undefined) {
-      held.push(payload);
+  private held: unknown[] | undefined;
+  private finished = false;
+  private closed = false;
+
+  constructor(private readonly options: LiveStreamOptions<T>) {
+    this.events = new AsyncQueue<unknown>(256, () => this.close());
+  }
+
+  /** Runs once: stops listening and runs onClose. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.unlisten?.();
+    await this.options.onClose?.();
+  }
+
+  onEvent(payload: unknown): void {
+    if (this.held !== undefined) {
+      this.held.push(payload);
       return;
     }
     // Only while the consumer waits with nothing queued: everything before this event has then been sent, so a
     // value delivered here cannot overtake one still on its way through the iterator.
-    if (sink !== undefined && !finished && events.isWaiting && offer(sink, payload)) return;
-    events.push(payload);
-  };
-  try {
-    unlisten = await options.bus.listen(options.topic, onEvent);
-  } catch (error) {
-    await close();
-    throw error;
+    if (this.sink !== undefined && !this.finished && this.events.isWaiting && this.offer(this.sink, payload)) return;
+    this.events.push(payload);
   }
-  let initial: T[];
-  try {
-    initial = [...(await options.current())];
-  } catch (error) {
-    await events.return();
+
+  async next(): Promise<IteratorResult<T>> {
+    while (this.initial.length > 0) {
+      const value = this.initial.shift()!;
+      if (this.admit(value)) return this.emit(value);
+    }
+    while (!this.finished) {
+      const result = await this.events.next();
+      if (result.done) break;
+      let value: T | undefined;
+      try {
+        value = await this.options.fromEvent(result.value);
+      } catch (error) {
+        this.options.logs.logger.warn({ err: error, topic: this.options.topic }, 'a live event could not be shown to a subscriber; skipped');
+        continue;
+      }
+      if (value !== undefined && this.admit(value)) return this.emit(value);
+    }
+    await this.events.return();
+    return { value: undefined, done: true };
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.finished = true;
+    this.initial = [];
+    await this.events.return();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<T>> {
+    await this.return();
     throw error;
   }
 
-  const sent = new Map<string, { rank: number; json: string }>();
-  const isNew = (key: string, value: T): boolean => {
-    const last = sent.get(key);
-    return !last || (options.rank(value) >= last.rank && last.json !== jsonOf(value));
-  };
-  const record = (key: string, value: T): void => {
-    const last = sent.get(key);
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  private isNew(key: string, value: T): boolean {
+    const last = this.sent?.get(key);
+    return !last || (this.options.rank(value) >= last.rank && last.json !== jsonOf(value));
+  }
+
+  private record(key: string, value: T): void {
+    const last = this.sent?.get(key);
     if (last) {
-      last.rank = options.rank(value);
+      last.rank = this.options.rank(value);
       last.json = jsonOf(value);
-    } else sent.set(key, { rank: options.rank(value), json: jsonOf(value) });
-  };
-  const admit = (value: T): boolean => {
-    const key = options.identity(value);
-    if (!isNew(key, value)) return false;
-    record(key, value);
+    } else (this.sent ??= new Map()).set(key, { rank: this.options.rank(value), json: jsonOf(value) });
+  }
+
+  private admit(value: T): boolean {
+    const key = this.options.identity(value);
+    if (!this.isNew(key, value)) return false;
+    this.record(key, value);
     return true;
-  };
+  }
+
   /**
    * The event handed straight to the sink when it can be: true when it was delivered, is on its way, or is nothing
    * for this subscriber (exactly as the iterator would have skipped it); false sends it the ordinary way, through
    * the queue and the iterator, which also logs a failing fromEvent and ends the stream after a final value.
    */
-  const offer = (to: ValueSink, payload: unknown): boolean => {
+  private offer(to: ValueSink, payload: unknown): boolean {
     let value: T | undefined | Promise<T | undefined>;
     try {
-      value = options.fromEvent(payload);
+      value = this.options.fromEvent(payload);
     } catch {
       return false;
     }
     if (value === undefined) return true;
-    if (value instanceof Promise || options.isFinal?.(value)) return false;
-    const key = options.identity(value);
-    if (!isNew(key, value)) return true;
-    const delivered = to(value, (later) => settle(payload, key, value, later));
-    if (delivered === undefined) held = [];
-    else if (delivered) record(key, value);
+    if (value instanceof Promise || this.options.isFinal?.(value)) return false;
+    const key = this.options.identity(value);
+    if (!this.isNew(key, value)) return true;
+    const mapped = value;
+    const delivered = to(mapped, (later) => this.settle(payload, key, mapped, later));
+    if (delivered === undefined) this.held = [];
+    else if (delivered) this.record(key, mapped);
     return delivered !== false;
-  };
+  }
+
   /** A direct delivery that waited has ended: what arrived meanwhile goes on, after the event if it was declined. */
-  const settle = (payload: unknown, key: string, value: T, delivered: boolean): void => {
-    const after = held ?? [];
-    held = undefined;
-    if (finished) return;
-    if (delivered) record(key, value);
-    else events.push(payload);
-    for (const next of after) onEvent(next);
-  };
-  const emit = async (value: T): Promise<IteratorResult<T>> => {
-    if (options.isFinal?.(value)) {
-      finished = true;
-      initial = [];
-      await events.return();
+  private settle(payload: unknown, key: string, value: T, delivered: boolean): void {
+    const after = this.held ?? [];
+    this.held = undefined;
+    if (this.finished) return;
+    if (delivered) this.record(key, value);
+    else this.events.push(payload);
+    for (const next of after) this.onEvent(next);
+  }
+
+  private async emit(value: T): Promise<IteratorResult<T>> {
+    if (this.options.isFinal?.(value)) {
+      this.finished = true;
+      this.initial = [];
+      await this.events.return();
     }
     return { value, done: false };
-  };
-
-  const iterator: AsyncIterableIterator<T> = {
-    async next(): Promise<IteratorResult<T>> {
-      while (initial.length > 0) {
-        const value = initial.shift()!;
-        if (admit(value)) return emit(value);
-      }
-      while (!finished) {
-        const result = await events.next();
-        if (result.done) break;
-        let value: T | undefined;
-        try {
-          value = await options.fromEvent(result.value);
-        } catch (error) {
-          logger.warn({ err: error, topic: options.topic }, 'a live event could not be shown to a subscriber; skipped');
-          continue;
-        }
-        if (value !== undefined && admit(value)) return emit(value);
-      }
-      await events.return();
-      return { value: undefined, done: true };
-    },
-    async return(): Promise<IteratorResult<T>> {
-      finished = true;
-      initial = [];
-      await events.return();
-      return { value: undefined, done: true };
-    },
-    async throw(error?: unknown): Promise<IteratorResult<T>> {
-      await iterator.return!();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  sinkSetters.set(iterator, (to) => {
-    sink = to;
-  });
-  return iterator;
+  }
 }
 
 /**
@@ -173,8 +197,6 @@ export async function liveStream<T>(options: LiveStreamOptions<T>): Promise<Asyn
  */
 export type ValueSink = (value: unknown, done: (delivered: boolean) => void) => boolean | undefined;
 
-const sinkSetters = new WeakMap<object, (sink: ValueSink) => void>();
-
 /**
  * Lets a live stream hand its events' values to `sink` synchronously, from the bus's own delivery loop, instead
  * of each subscriber's event travelling through its queue and two async iterators (a handful of promises per
@@ -182,9 +204,9 @@ const sinkSetters = new WeakMap<object, (sink: ValueSink) => void>();
  * and anything the sink declines still go through the iterator. False when `stream` is not a live stream.
  */
 export function attachValueSink(stream: object, sink: ValueSink): boolean {
-  const setSink = sinkSetters.get(stream);
-  setSink?.(sink);
-  return setSink !== undefined;
+  if (!(stream instanceof LiveStream)) return false;
+  stream.sink = sink;
+  return true;
 }
 
 /** An event's mapped value is one object shared by all its subscribers: serialise it once for all of them. */

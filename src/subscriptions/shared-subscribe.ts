@@ -1,6 +1,7 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { GatewayContext } from '../context';
 import { describePrincipal } from '../context';
+import { BoundedMap } from '../store/bounded-map';
 import { attachValueSink } from './live-stream';
 import { SharedNext } from './next-frame';
 
@@ -120,13 +121,19 @@ function sharedNextOf(result: ExecutionResult): SharedNext {
 
 function operationKey(args: ExecutionArgs): string {
   const principal = (args.contextValue as GatewayContext | undefined)?.principal;
-  return [
+  const key = [
     args.document.loc?.source.body ?? JSON.stringify(args.document),
     args.operationName ?? '',
     JSON.stringify(args.variableValues ?? {}),
     principal ? describePrincipal(principal) : '',
   ].join('\u0000');
+  // Each subscriber keeps its key for its lifetime, and thousands share the same one: one copy of it for all.
+  let shared = sharedKeys.get(key);
+  if (shared === undefined) sharedKeys.set(key, (shared = key));
+  return shared;
 }
+
+const sharedKeys = new BoundedMap<string, string>(1_000);
 
 /**
  * One mapped value per source object: the streams pass an event's shared payload through this, so all their
@@ -153,40 +160,50 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 /**
  * Maps an async iterator, passing `return` (unsubscribe) through to the source so its listener is removed.
  * Error-free results are handed to `deliver` when there is one, and the iterator goes on to the next event.
+ * A class, so that an idle subscriber holds a few fields rather than its own set of closures.
  */
 function mapStream<T>(
   source: AsyncIterableIterator<T>,
   deliver: DirectDelivery | undefined,
   map: (value: T) => Promise<ExecutionResult>,
 ): AsyncIterableIterator<ExecutionResult> {
-  const close = async (): Promise<IteratorResult<ExecutionResult>> => {
-    await source.return?.();
-    return { value: undefined, done: true };
-  };
-  const iterator: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      for (;;) {
-        const next = await source.next();
-        if (next.done) return { value: undefined, done: true };
-        let result: ExecutionResult;
-        try {
-          result = await map(next.value);
-        } catch (error) {
-          await close();
-          throw error;
-        }
-        if (deliver && !result.errors && deliver(sharedNextOf(result))) continue;
-        return { value: result, done: false };
+  return new MappedStream(source, deliver, map);
+}
+
+class MappedStream<T> implements AsyncIterableIterator<ExecutionResult> {
+  constructor(
+    private readonly source: AsyncIterableIterator<T>,
+    private readonly deliver: DirectDelivery | undefined,
+    private readonly map: (value: T) => Promise<ExecutionResult>,
+  ) {}
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    for (;;) {
+      const next = await this.source.next();
+      if (next.done) return { value: undefined, done: true };
+      let result: ExecutionResult;
+      try {
+        result = await this.map(next.value);
+      } catch (error) {
+        await this.return();
+        throw error;
       }
-    },
-    return: close,
-    async throw(error?: unknown) {
-      await close();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
+      if (this.deliver && !result.errors && this.deliver(sharedNextOf(result))) continue;
+      return { value: result, done: false };
+    }
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    await this.source.return?.();
+    return { value: undefined, done: true };
+  }
+
+  async throw(error?: unknown): Promise<IteratorResult<ExecutionResult>> {
+    await this.return();
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this;
+  }
 }

@@ -25,11 +25,15 @@ import type { RefundEvent } from './webhook.handlers';
 /*
  * The event streams behind Subscription's fields. Each checks who may watch before anything is acknowledged
  * (an error here is the subscription's GraphQL error), listens, reads the current state, and sends it first.
+ * What does not depend on the subscriber (identity, rank, finality of a refund) is one function for all of them.
  */
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
 const refundOfEvent = sharedMapping((event) => toRefund((event as RefundEvent).refund, (event as RefundEvent).paymentId));
 const payoutOfEvent = sharedMapping((withdrawal) => toPayout(withdrawal as ProviderWithdrawal));
+
+const dataTaskRank = (snapshot: DataTaskSnapshot): number => dataTaskStatusRank(snapshot.status);
+const isFinalDataTask = (snapshot: DataTaskSnapshot): boolean => isFinalDataTaskStatus(snapshot.status);
 
 /** dataTaskUpdated: the session that started the task; ends once the task has SUCCEEDED or FAILED. */
 export async function dataTaskStream(context: GatewayContext, id: string): Promise<AsyncIterableIterator<DataTaskSnapshot>> {
@@ -43,9 +47,9 @@ export async function dataTaskStream(context: GatewayContext, id: string): Promi
       return snapshot?.id === task.id ? snapshot : undefined;
     },
     identity: () => task.id,
-    rank: (snapshot) => dataTaskStatusRank(snapshot.status),
-    isFinal: (snapshot) => isFinalDataTaskStatus(snapshot.status),
-    logger: context.logger,
+    rank: dataTaskRank,
+    isFinal: isFinalDataTask,
+    logs: context,
   });
 }
 
@@ -55,6 +59,10 @@ const REFUND_RANK: Readonly<Record<RefundStatus, number>> = {
   [RefundStatus.EXECUTED]: 2,
   [RefundStatus.FAILED]: 2,
 };
+
+const refundIdentity = (refund: Refund): string => refund.id.toLowerCase();
+const refundRank = (refund: Refund): number => REFUND_RANK[refund.status];
+const isFinalRefund = (refund: Refund): boolean => REFUND_RANK[refund.status] === 2;
 
 /**
  * refundUpdated: merchant keys only. The current state is every refund of the payment (oldest first), or the one
@@ -88,12 +96,15 @@ export async function refundStream(context: GatewayContext, args: { paymentId: s
       if (refundId !== undefined && event.refund.id.toLowerCase() !== refundId) return undefined;
       return refundOfEvent(event);
     },
-    identity: (refund) => refund.id.toLowerCase(),
-    rank: (refund) => REFUND_RANK[refund.status],
-    isFinal: refundId === undefined ? undefined : (refund) => REFUND_RANK[refund.status] === 2,
-    logger: context.logger,
+    identity: refundIdentity,
+    rank: refundRank,
+    isFinal: refundId === undefined ? undefined : isFinalRefund,
+    logs: context,
   });
 }
+
+const payoutRankOf = (payout: Payout): number => payoutRank(payout.status);
+const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(payout.status);
 
 /**
  * payoutUpdated: a session for the payouts it created (any other id is NOT_FOUND, exactly like an unknown one),
@@ -124,9 +135,9 @@ export async function payoutStream(context: GatewayContext, transactionIdArg: st
       return withdrawal?.transaction_id?.toLowerCase() === transactionId ? payoutOfEvent(withdrawal) : undefined;
     },
     identity: () => transactionId,
-    rank: (payout) => payoutRank(payout.status),
-    isFinal: (payout) => FINAL_PAYOUT_STATUSES.has(payout.status),
+    rank: payoutRankOf,
+    isFinal: isFinalPayout,
     onClose: () => release?.(),
-    logger: context.logger,
+    logs: context,
   });
 }

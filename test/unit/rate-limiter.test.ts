@@ -39,9 +39,9 @@ describe('RateLimiter (token bucket)', () => {
 
 describe('whose allowance', () => {
   it('keys sessions, merchant keys, and anyone else by address', () => {
-    expect(rateLimitKey({ kind: 'merchant', keyId: 'merchant-1' }, '10.0.0.1')).toBe('merchant:merchant-1');
-    expect(rateLimitKey({ kind: 'anonymous' }, '10.0.0.1')).toBe('ip:10.0.0.1');
-    expect(rateLimitKey({ kind: 'invalid', reason: 'x' }, '::ffff:10.0.0.1')).toBe('ip:10.0.0.1');
+    expect(rateLimitKey({ kind: 'merchant', keyId: 'merchant-1' }, () => '10.0.0.1')).toBe('merchant:merchant-1');
+    expect(rateLimitKey({ kind: 'anonymous' }, () => '10.0.0.1')).toBe('ip:10.0.0.1');
+    expect(rateLimitKey({ kind: 'invalid', reason: 'x' }, () => '::ffff:10.0.0.1')).toBe('ip:10.0.0.1');
   });
 
   it('groups an IPv6 client by its /64', () => {

@@ -74,7 +74,7 @@ describe('liveStream', () => {
       rank: (state) => state.step,
       isFinal: options.final === undefined ? undefined : (state) => state.step >= options.final!,
       onClose: options.onClose,
-      logger,
+      logs: { logger },
     });
   }
 
@@ -108,7 +108,7 @@ describe('liveStream', () => {
       fromEvent: (payload) => payload as State,
       identity: (state) => state.id,
       rank: (state) => state.step,
-      logger,
+      logs: { logger },
     });
     expect((await iterator.next()).value).toEqual({ id: 'a', step: 1 });
     expect((await iterator.next()).value).toEqual({ id: 'a', step: 2 });
@@ -149,7 +149,7 @@ describe('liveStream', () => {
         onClose: () => {
           closed += 1;
         },
-        logger,
+        logs: { logger },
       }),
     ).rejects.toThrow('not found');
     expect(closed).toBe(1);

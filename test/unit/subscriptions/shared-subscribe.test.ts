@@ -124,7 +124,7 @@ describe('sharedSubscribe over live streams (the fan-out’s fast path)', () => 
                 fromEvent: (payload) => payload as { id: string; status: string },
                 identity: (refund) => refund.id,
                 rank: () => 0,
-                logger: createLogger('silent'),
+                logs: { logger: createLogger('silent') },
               }),
             resolve: (event: object) => event,
           },
