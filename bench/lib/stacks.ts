@@ -33,8 +33,8 @@ export class Children {
   }
 }
 
-export function startSandbox(children: Children, label: string, latencyMs: number, fixtures: FixtureSizes): Promise<ChildServer<SandboxInfo>> {
-  return children.start<SandboxInfo>({ script: 'sandbox.server', label, init: { latencyMs, fixtures } satisfies SandboxInit });
+export function startSandbox(children: Children, label: string, latencyMs: number, fixtures: FixtureSizes, timeScale = 1): Promise<ChildServer<SandboxInfo>> {
+  return children.start<SandboxInfo>({ script: 'sandbox.server', label, init: { latencyMs, fixtures, timeScale } satisfies SandboxInit });
 }
 
 /** bankgraph; started with --expose-gc so its memory can be sampled after a full collection. */

@@ -15,7 +15,7 @@ import { fmt, verdict } from '../lib/table';
 import { WebhookRelay } from '../lib/webhook-relay';
 import type { GatewayInfo } from '../servers/gateway.server';
 import type { ExpectArgs, OpenArgs } from '../servers/subscribers.client';
-import { EXECUTE_AFTER_SECONDS, refundFixture, SUBSCRIPTION } from './subscriptions';
+import { EXECUTE_AFTER_SECONDS, refundFixture, SANDBOX_TIME_SCALE, SUBSCRIPTION } from './subscriptions';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 /** Per subscriber process: with four processes, 100 connecting at once to each instance, as in scenario 4. */
@@ -48,7 +48,7 @@ export async function runSubscriptions2x(ctx: BenchContext): Promise<void> {
     TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   };
   const keyPrefix = `bankgraph-bench-${randomUUID().slice(0, 8)}:`;
-  const sandbox = await startSandbox(children, 'sandbox (subscriptions-2x)', 0, {});
+  const sandbox = await startSandbox(children, 'sandbox (subscriptions-2x)', 0, {}, SANDBOX_TIME_SCALE);
   const started: ChildServer[] = [sandbox];
   try {
     // One after the other: the first runs the store's migrations.

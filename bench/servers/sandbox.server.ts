@@ -7,6 +7,8 @@ import { runChild } from './child.runtime';
 export interface SandboxInit {
   latencyMs: number;
   fixtures: FixtureSizes;
+  /** Sandbox time per real time (1 unless a scenario needs the sandbox's own schedule out of its way). */
+  timeScale?: number;
 }
 
 export interface SandboxInfo {
@@ -17,8 +19,8 @@ export interface SandboxInfo {
 
 // The mock provider, in its own process so its CPU time is not charged to the gateway being measured.
 runChild(async (init) => {
-  const { latencyMs, fixtures } = init as SandboxInit;
-  const { sandbox, provider } = await startEmbeddedSandbox({ sandbox: { port: 0, latencyMs, timeScale: 1 } }, { host: '127.0.0.1', fixtures });
+  const { latencyMs, fixtures, timeScale = 1 } = init as SandboxInit;
+  const { sandbox, provider } = await startEmbeddedSandbox({ sandbox: { port: 0, latencyMs, timeScale } }, { host: '127.0.0.1', fixtures });
   const info: SandboxInfo = { url: sandbox.url, provider };
   return { info, close: () => sandbox.close() };
 });
