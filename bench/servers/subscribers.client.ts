@@ -23,12 +23,14 @@ export interface ExpectArgs {
 /**
  * A fleet of graphql-ws subscribers in a process of its own, so that tens of thousands of clients do not share one
  * event loop (theirs would then be the slowest part of the measurement). Receipt times are on the machine's
- * monotonic clock (monotonicMs), which the bench process reads too. `arm` starts looking for a refund in a status;
+ * monotonic clock (monotonicMs), which the bench process reads too. `reset` closes them all for a fresh round; `arm`
+ * starts looking for a refund in a status;
  * `collect` resolves once every subscriber of this fleet has it, with their receipt times.
  */
 runChild(async (init) => {
   const { wsUrl, authorization, query, variables } = init as SubscribersInit;
-  const fleet = new SubscriberFleet(wsUrl, authorization, query, variables, monotonicMs);
+  const newFleet = (): SubscriberFleet => new SubscriberFleet(wsUrl, authorization, query, variables, monotonicMs);
+  let fleet = newFleet();
   let armed: Promise<Float64Array> | undefined;
   return {
     info: { pid: process.pid },
@@ -38,6 +40,12 @@ runChild(async (init) => {
           const { count, concurrency, timeoutMs } = args as OpenArgs;
           await fleet.open(count, concurrency, timeoutMs);
           return fleet.size;
+        }
+        case 'reset': {
+          // Every subscriber closed, and a fresh fleet for the next `open` (a warm-up round before the measured one).
+          await fleet.close();
+          fleet = newFleet();
+          return null;
         }
         case 'arm': {
           // Armed before the bench triggers the event, so no message can arrive before the fleet looks for it.
