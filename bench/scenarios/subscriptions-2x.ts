@@ -5,17 +5,16 @@ import { join } from 'node:path';
 import { createClient } from 'redis';
 import type { BenchContext } from '../lib/context';
 import type { ChildServer } from '../lib/child-server';
-import { json } from '../lib/http';
+import { latencyRows, measureRefundEvents } from '../lib/refund-events';
 import type { MemorySample } from '../lib/ipc.types';
-import { percentile } from '../lib/load';
 import { wants } from '../lib/settings';
 import { startBankgraph, startSandbox, startSubscriberClient } from '../lib/stacks';
 import { monotonicMs } from '../lib/subscribers';
-import { fmt, verdict } from '../lib/table';
+import { fmt } from '../lib/table';
 import { WebhookRelay } from '../lib/webhook-relay';
 import type { GatewayInfo } from '../servers/gateway.server';
-import type { ExpectArgs, OpenArgs } from '../servers/subscribers.client';
-import { EXECUTE_AFTER_SECONDS, refundFixture, SANDBOX_TIME_SCALE, SUBSCRIPTION } from './subscriptions';
+import type { OpenArgs } from '../servers/subscribers.client';
+import { refundFixture, SANDBOX_TIME_SCALE, SUBSCRIPTION } from './subscriptions';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 /** Per subscriber process: with four processes, 100 connecting at once to each instance, as in scenario 4. */
@@ -62,7 +61,7 @@ export async function runSubscriptions2x(ctx: BenchContext): Promise<void> {
       const authorization = `Bearer ${a.info.merchantKey}`;
       const { paymentId, refund } = await refundFixture(sandbox.info.url, relay.url, a.info.url, authorization, events);
       // As in scenario 4: a refund exists before anyone subscribes, so each subscriber's first message says it is live.
-      let pendingRefund = await refund(1);
+      const firstRefundId = await refund(1);
       const clientOf = async (instance: ChildServer<GatewayInfo>, label: string): Promise<ChildServer> => {
         const client = await startSubscriberClient(children, label, {
           wsUrl: `${instance.info.url.replace(/^http/, 'ws')}/graphql`,
@@ -111,38 +110,18 @@ export async function runSubscriptions2x(ctx: BenchContext): Promise<void> {
       }
       const after = await Promise.all(instances.map((instance) => instance.memory(true)));
 
-      const toLast: number[] = [];
-      const toEach: number[] = [];
-      const gatewayCpuMs = [0, 0];
-      let clientCpuMs = 0;
-      for (let event = 1; event <= events; event++) {
-        if (event > 1) pendingRefund = await refund(event);
-        const refundId = pendingRefund;
-        ctx.progress(`subscriptions-2x: event ${event}/${events} (refund ${refundId} executed) to ${subscribers} subscribers on 2 instances`);
-        const expectArgs: ExpectArgs = { refundId, status: 'EXECUTED', timeoutMs: EVENT_TIMEOUT_MS };
-        await Promise.all(clients.map((client) => client.call('arm', expectArgs, 10_000)));
-        const arrived = relay.waitFor((arrival) => arrival.type === 'refund_executed' && arrival.refundId === refundId, EVENT_TIMEOUT_MS);
-        const cpuBefore = instances.map((instance) => instance.cpuMs());
-        const clientsBefore = clients.map((client) => client.cpuMs());
-        // One Promise.all over the trigger and every wait, so whichever fails first is the error and none goes unhandled.
-        const [arrival, times] = await Promise.all([
-          arrived,
-          Promise.all(clients.map((client) => client.call<number[]>('collect', null, EVENT_TIMEOUT_MS + 10_000))),
-          json('POST', `${sandbox.info.url}/sandbox/clock`, { advanceSeconds: EXECUTE_AFTER_SECONDS }),
-        ]);
-        instances.forEach((instance, i) => (gatewayCpuMs[i]! += instance.cpuMs() - cpuBefore[i]!));
-        clients.forEach((client, i) => (clientCpuMs += client.cpuMs() - clientsBefore[i]!));
-        if (arrival.status !== undefined && (arrival.status < 200 || arrival.status >= 300))
-          throw new Error(`instance A answered the webhook with HTTP ${arrival.status}`);
-        let last = 0;
-        for (const received of times) {
-          for (const at of received) {
-            toEach.push(at - arrival.atMs);
-            last = Math.max(last, at - arrival.atMs);
-          }
-        }
-        toLast.push(last);
-      }
+      const { toLast, toEach, gatewayCpuMs, clientCpuMs } = await measureRefundEvents(ctx, {
+        label: 'subscriptions-2x',
+        events,
+        subscribers,
+        firstRefundId,
+        refund,
+        sandboxUrl: sandbox.info.url,
+        relay,
+        gateways: instances,
+        clients,
+        eventTimeoutMs: EVENT_TIMEOUT_MS,
+      });
       addRows(ctx, { subscribers, perInstance, clientProcesses, events, openSeconds, before, after, toLast, toEach, gatewayCpuMs, clientCpuMs });
     } finally {
       await relay.close();
@@ -188,24 +167,10 @@ interface Measured {
 
 function addRows(ctx: BenchContext, m: Measured): void {
   const scenario = `8. Subscriptions over 2 instances sharing Redis: ${fmt(m.subscribers)} graphql-ws subscribers (${fmt(m.perInstance[0]!)} on A, ${fmt(m.perInstance[1]!)} on B, from ${m.clientProcesses} client processes); ${m.events} refund_executed webhooks to A`;
-  const lastSorted = [...m.toLast].sort((a, b) => a - b);
-  const eachSorted = Float64Array.from(m.toEach).sort();
-  const p99Last = percentile(lastSorted, 0.99);
   const perSubscription = [0, 1].map((i) => (m.after[i]!.rssBytes - m.before[i]!.rssBytes) / m.perInstance[i]!);
   const gc = m.after.every((sample) => sample.collected) ? 'after GC' : 'without GC';
   ctx.rows.push(
-    {
-      scenario,
-      metric: `webhook arrival at A → last subscriber's message on either instance (ms), p50 / p99 over ${m.events} events${m.events < 100 ? ' (p99 = the slowest)' : ''}`,
-      bankgraph: `${fmt(percentile(lastSorted, 0.5), 1)} / ${fmt(p99Last, 1)}`,
-      target: `p99 < ${TARGET_P99_MS} ms`,
-      verdict: verdict(p99Last < TARGET_P99_MS),
-    },
-    {
-      scenario,
-      metric: "webhook arrival → each subscriber's message (ms), p50 / p99 over all messages",
-      bankgraph: `${fmt(percentile(eachSorted, 0.5), 1)} / ${fmt(percentile(eachSorted, 0.99), 1)}`,
-    },
+    ...latencyRows(scenario, "webhook arrival at A → last subscriber's message on either instance", m, TARGET_P99_MS),
     {
       scenario,
       metric:

@@ -1,20 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchContext } from '../lib/context';
 import { expectData, json, postGraphQL } from '../lib/http';
+import { latencyRows, measureRefundEvents } from '../lib/refund-events';
 import type { MemorySample } from '../lib/ipc.types';
-import { percentile } from '../lib/load';
 import { wants } from '../lib/settings';
 import type { ChildServer } from '../lib/child-server';
 import { startBankgraph, startSandbox, startSubscriberClient } from '../lib/stacks';
 import { monotonicMs, type RefundUpdate } from '../lib/subscribers';
-import type { ExpectArgs, OpenArgs } from '../servers/subscribers.client';
+import type { OpenArgs } from '../servers/subscribers.client';
 import { fmt, verdict } from '../lib/table';
 import { WebhookRelay } from '../lib/webhook-relay';
 
 export const SUBSCRIPTION = 'subscription RefundUpdated($paymentId: ID!) { refundUpdated(paymentId: $paymentId) { id status } }';
 const REFUND = 'mutation Refund($input: RefundPaymentInput!) { refundPayment(input: $input) { id status } }';
-/** The sandbox executes an authorized refund 60 s of sandbox time after authorizing it (README). */
-export const EXECUTE_AFTER_SECONDS = 61;
 /**
  * The sandbox's clock nearly stopped: the refund made before subscribing is the first event, and at real speed the
  * sandbox executed it by itself once opening the subscribers took over 60 s (as on a loaded machine), before the
@@ -62,7 +60,7 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
     const { paymentId, refund } = await refundFixture(sandbox.info.url, relay.url, bankgraph.info.url, merchant.authorization, events);
     // The payment has a refund before anyone subscribes, so every subscriber's first message (its current state)
     // tells the bench that its subscription is live.
-    let pendingRefund = await refund(1);
+    const firstRefundId = await refund(1);
 
     ctx.progress(`subscriptions: starting ${SUBSCRIBER_PROCESSES} subscriber processes`);
     const clients = await Promise.all(
@@ -109,38 +107,20 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
     const openCpuMs = bankgraph.cpuMs() - openCpuBefore;
     const after = await bankgraph.memory(true);
 
-    const toLast: number[] = [];
-    const toEach: number[] = [];
-    let gatewayCpuMs = 0;
-    let clientCpuMs = 0;
-    for (let event = 1; event <= events; event++) {
-      if (event > 1) pendingRefund = await refund(event);
-      const refundId = pendingRefund;
-      ctx.progress(`subscriptions: event ${event}/${events} (refund ${refundId} executed) to ${subscribers} subscribers`);
-      const expectArgs: ExpectArgs = { refundId, status: 'EXECUTED', timeoutMs: EVENT_TIMEOUT_MS };
-      await Promise.all(clients.map((client) => client.call('arm', expectArgs, 10_000)));
-      const arrived = relay.waitFor((arrival) => arrival.type === 'refund_executed' && arrival.refundId === refundId, EVENT_TIMEOUT_MS);
-      const cpuBefore = bankgraph.cpuMs();
-      const clientsBefore = clients.map((client) => client.cpuMs());
-      // One Promise.all over the trigger and every wait, so whichever fails first is the error and none goes unhandled.
-      const [arrival, times] = await Promise.all([
-        arrived,
-        Promise.all(clients.map((client) => client.call<number[]>('collect', null, EVENT_TIMEOUT_MS + 10_000))),
-        json('POST', `${sandbox.info.url}/sandbox/clock`, { advanceSeconds: EXECUTE_AFTER_SECONDS }),
-      ]);
-      gatewayCpuMs += bankgraph.cpuMs() - cpuBefore;
-      clients.forEach((client, i) => (clientCpuMs += client.cpuMs() - clientsBefore[i]!));
-      if (arrival.status !== undefined && (arrival.status < 200 || arrival.status >= 300))
-        throw new Error(`the gateway answered the webhook with HTTP ${arrival.status}`);
-      let last = 0;
-      for (const received of times) {
-        for (const at of received) {
-          toEach.push(at - arrival.atMs);
-          last = Math.max(last, at - arrival.atMs);
-        }
-      }
-      toLast.push(last);
-    }
+    const measured = await measureRefundEvents(ctx, {
+      label: 'subscriptions',
+      events,
+      subscribers,
+      firstRefundId,
+      refund,
+      sandboxUrl: sandbox.info.url,
+      relay,
+      gateways: [bankgraph],
+      clients,
+      eventTimeoutMs: EVENT_TIMEOUT_MS,
+    });
+    const { toLast, toEach, clientCpuMs } = measured;
+    const gatewayCpuMs = measured.gatewayCpuMs[0]!;
     addRows(ctx, { subscribers, events, openSeconds, openCpuMs, before, after, firstRound, toLast, toEach, gatewayCpuMs, clientCpuMs });
   } finally {
     await relay.close();
@@ -196,26 +176,12 @@ interface Measured {
 
 function addRows(ctx: BenchContext, m: Measured): void {
   const scenario = `4. Subscriptions: ${fmt(m.subscribers)} graphql-ws subscribers (one socket each) on refundUpdated of one payment; ${m.events} refund_executed webhooks`;
-  const lastSorted = [...m.toLast].sort((a, b) => a - b);
-  const eachSorted = Float64Array.from(m.toEach).sort();
-  const p99Last = percentile(lastSorted, 0.99);
   const rssPer = (m.after.rssBytes - m.before.rssBytes) / m.subscribers;
   const heapPer = (m.after.heapUsedBytes - m.before.heapUsedBytes) / m.subscribers;
   const firstRssPer = (m.firstRound.after.rssBytes - m.firstRound.before.rssBytes) / m.subscribers;
   const gc = m.after.collected ? 'after GC' : 'without GC';
   ctx.rows.push(
-    {
-      scenario,
-      metric: `webhook arrival → last subscriber's message (ms), p50 / p99 over ${m.events} events${m.events < 100 ? ' (p99 = the slowest)' : ''}`,
-      bankgraph: `${fmt(percentile(lastSorted, 0.5), 1)} / ${fmt(p99Last, 1)}`,
-      target: `p99 < ${TARGET_P99_MS} ms`,
-      verdict: verdict(p99Last < TARGET_P99_MS),
-    },
-    {
-      scenario,
-      metric: "webhook arrival → each subscriber's message (ms), p50 / p99 over all messages",
-      bankgraph: `${fmt(percentile(eachSorted, 0.5), 1)} / ${fmt(percentile(eachSorted, 0.99), 1)}`,
-    },
+    ...latencyRows(scenario, "webhook arrival → last subscriber's message", m, TARGET_P99_MS),
     {
       scenario,
       metric: "CPU time per event, trigger to last message: bankgraph (and per subscriber message); the bench's own subscriber clients",
