@@ -3,6 +3,7 @@ import type { Database } from '../db/database';
 import type { ConnectionStatus } from '../db/tables';
 import { inTransaction, isUniqueViolation } from '../db/transaction';
 import { BoundedMap } from '../store/bounded-map';
+import { RecentMap } from '../store/recent-map';
 import type { TokenCipher } from './token-cipher';
 
 export interface ProviderTokens {
@@ -42,14 +43,16 @@ export class ConnectionStore {
    * Every change made through this store forgets the user's list at once; a change on another instance is
    * announced on the event bus (src/identity/identity-events.ts), whose listener calls forgetConnections().
    */
-  private readonly recentConnections = new BoundedMap<string, { records: Promise<readonly BankConnectionRecord[]>; untilMs: number }>(10_000);
+  private readonly recentConnections: RecentMap<string, Promise<readonly BankConnectionRecord[]>>;
 
   constructor(
     private readonly database: Database,
     private readonly cipher: TokenCipher,
     private readonly now: () => number = Date.now,
-    private readonly recentMs = 1_000,
-  ) {}
+    recentMs = 1_000,
+  ) {
+    this.recentConnections = new RecentMap(10_000, recentMs, () => this.now());
+  }
 
   /**
    * Stores a grant as a new connection of `userId` when given (signed in already, or the app's user), else of the
@@ -153,15 +156,13 @@ export class ConnectionStore {
 
   /** Every connection of the user that has not been revoked (active and expired), oldest first. */
   connectionsOf(userId: string): Promise<readonly BankConnectionRecord[]> {
-    const now = this.now();
     const remembered = this.recentConnections.get(userId);
-    if (remembered && remembered.untilMs > now) return remembered.records;
+    if (remembered) return remembered;
     const records = this.readConnections(userId);
-    const entry = { records, untilMs: now + this.recentMs };
-    this.recentConnections.set(userId, entry);
-    // A failed read is not remembered (only this entry: a forget and a newer read may have replaced it).
+    this.recentConnections.set(userId, records);
+    // A failed read is not remembered (only this read: a forget and a newer read may have replaced it).
     records.catch(() => {
-      if (this.recentConnections.get(userId) === entry) this.recentConnections.delete(userId);
+      if (this.recentConnections.get(userId) === records) this.recentConnections.delete(userId);
     });
     return records;
   }

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database';
-import { BoundedMap } from './bounded-map';
+import { RecentMap } from './recent-map';
 
 export interface Session {
   /** The durable user (users table). */
@@ -20,12 +20,14 @@ export class SessionStore {
    * Sessions read in the last second, so a burst of requests costs one store read. A logout anywhere is also
    * announced on the event bus (src/identity/identity-events.ts), which calls forget() on every instance.
    */
-  private readonly recent = new BoundedMap<string, { session: Session; untilMs: number }>(10_000);
+  private readonly recent: RecentMap<string, Session>;
 
   constructor(
     private readonly database: Database,
-    private readonly recentMs = 1_000,
-  ) {}
+    recentMs = 1_000,
+  ) {
+    this.recent = new RecentMap(10_000, recentMs);
+  }
 
   async create(userId: string, now = Date.now()): Promise<{ sessionToken: string; expiresAt: string }> {
     const sessionToken = randomBytes(32).toString('base64url');
@@ -43,7 +45,7 @@ export class SessionStore {
     const key = sessionKey(sessionToken);
     const now = Date.now();
     const remembered = this.recent.get(key);
-    if (remembered && remembered.untilMs > now) return remembered.session;
+    if (remembered) return remembered;
     const row = await this.database.db
       .selectFrom('sessions as s')
       .innerJoin('users as u', 'u.id', 's.userId')
@@ -56,7 +58,7 @@ export class SessionStore {
       this.recent.delete(key);
       return undefined;
     }
-    this.recent.set(key, { session: row, untilMs: now + this.recentMs });
+    this.recent.set(key, row);
     return row;
   }
 
@@ -70,7 +72,7 @@ export class SessionStore {
   /** Drops what this instance remembers of a session (or of all of a user's sessions) after a revocation. */
   forget(match: { sessionKey?: string; userId?: string }): void {
     if (match.sessionKey) this.recent.delete(match.sessionKey);
-    if (match.userId) for (const [key, entry] of this.recent.entries()) if (entry.session.userId === match.userId) this.recent.delete(key);
+    if (match.userId) this.recent.deleteWhere((session) => session.userId === match.userId);
   }
 }
 

@@ -34,12 +34,12 @@ export class RedisConnection {
 
   private async connect(): Promise<RedisClient> {
     // node-redis is loaded on first use: an instance without Redis (the default) does not carry its ~7 MB.
-    this.client ??= this.createClient((await import('redis')).createClient);
+    this.client ??= this.makeClient((await import('redis')).createClient);
     await this.client.connect();
     return this.client;
   }
 
-  private createClient(create: typeof createClient): RedisClient {
+  private makeClient(create: typeof createClient): RedisClient {
     const client = create({
       url: this.url,
       socket: { connectTimeout: COMMAND_TIMEOUT_MS, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },

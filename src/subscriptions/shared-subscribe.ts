@@ -49,7 +49,7 @@ export async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterabl
       return undefined;
     });
   }
-  return mapStream(stream as AsyncIterableIterator<unknown>, deliver, async (event) => {
+  return new MappedStream(stream as AsyncIterableIterator<unknown>, deliver, async (event) => {
     if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event });
     return sharedOf(event).promise;
   });
@@ -162,14 +162,6 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
  * Error-free results are handed to `deliver` when there is one, and the iterator goes on to the next event.
  * A class, so that an idle subscriber holds a few fields rather than its own set of closures.
  */
-function mapStream<T>(
-  source: AsyncIterableIterator<T>,
-  deliver: DirectDelivery | undefined,
-  map: (value: T) => Promise<ExecutionResult>,
-): AsyncIterableIterator<ExecutionResult> {
-  return new MappedStream(source, deliver, map);
-}
-
 class MappedStream<T> implements AsyncIterableIterator<ExecutionResult> {
   constructor(
     private readonly source: AsyncIterableIterator<T>,

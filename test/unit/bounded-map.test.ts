@@ -1,6 +1,7 @@
 import Keyv from 'keyv';
 import { BoundedMap } from '../../src/store/bounded-map';
 import { createKeyv } from '../../src/store/keyv.factory';
+import { RecentMap } from '../../src/store/recent-map';
 
 describe('BoundedMap', () => {
   it('forgets the entry written longest ago once it holds more than its limit', () => {
@@ -10,6 +11,21 @@ describe('BoundedMap', () => {
       ['a', 3],
       ['c', 4],
     ]);
+  });
+});
+
+describe('RecentMap', () => {
+  it('answers an entry for ttlMs after it was set, then no longer, and forgets the entries a predicate matches', () => {
+    let now = 1_000;
+    const map = new RecentMap<string, { userId: string }>(10, 500, () => now);
+    map.set('s1', { userId: 'u1' });
+    map.set('s2', { userId: 'u2' });
+    now += 499;
+    expect(map.get('s1')).toEqual({ userId: 'u1' });
+    map.deleteWhere((session) => session.userId === 'u2');
+    expect(map.get('s2')).toBeUndefined();
+    now += 1;
+    expect(map.get('s1')).toBeUndefined();
   });
 });
 
