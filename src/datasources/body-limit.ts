@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { ProviderBody } from './provider-body';
 
 /** A provider answer larger than PROVIDER_MAX_BODY_BYTES: refused while reading, so it never sits in memory whole. */
 export class ProviderBodyTooLargeError extends Error {
@@ -10,17 +11,17 @@ export class ProviderBodyTooLargeError extends Error {
   }
 }
 
-/** The body as text, or ProviderBodyTooLargeError as soon as Content-Length or the bytes read pass `limitBytes`. */
-export async function readCappedText(response: Dispatcher.ResponseData, limitBytes: number): Promise<string> {
+/** The body's bytes, or ProviderBodyTooLargeError as soon as Content-Length or the bytes read pass `limitBytes`. */
+export async function readCappedBody(response: Dispatcher.ResponseData, limitBytes: number): Promise<ProviderBody> {
   const declared = Number(response.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     response.body.destroy();
     throw new ProviderBodyTooLargeError(limitBytes);
   }
   // Events rather than `for await`: the async iterator costs a promise and a queue turn per chunk, and this runs
-  // for every provider answer. An answer that came in one chunk (most do) is decoded without a copy.
+  // for every provider answer. The chunks are kept as they came (see provider-body.ts).
   const body = response.body;
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<ProviderBody>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
     body.on('data', (chunk: Buffer) => {
@@ -33,6 +34,6 @@ export async function readCappedText(response: Dispatcher.ResponseData, limitByt
       chunks.push(chunk);
     });
     body.once('error', reject);
-    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, received).toString('utf8')));
+    body.once('end', () => resolve(new ProviderBody(chunks)));
   });
 }

@@ -44,12 +44,6 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 
-/** The end of the JSON number literal starting at `from`, or -1 when none starts there. */
-export function numberEnd(text: string, from: number): number {
-  NUMBER.lastIndex = from;
-  return NUMBER.test(text) ? NUMBER.lastIndex : -1;
-}
-
 /**
  * JSON.parse, except that numbers come back as DecimalString with their source digits. A scan turns every number
  * token outside strings into a string token, and the native parser does the rest: a parser written in JavaScript

@@ -37,10 +37,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { BrokenCircuitError } from 'cockatiel';
 import { Agent, type Dispatcher } from 'undici';
 import { UpstreamError, ProviderResponseError, upstreamErrorFrom, retryAfterSeconds, type UpstreamErrorContext } from '../errors';
-import { readCappedText } from './body-limit';
+import { readCappedBody } from './body-limit';
 import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';
 import { LazyProviderList } from './provider-list';
+import type { ProviderBody } from './provider-body';
 import { OperationDeadlineError, type OperationDeadline } from './operation-deadline';
 import { providerCallParent } from '../telemetry/resolver-spans';
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Telemetry } from '../telemetry/telemetry';
@@ -284,7 +285,7 @@ export class ProviderHttpClient {
       const signals = [request.signal, deadlineSignal].filter((signal): signal is AbortSignal => signal !== undefined);
       const traced = this.startAttemptSpan(request, url, attempt, retryReason);
       const started = performance.now();
-      let outcome: { status: number; headers: ProviderResponse<unknown>['headers']; text: string } | { error: unknown };
+      let outcome: { status: number; headers: ProviderResponse<unknown>['headers']; body: ProviderBody } | { error: unknown };
       try {
         outcome = await this.breakers.execute(request.route, async () => {
           const response = await this.dispatcher.request({
@@ -297,7 +298,7 @@ export class ProviderHttpClient {
             bodyTimeout: this.settings.bodyTimeoutMs,
             signal: signals.length === 0 ? null : signals.length === 1 ? signals[0]! : AbortSignal.any(signals),
           });
-          return { status: response.statusCode, headers: response.headers, text: await readCappedText(response, this.settings.maxBodyBytes) };
+          return { status: response.statusCode, headers: response.headers, body: await readCappedBody(response, this.settings.maxBodyBytes) };
         });
       } catch (error) {
         if (request.signal?.aborted || error instanceof BrokenCircuitError) {
@@ -332,7 +333,7 @@ export class ProviderHttpClient {
       }
 
       if (outcome.status >= 200 && outcome.status < 300) return this.success<T>(outcome, request, context);
-      const errorBody = parseErrorBody(outcome.text);
+      const errorBody = parseErrorBody(outcome.body.toString());
       if (outcome.status === 401 && !refreshed && token !== undefined && request.auth?.onUnauthorized && !isSignatureRejection(errorBody)) {
         refreshed = true;
         sendsLeft += 1;
@@ -402,24 +403,31 @@ export class ProviderHttpClient {
   }
 
   private success<T>(
-    outcome: { status: number; headers: ProviderResponse<unknown>['headers']; text: string },
+    outcome: { status: number; headers: ProviderResponse<unknown>['headers']; body: ProviderBody },
     request: ProviderRequest,
     context: UpstreamErrorContext,
   ): ProviderResponse<T> {
-    if (outcome.text.trim() === '') return { status: outcome.status, headers: outcome.headers, body: undefined as T };
+    if (outcome.body.isBlankFrom(0)) return { status: outcome.status, headers: outcome.headers, body: undefined as T };
     try {
       const body = request.decimals
         ? request.lazyResults
-          ? { results: LazyProviderList.fromResultsBody(outcome.text) }
-          : parseDecimalJson(outcome.text)
-        : (JSON.parse(outcome.text) as unknown);
+          ? { results: LazyProviderList.fromResultsBody(outcome.body) }
+          : parseDecimalJson(outcome.body.toString())
+        : (JSON.parse(outcome.body.toString()) as unknown);
       return { status: outcome.status, headers: outcome.headers, body: body as T };
     } catch (error) {
       throw new UpstreamError(
         'The provider sent an answer the gateway could not read. Try again later; report it if it persists.',
         {},
         {
-          originalError: new ProviderResponseError(context.route, outcome.status, outcome.text.slice(0, 2000), undefined, context.requestId, error),
+          originalError: new ProviderResponseError(
+            context.route,
+            outcome.status,
+            outcome.body.text(0, Math.min(2000, outcome.body.length)),
+            undefined,
+            context.requestId,
+            error,
+          ),
         },
       );
     }
