@@ -1,11 +1,14 @@
 import { isValidIban } from '../../src/sandbox/fixtures/bank-details';
 import type { FixtureUser, ProviderTransaction } from '../../src/sandbox/fixtures/types';
 import { generateUsers } from '../../src/sandbox/fixtures/users';
-import { JsonNumber, stringifyProviderJson, stringifyProviderResults } from '../../src/sandbox/http/respond';
+import { JsonNumber, providerResultsBody, stringifyProviderJson } from '../../src/sandbox/http/respond';
 import type { Sandbox } from '../../src/sandbox/sandbox';
 import { bearer, getAppToken, getUserToken, refreshUserToken, type TokenResponse } from '../helpers/sandbox-auth';
 import { advanceClock, request, useSandbox, type RawResponse } from '../helpers/sandbox-server';
 import { startWebhookListener, verifyWebhookSignature, type WebhookListener } from '../helpers/sandbox-webhooks';
+
+/** The text the data API writes for a results body, its pieces joined. */
+const stringifyProviderResults = (results: readonly unknown[]): string => Buffer.concat(providerResultsBody(results)).toString('utf8');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -158,6 +161,10 @@ describe('fixtures', () => {
     open.amount = new JsonNumber('2.20');
     expect(stringifyProviderResults([open])).toBe('{"results":[{"amount":2.20}]}');
     expect(stringifyProviderResults([])).toBe(wire([]));
+    // A long list is cut into pieces between elements; joined, they are the same text.
+    const many = Array.from({ length: 400 }, () => account.transactions).flat();
+    expect(providerResultsBody(many).length).toBeGreaterThan(1);
+    expect(stringifyProviderResults(many)).toBe(wire(many));
   });
 
   it('refuses sizes that are not small non-negative integers', () => {
