@@ -37,7 +37,10 @@ export function startSandbox(children: Children, label: string, latencyMs: numbe
   return children.start<SandboxInfo>({ script: 'sandbox.server', label, init: { latencyMs, fixtures, timeScale } satisfies SandboxInit });
 }
 
-/** bankgraph; started with --expose-gc so its memory can be sampled after a full collection. */
+/**
+ * bankgraph; started with --expose-gc so its memory can be sampled after a full collection, and with glibc's
+ * malloc held to two arenas, as `npm start` runs it (docs/scaling.md, "Memory of one instance").
+ */
 export function startBankgraph(
   children: Children,
   sandbox: ChildServer<SandboxInfo>,
@@ -49,6 +52,7 @@ export function startBankgraph(
     script: 'gateway.server',
     label,
     exposeGc: true,
+    env: { MALLOC_ARENA_MAX: '2' },
     init: { provider: sandbox.info.provider, env, keyPrefix } satisfies GatewayInit,
   });
 }
