@@ -42,14 +42,11 @@ interface WsInternals {
 const SENDER_IDLE = 0;
 
 /**
- * Sends one `next` message: `prefix` (nextPrefix(id), `prefixBytes` its UTF-8 length) followed by the shared tail,
- * as one unmasked text frame written straight to the socket. Equivalent to `socket.send(prefix + json + '}')`,
- * without encoding the result again, ws's options object and its cork/writev per message. Falls back to
- * `socket.send` whenever ws has anything in flight (data still buffered, its sender busy compressing or queueing),
- * so messages on one socket keep their order. False when the socket is not open.
+ * The TCP socket under `socket` when a frame may be written straight to it: open, not compressing, and nothing of
+ * ws's own in flight (data still buffered, its sender busy or queueing), so messages on one socket keep their
+ * order. Undefined otherwise: send the ordinary way.
  */
-export function writeNext(socket: WebSocket, prefix: string, prefixBytes: number, shared: SharedNext): boolean {
-  if (socket.readyState !== WebSocket.OPEN) return false;
+function directSocket(socket: WebSocket): Socket | undefined {
   const { _socket: raw, _sender: sender } = socket as unknown as WsInternals;
   if (
     raw === undefined ||
@@ -61,14 +58,15 @@ export function writeNext(socket: WebSocket, prefix: string, prefixBytes: number
     // A server's frames are never masked, nor compressed unless permessage-deflate was agreed.
     socket.extensions !== ''
   ) {
-    socket.send(`${prefix}${shared.json}}`);
-    return true;
+    return undefined;
   }
-  const tail = shared.tail;
-  const length = prefixBytes + tail.length;
+  return raw;
+}
+
+/** A buffer of `headerBytes + room` bytes that starts with the header of an unmasked, final text frame of `length` bytes. */
+function textFrame(length: number, room: number): { frame: Buffer; headerBytes: number } {
   const headerBytes = length < 126 ? 2 : length < 65_536 ? 4 : 10;
-  const copyTail = tail.length <= COPY_TAIL_UP_TO_BYTES;
-  const frame = Buffer.allocUnsafe(headerBytes + prefixBytes + (copyTail ? tail.length : 0));
+  const frame = Buffer.allocUnsafe(headerBytes + room);
   frame[0] = 0x81; // FIN, text
   if (headerBytes === 2) frame[1] = length;
   else if (headerBytes === 4) {
@@ -79,6 +77,25 @@ export function writeNext(socket: WebSocket, prefix: string, prefixBytes: number
     frame.writeUInt32BE(0, 2);
     frame.writeUInt32BE(length, 6);
   }
+  return { frame, headerBytes };
+}
+
+/**
+ * Sends one `next` message: `prefix` (nextPrefix(id), `prefixBytes` its UTF-8 length) followed by the shared tail,
+ * as one unmasked text frame written straight to the socket. Equivalent to `socket.send(prefix + json + '}')`,
+ * without encoding the result again, ws's options object and its cork/writev per message; ws's own send whenever
+ * directSocket says no. False when the socket is not open.
+ */
+export function writeNext(socket: WebSocket, prefix: string, prefixBytes: number, shared: SharedNext): boolean {
+  if (socket.readyState !== WebSocket.OPEN) return false;
+  const raw = directSocket(socket);
+  if (raw === undefined) {
+    socket.send(`${prefix}${shared.json}}`);
+    return true;
+  }
+  const tail = shared.tail;
+  const copyTail = tail.length <= COPY_TAIL_UP_TO_BYTES;
+  const { frame, headerBytes } = textFrame(prefixBytes + tail.length, prefixBytes + (copyTail ? tail.length : 0));
   frame.write(prefix, headerBytes, 'utf8');
   if (copyTail) {
     tail.copy(frame, headerBytes + prefixBytes);
@@ -89,5 +106,22 @@ export function writeNext(socket: WebSocket, prefix: string, prefixBytes: number
     raw.write(tail);
     raw.uncork();
   }
+  return true;
+}
+
+/**
+ * Sends any other message (connection_ack, a subscriber's first `next`, `complete`) as one frame written straight
+ * to the socket, as writeNext does: one write where ws's send corks a header and a payload into a writev and
+ * calls back once they are flushed. False when directSocket says no (the caller sends through ws) or the socket is
+ * not open.
+ */
+export function writeText(socket: WebSocket, data: string): boolean {
+  if (socket.readyState !== WebSocket.OPEN) return false;
+  const raw = directSocket(socket);
+  if (raw === undefined) return false;
+  const length = Buffer.byteLength(data);
+  const { frame, headerBytes } = textFrame(length, length);
+  frame.write(data, headerBytes, 'utf8');
+  raw.write(frame);
   return true;
 }

@@ -3,6 +3,7 @@ import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'grap
 import { WebSocket, type RawData, type WebSocketServer } from 'ws';
 import type { Principal } from '../auth/principal';
 import type { Logger } from '../logger';
+import { writeText } from './next-frame';
 
 /** The upgrade request's headers the server reads later (origin check, cookie sign-in, own page); not the request. */
 export interface UpgradeHeaders {
@@ -45,9 +46,13 @@ export class SocketConnection {
     return this.socket.protocol;
   }
 
+  /**
+   * Resolves once the frame is handed to the socket, which keeps frames in order; a write that fails closes the
+   * socket (ws's own error handling), as a failed ws.send would.
+   */
   send(data: string): Promise<void> {
+    if (this.socket.readyState !== WebSocket.OPEN || writeText(this.socket, data)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      if (this.socket.readyState !== WebSocket.OPEN) return resolve();
       this.socket.send(data, (error) => (error ? reject(error) : resolve()));
     });
   }

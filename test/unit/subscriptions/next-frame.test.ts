@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { nextPrefix, SharedNext, writeNext } from '../../../src/subscriptions/next-frame';
+import { nextPrefix, SharedNext, writeNext, writeText } from '../../../src/subscriptions/next-frame';
 
 /** A ws server and one client connected to it; `received` collects the client's text messages. */
 async function pair(perMessageDeflate = false): Promise<{ server: WebSocket; received: string[]; close(): Promise<void> }> {
@@ -76,6 +76,45 @@ describe('writeNext', () => {
       expect(send).toHaveBeenCalledTimes(2);
       await until(received, 2);
       expect(received).toEqual(['first', '{"id":"o","type":"next","payload":{"data":2}}']);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('writeText', () => {
+  it.each([
+    ['connection_ack (7-bit length)', JSON.stringify({ type: 'connection_ack' })],
+    ['a 16-bit length', JSON.stringify({ id: 'ü', type: 'next', payload: { data: { text: 'é'.repeat(200) } } })],
+    ['a 64-bit length', JSON.stringify({ id: 'x', type: 'next', payload: { data: { text: 'y'.repeat(70_000) } } })],
+  ])('sends %s as the exact message, in order with writeNext', async (_case, message) => {
+    const { server, received, close } = await pair();
+    try {
+      const send = jest.spyOn(server, 'send');
+      expect(writeText(server, message)).toBe(true);
+      const prefix = nextPrefix('after');
+      writeNext(server, prefix, Buffer.byteLength(prefix), new SharedNext('{"data":1}'));
+      await until(received, 2);
+      expect(received).toEqual([message, '{"id":"after","type":"next","payload":{"data":1}}']);
+      expect(send).not.toHaveBeenCalled();
+    } finally {
+      await close();
+    }
+  });
+
+  it('leaves the message to ws.send when ws has a say in the bytes or data buffered, and refuses a closed socket', async () => {
+    const deflating = await pair(true);
+    try {
+      expect(writeText(deflating.server, '{"type":"connection_ack"}')).toBe(false);
+    } finally {
+      await deflating.close();
+    }
+    const { server, close } = await pair();
+    try {
+      Object.defineProperty(server, 'bufferedAmount', { value: 1, configurable: true });
+      expect(writeText(server, '{"type":"connection_ack"}')).toBe(false);
+      server.close();
+      expect(writeText(server, '{"type":"connection_ack"}')).toBe(false);
     } finally {
       await close();
     }
