@@ -62,15 +62,22 @@ export class LazyProviderList<T> implements ProviderList<T> {
     const [from, to] = range(this.length, start, end);
     if (to <= from) return [];
     const { body, numbers } = this;
+    const pageStart = this.bounds[2 * from]!;
+    const pageEnd = this.bounds[2 * (to - 1) + 1]!;
+    // The page decoded once, and its pieces sliced from it: decoding each piece on its own was a Buffer view and a
+    // native call apiece. Byte offsets are offsets into the text only where every byte became one character (ASCII,
+    // as provider JSON nearly always is); any other page is decoded piece by piece.
+    const page = body.text(pageStart, pageEnd);
+    const text = page.length === pageEnd - pageStart ? (start: number, end: number) => page.slice(start - pageStart, end - pageStart) : body.text.bind(body);
     const parts = ['['];
-    let copiedUpTo = this.bounds[2 * from]!;
+    let copiedUpTo = pageStart;
     for (let j = this.firstNumber[from]!; j < this.firstNumber[to]!; j += 1) {
       const numberStart = numbers[2 * j]!;
       const numberStop = numbers[2 * j + 1]!;
-      parts.push(body.text(copiedUpTo, numberStart), '"', plainDecimal(body.text(numberStart, numberStop)), '"');
+      parts.push(text(copiedUpTo, numberStart), '"', plainDecimal(text(numberStart, numberStop)), '"');
       copiedUpTo = numberStop;
     }
-    parts.push(body.text(copiedUpTo, this.bounds[2 * (to - 1) + 1]!), ']');
+    parts.push(text(copiedUpTo, pageEnd), ']');
     try {
       return JSON.parse(parts.join('')) as T[];
     } catch (error) {
