@@ -277,15 +277,19 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     res.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {
       const text = withRequestIdOnErrors(result.body.string, requestId);
+      // Written as one Buffer, encoded once: a string given to the socket is joined to the response head and
+      // encoded there, and past 128 KB (the nested query's answer is about 180 KB) that join is a fresh copy on
+      // V8's large-object pages every time (see BENCHMARKS.md, issue 12 session 4).
+      const bytes = Buffer.from(text);
       if (answerKey && context?.answer.cacheable && res.statusCode === 200) {
         answers.put(answerKey, {
           operationName: context.answer.operationName,
           headers: [...result.headers],
-          body: result.body.string,
+          body: text === result.body.string ? bytes : Buffer.from(result.body.string),
           freshUntilMs: context.dataFreshUntilMs(),
         });
       }
-      res.end(text);
+      res.end(bytes);
       return;
     }
     for await (const chunk of result.body.asyncIterator) res.write(chunk);

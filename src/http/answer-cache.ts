@@ -5,7 +5,8 @@ export interface CachedAnswer {
   /** The operation's name as GraphQL resolved it (the request need not name it), for logs and metrics. */
   operationName: string | undefined;
   headers: [string, string][];
-  body: string;
+  /** The answer's bytes: served again as they are, with no encoding or copy per request. */
+  body: Buffer;
   freshUntilMs: number;
 }
 

@@ -1,5 +1,6 @@
 import type { Fixtures, FixtureUser, ProviderTransaction } from '../../src/sandbox/fixtures/types';
 import { AccountTransactionsPageDocument, AccountTwiceDocument, BalancesDocument, PendingDocument, ViewerGraphDocument } from '../generated/graphql';
+import { print } from 'graphql';
 import { readFixtures, userNamed } from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -195,6 +196,31 @@ describe('the query graph over the data API', () => {
       const janeView = await stack.graphql(BalancesDocument, {}, janeSession);
       expect(johnAgain.data!.viewer.accounts.map((account) => account.id)).toEqual(john.accounts.map((a) => a.account.account_id));
       expect(janeView.data!.viewer.accounts.map((account) => account.id)).toEqual(jane.accounts.map((a) => a.account.account_id));
+    });
+
+    it('serves a kept answer byte for byte as the first, with its length', async () => {
+      const session = await stack.signIn('john', 'doe');
+      const body = JSON.stringify({ query: print(ViewerGraphDocument), variables: { first: 20 } });
+      const post = async (): Promise<{ bytes: Buffer; length: string | null; chunked: string | null }> => {
+        const response = await fetch(`${stack.gateway.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
+          body,
+        });
+        return {
+          bytes: Buffer.from(await response.arrayBuffer()),
+          length: response.headers.get('content-length'),
+          chunked: response.headers.get('transfer-encoding'),
+        };
+      };
+      const executed = await post();
+      const kept = await post();
+      expect(JSON.parse(executed.bytes.toString('utf8')).errors).toBeUndefined();
+      expect(kept.bytes.equals(executed.bytes)).toBe(true);
+      for (const answer of [executed, kept]) {
+        expect(answer.length).toBe(String(answer.bytes.length));
+        expect(answer.chunked).toBeNull();
+      }
     });
 
     it('does not keep an answer that carried an error', async () => {
