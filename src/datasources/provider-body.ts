@@ -57,13 +57,8 @@ export class ProviderBody {
   /** Bytes start to end (0 <= start <= end <= length) decoded as UTF-8; a character split between chunks included. */
   text(start: number, end: number): string {
     if (end <= start) return '';
-    const first = this.chunkAt(start);
-    const from = start - this.starts[first]!;
-    const chunk = this.chunks[first]!;
-    if (from + (end - start) <= chunk.length) return Buffer.from(chunk.buffer, chunk.byteOffset + from, end - start).toString('utf8');
-    const parts = [chunk.subarray(from)];
-    for (let k = first + 1; this.starts[k]! < end; k += 1) parts.push(this.chunks[k]!.subarray(0, end - this.starts[k]!));
-    return Buffer.concat(parts, end - start).toString('utf8');
+    const bytes = this.bytes(start, end);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
   }
 
   /** The bytes start to end, copied into one buffer only when they span chunks. */
