@@ -6,6 +6,15 @@ import { waitFor } from '../../helpers/wait-for';
 
 const logger = createLogger('silent');
 
+/** Published after a stream whose current state is a at step 1: a repeat, a step back, one to skip, then news of a and b. */
+const AFTER_STEP_1 = [
+  { id: 'a', step: 1 },
+  { id: 'a', step: 0 },
+  { id: 'skip', step: 9 },
+  { id: 'a', step: 2 },
+  { id: 'b', step: 0 },
+];
+
 interface State {
   id: string;
   step: number;
@@ -82,15 +91,7 @@ describe('liveStream', () => {
     const bus = new MemoryEventBus(logger);
     const iterator = await stream(bus, [{ id: 'a', step: 1 }]);
     expect((await iterator.next()).value).toEqual({ id: 'a', step: 1 });
-    for (const event of [
-      { id: 'a', step: 1 },
-      { id: 'a', step: 0 },
-      { id: 'skip', step: 9 },
-      { id: 'a', step: 2 },
-      { id: 'b', step: 0 },
-    ]) {
-      await bus.publish('things', event);
-    }
+    for (const event of AFTER_STEP_1) await bus.publish('things', event);
     expect((await iterator.next()).value).toEqual({ id: 'a', step: 2 });
     expect((await iterator.next()).value).toEqual({ id: 'b', step: 0 });
     await iterator.return!();
@@ -164,15 +165,7 @@ describe('liveStream', () => {
       expect(attachValueSink(iterator, (value) => sunk.push(value as State) > 0)).toBe(true);
       expect((await iterator.next()).value).toEqual({ id: 'a', step: 1 });
       const pending = iterator.next();
-      for (const event of [
-        { id: 'a', step: 1 },
-        { id: 'a', step: 0 },
-        { id: 'skip', step: 9 },
-        { id: 'a', step: 2 },
-        { id: 'b', step: 0 },
-      ]) {
-        await bus.publish('things', event);
-      }
+      for (const event of AFTER_STEP_1) await bus.publish('things', event);
       expect(sunk).toEqual([
         { id: 'a', step: 2 },
         { id: 'b', step: 0 },

@@ -5,9 +5,11 @@ import { MemoryEventBus } from '../../../src/subscriptions/event-bus';
 import { liveStream } from '../../../src/subscriptions/live-stream';
 import { deliverDirectly, sharedMapping, sharedSubscribe } from '../../../src/subscriptions/shared-subscribe';
 
-/** A schema whose subscription field streams whatever a test pushes, and counts how often `status` resolves. */
-function harness() {
-  const sources: AsyncQueue<object>[] = [];
+/**
+ * Subscription.refundUpdated over `subscribe`, counting how often Refund.status resolves (a "broken" refund throws;
+ * `asyncResolver` resolves it through a promise).
+ */
+function refundSchema(subscribe: () => unknown, asyncResolver = false): { schema: GraphQLSchema; resolvedCount: () => number } {
   let resolved = 0;
   const Refund = new GraphQLObjectType({
     name: 'Refund',
@@ -17,7 +19,7 @@ function harness() {
         resolve: (refund: { status: string }) => {
           resolved += 1;
           if (refund.status === 'broken') throw new Error('unreadable refund');
-          return refund.status;
+          return asyncResolver ? Promise.resolve(refund.status) : refund.status;
         },
       },
     },
@@ -27,18 +29,20 @@ function harness() {
     subscription: new GraphQLObjectType({
       name: 'Subscription',
       fields: {
-        refundUpdated: {
-          type: Refund,
-          args: { id: { type: GraphQLString } },
-          subscribe: () => {
-            const queue = new AsyncQueue<object>();
-            sources.push(queue);
-            return queue;
-          },
-          resolve: (event: object) => event,
-        },
+        refundUpdated: { type: Refund, args: { id: { type: GraphQLString } }, subscribe, resolve: (event: object) => event },
       },
     }),
+  });
+  return { schema, resolvedCount: () => resolved };
+}
+
+/** A schema whose subscription field streams whatever a test pushes, and counts how often `status` resolves. */
+function harness() {
+  const sources: AsyncQueue<object>[] = [];
+  const { schema, resolvedCount } = refundSchema(() => {
+    const queue = new AsyncQueue<object>();
+    sources.push(queue);
+    return queue;
   });
   const subscribe = async (id: string, contextValue: object = {}) =>
     (await sharedSubscribe({
@@ -47,7 +51,7 @@ function harness() {
       variableValues: { id },
       contextValue,
     })) as AsyncIterableIterator<ExecutionResult>;
-  return { sources, subscribe, resolvedCount: () => resolved };
+  return { sources, subscribe, resolvedCount };
 }
 
 describe('sharedSubscribe', () => {
@@ -95,42 +99,19 @@ describe('sharedSubscribe over live streams (the fan-out’s fast path)', () => 
   /** Subscribers of one live stream topic; `status` resolves synchronously or through a promise. */
   function liveHarness(asyncResolver: boolean) {
     const bus = new MemoryEventBus(createLogger('silent'));
-    let resolved = 0;
-    const Refund = new GraphQLObjectType({
-      name: 'Refund',
-      fields: {
-        status: {
-          type: GraphQLString,
-          resolve: (refund: { status: string }) => {
-            resolved += 1;
-            if (refund.status === 'broken') throw new Error('unreadable refund');
-            return asyncResolver ? Promise.resolve(refund.status) : refund.status;
-          },
-        },
-      },
-    });
-    const schema = new GraphQLSchema({
-      query: new GraphQLObjectType({ name: 'Query', fields: { ok: { type: GraphQLString } } }),
-      subscription: new GraphQLObjectType({
-        name: 'Subscription',
-        fields: {
-          refundUpdated: {
-            type: Refund,
-            subscribe: () =>
-              liveStream<{ id: string; status: string }>({
-                bus,
-                topic: 'refunds',
-                current: async () => [],
-                fromEvent: (payload) => payload as { id: string; status: string },
-                identity: (refund) => refund.id,
-                rank: () => 0,
-                logs: { logger: createLogger('silent') },
-              }),
-            resolve: (event: object) => event,
-          },
-        },
-      }),
-    });
+    const { schema, resolvedCount } = refundSchema(
+      () =>
+        liveStream<{ id: string; status: string }>({
+          bus,
+          topic: 'refunds',
+          current: async () => [],
+          fromEvent: (payload) => payload as { id: string; status: string },
+          identity: (refund) => refund.id,
+          rank: () => 0,
+          logs: { logger: createLogger('silent') },
+        }),
+      asyncResolver,
+    );
     const subscribe = async (written: string[]) => {
       const contextValue = {};
       deliverDirectly(contextValue, (shared) => written.push(shared.json) > 0);
@@ -140,7 +121,7 @@ describe('sharedSubscribe over live streams (the fan-out’s fast path)', () => 
         contextValue,
       })) as AsyncIterableIterator<ExecutionResult>;
     };
-    return { bus, subscribe, resolvedCount: () => resolved };
+    return { bus, subscribe, resolvedCount };
   }
 
   it.each([false, true])('writes each event to every subscriber without their iterators, executing it once (async resolver: %s)', async (asyncResolver) => {
