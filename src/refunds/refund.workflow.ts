@@ -68,13 +68,19 @@ export async function refundPayment(context: GatewayContext, input: ValidRefundI
 }
 
 async function createRefund(context: GatewayContext, attempt: RefundAttempt): Promise<{ id: string }> {
-  for (let retry = 0; ; retry += 1) {
-    try {
-      return await context.services.payments.createRefund(attempt.paymentId, attempt.request, attempt.idempotencyKey, context.callOptions());
-    } catch (error) {
-      if (retry >= IN_FLIGHT_RETRIES || providerSlug(error) !== 'idempotency-key-concurrency-conflict') throw error;
-      await delay(IN_FLIGHT_BACKOFF_MS * 2 ** retry);
+  try {
+    for (let retry = 0; ; retry += 1) {
+      try {
+        return await context.services.payments.createRefund(attempt.paymentId, attempt.request, attempt.idempotencyKey, context.callOptions());
+      } catch (error) {
+        if (retry >= IN_FLIGHT_RETRIES || providerSlug(error) !== 'idempotency-key-concurrency-conflict') throw error;
+        await delay(IN_FLIGHT_BACKOFF_MS * 2 ** retry);
+      }
     }
+  } finally {
+    // No webhook announces a new (pending) refund, and even a failed call may have made one: a subscription
+    // opening from now on reads the payment's refunds afresh rather than sharing an earlier read.
+    context.services.live.refundReads.changed(attempt.paymentId);
   }
 }
 

@@ -19,6 +19,7 @@ import { WebhookVerifier } from './webhook-verifier';
 import { TracedEventBus } from '../telemetry/traced-event-bus';
 import type { Telemetry } from '../telemetry/telemetry';
 import { CoalescedReads } from './coalesced-reads';
+import { topics } from './topics';
 import type { Refund } from '../schema/refund.type';
 
 export interface LiveSettings {
@@ -29,6 +30,11 @@ export interface LiveSettings {
   webhookMaxSkewMs: number;
   jwksMinRefetchIntervalMs: number;
   payoutWatch: PayoutWatchSettings;
+  /**
+   * How long one read of a payment's refunds serves as the current state of every refundUpdated subscription that
+   * opens meanwhile, as long as no refund event for the payment has come (see CoalescedReads).
+   */
+  refundStateReuseMs: number;
 }
 
 export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
@@ -37,6 +43,7 @@ export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
   webhookMaxSkewMs: 5 * 60 * 1000,
   jwksMinRefetchIntervalMs: 5_000,
   payoutWatch: DEFAULT_PAYOUT_WATCH,
+  refundStateReuseMs: 1_000,
 };
 
 /** Webhooks, async data tasks and subscriptions: everything live, built once per gateway. */
@@ -112,6 +119,10 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     deps.onWebhook,
     deps.telemetry,
   );
+  const refundReads = new CoalescedReads<Refund[] | null>({
+    watch: (paymentId, changed) => bus.listen(topics.refund(paymentId), changed),
+    reuseMs: settings.refundStateReuseMs,
+  });
   const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch, deps.telemetry);
 
   return {
@@ -121,7 +132,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     dataTaskResults: new DataTaskResults(dataTasks),
     webhooks,
     payoutWatchers,
-    refundReads: new CoalescedReads(),
+    refundReads,
     publicUrl() {
       if (!publicUrl) throw new Error('the gateway’s public URL is not known until it listens');
       return publicUrl.replace(/\/+$/, '');
@@ -135,6 +146,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     async close() {
       await payoutWatchers.close();
       await webhooks.idle();
+      await refundReads.close();
       await bus.close();
       await Promise.allSettled([...connections.values()].map((connection) => connection.close()));
     },

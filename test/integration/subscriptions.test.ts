@@ -7,6 +7,7 @@ import {
   fixtures,
   ibanOf,
   paymentsIn,
+  providerRequests,
   READ_PAYMENT,
   REFUND_PAYMENT,
   user,
@@ -93,6 +94,40 @@ describe('live refund and payout status', () => {
       const live = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId: payment!.id });
       expect((await live.next()).data!.refundUpdated).toEqual(one);
       expect((await live.next()).data!.refundUpdated).toEqual(two);
+    });
+
+    it('opens subscribers of a payment on one read of its refunds, never on one older than a refund made here or an event', async () => {
+      const [, payment] = paymentsIn(seeded, 'settled', 2);
+      const paymentId = payment!.id;
+      const refundReads = async (): Promise<number> =>
+        (await providerRequests(stack)).filter((request) => request.method === 'GET' && request.path.endsWith(`/payments/${paymentId}/refunds`)).length;
+      const subscribe = () => connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId });
+      const firstStates = async (live: ReturnType<typeof subscribe>, count: number): Promise<RefundView[]> => {
+        const states: RefundView[] = [];
+        while (states.length < count) states.push((await live.next()).data!.refundUpdated);
+        return states;
+      };
+
+      const one = await refund(paymentId, 100);
+      const readsBefore = await refundReads();
+      const early = [subscribe(), subscribe(), subscribe()];
+      for (const live of early) expect(await firstStates(live, 1)).toEqual([one]);
+      expect(await refundReads()).toBe(readsBefore + 1);
+
+      // No webhook announces a new refund: the gateway that made it stops sharing the earlier read.
+      const two = await refund(paymentId, 200);
+      expect(await firstStates(subscribe(), 2)).toEqual([one, two]);
+
+      // The executions' webhooks are events: whoever opens after them is given the executed refunds.
+      await advanceSandboxClock(stack, 61);
+      const seen = await firstStates(early[0]!, 2);
+      expect(seen.map((state) => [state.id, state.status]).sort()).toEqual(
+        [
+          [one.id, 'EXECUTED'],
+          [two.id, 'EXECUTED'],
+        ].sort(),
+      );
+      expect((await firstStates(subscribe(), 2)).map((state) => state.status)).toEqual(['EXECUTED', 'EXECUTED']);
     });
 
     it('needs a merchant key, and a payment and refund that exist', async () => {
