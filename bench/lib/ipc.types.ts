@@ -19,6 +19,11 @@ export interface MemorySample {
   rssBytes: number;
   heapUsedBytes: number;
   externalBytes: number;
+  /**
+   * Resident pages of V8's young generation (new space). Empty after a GC, but its pages stay mapped, and V8 sizes
+   * it to the allocation rate: under a new load it grows in steps, up to 32 MB on 64-bit.
+   */
+  youngGenerationBytes: number;
   /** False when the child was started without --expose-gc, so the sample includes garbage. */
   collected: boolean;
 }

@@ -67,7 +67,8 @@ export async function runSoak(
   ctx.rows.push(
     {
       scenario,
-      metric: `RSS ${gc}, start → end (every ${fmt(perBatch)}: ${trend((s) => s.rssBytes)} MB)`,
+      // The young generation's pages are in RSS: a step there is V8 sizing it to the load, not memory kept.
+      metric: `RSS ${gc}, start → end (every ${fmt(perBatch)}: ${trend((s) => s.rssBytes)} MB; of it V8's young generation: ${trend((s) => s.youngGenerationBytes)} MB)`,
       bankgraph: `${mb(start.rssBytes)} → ${mb(end.rssBytes)} (${signedMb(rssGrowth)})`,
       target: `no growth (≤ 5 % or ${mb(RSS_FLOOR_BYTES)})`,
       verdict: verdict(rssOk) + shortfall,

@@ -1,3 +1,4 @@
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { ChildMessage, MemorySample, ParentMessage } from '../lib/ipc.types';
 
 export interface StartedServer {
@@ -57,5 +58,12 @@ function memorySample(gc: boolean): MemorySample {
     collect();
   }
   const usage = process.memoryUsage();
-  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed, externalBytes: usage.external, collected: gc && collect !== undefined };
+  const youngGeneration = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  return {
+    rssBytes: usage.rss,
+    heapUsedBytes: usage.heapUsed,
+    externalBytes: usage.external,
+    youngGenerationBytes: youngGeneration?.physical_space_size ?? 0,
+    collected: gc && collect !== undefined,
+  };
 }
