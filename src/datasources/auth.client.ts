@@ -6,7 +6,7 @@
  * retries no POST without an idempotency key, which client_credentials lacks too).
  */
 import type { CallOptions, ProviderHttpClient } from './http.client';
-import { providerUrl } from './http.client';
+import { callOptionsOf, providerUrl } from './http.client';
 import type { ProviderScope, ProviderTokenResponse } from './provider-types';
 
 export interface AuthClientConfig {
@@ -55,7 +55,6 @@ export class AuthClient {
     options: CallOptions,
   ): Promise<ProviderTokenResponse> {
     const response = await this.http.send<ProviderTokenResponse>({
-      ...options,
       route,
       method: 'POST',
       url: providerUrl(this.config.authUrl, '/connect/token'),
@@ -64,6 +63,7 @@ export class AuthClient {
         tokenEndpoint: true,
         secrets: [this.config.clientSecret, ...secrets.filter((value): value is string => value !== undefined)],
       },
+      ...callOptionsOf(options),
     });
     return response.body;
   }

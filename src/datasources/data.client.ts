@@ -5,7 +5,7 @@
  * user's bearer token to whatever host it names.
  */
 import type { BearerAuth, CallOptions, ProviderHttpClient } from './http.client';
-import { providerUrl } from './http.client';
+import { callOptionsOf, providerUrl } from './http.client';
 import type { ProviderList } from './provider-list';
 import type { ProviderAccount, ProviderAccountBalance, ProviderCard, ProviderCardBalance, ProviderTaskAck, ProviderTransaction } from './provider-types';
 
@@ -83,13 +83,13 @@ export class DataClient {
   async startTask(user: BearerAuth, request: DataRequest, webhookUri: string, options: CallOptions = {}): Promise<ProviderTaskAck> {
     const { path, query } = target(request);
     const response = await this.http.send<ProviderTaskAck>({
-      ...options,
       route: `data.${request.resource}.async`,
       method: 'GET',
       url: providerUrl(this.config.dataUrl, path, { ...query, async: 'true', webhook_uri: webhookUri }),
       auth: user,
       decimals: true,
       errorContext: { fields: { from: 'input.from', to: 'input.to' } },
+      ...callOptionsOf(options),
     });
     return response.body;
   }
@@ -136,7 +136,6 @@ export class DataClient {
   private async results<T>(user: BearerAuth, route: string, url: string, options: CallOptions, lazy: true): Promise<ProviderList<T>>;
   private async results<T>(user: BearerAuth, route: string, url: string, options: CallOptions, lazy = false): Promise<ProviderList<T>> {
     const response = await this.http.send<{ results: ProviderList<T> }>({
-      ...options,
       route,
       method: 'GET',
       url,
@@ -144,6 +143,7 @@ export class DataClient {
       decimals: true,
       lazyResults: lazy,
       errorContext: { fields: { from: 'from', to: 'to' } },
+      ...callOptionsOf(options),
     });
     return response.body.results;
   }

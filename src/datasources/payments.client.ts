@@ -1,5 +1,5 @@
 import type { CallOptions, ProviderHttpClient } from './http.client';
-import { providerUrl } from './http.client';
+import { callOptionsOf, providerUrl } from './http.client';
 import type { ProviderRefund, ProviderRefundRequest } from './provider-types';
 import type { ClientCredentialsTokenManager } from './token-manager';
 
@@ -23,7 +23,6 @@ export class PaymentsClient {
    */
   async createRefund(paymentId: string, refund: ProviderRefundRequest, idempotencyKey: string, options: CallOptions = {}): Promise<{ id: string }> {
     const response = await this.http.send<{ id: string }>({
-      ...options,
       route: 'payments.createRefund',
       method: 'POST',
       url: this.refundsUrl(paymentId),
@@ -33,19 +32,20 @@ export class PaymentsClient {
       auth: this.tokens.authFor('payments'),
       sign: { header: SIGNATURE_HEADER, signedHeaders: ['Idempotency-Key'] },
       errorContext: { resource: 'payment', fields: { amount_in_minor: 'input.amountInMinor', reference: 'input.reference' } },
+      ...callOptionsOf(options),
     });
     return response.body;
   }
 
   async getRefund(paymentId: string, refundId: string, options: CallOptions = {}): Promise<ProviderRefund> {
     const response = await this.http.send<ProviderRefund>({
-      ...options,
       route: 'payments.getRefund',
       method: 'GET',
       url: this.refundsUrl(paymentId, refundId),
       auth: this.tokens.authFor('payments'),
       sign: { header: SIGNATURE_HEADER },
       errorContext: { resource: 'payment or refund' },
+      ...callOptionsOf(options),
     });
     return response.body;
   }
@@ -53,13 +53,13 @@ export class PaymentsClient {
   /** All refunds of the payment, oldest first (the provider does not paginate). */
   async listRefunds(paymentId: string, options: CallOptions = {}): Promise<ProviderRefund[]> {
     const response = await this.http.send<{ items: ProviderRefund[] }>({
-      ...options,
       route: 'payments.listRefunds',
       method: 'GET',
       url: this.refundsUrl(paymentId),
       auth: this.tokens.authFor('payments'),
       sign: { header: SIGNATURE_HEADER },
       errorContext: { resource: 'payment' },
+      ...callOptionsOf(options),
     });
     return response.body.items;
   }

@@ -1,5 +1,5 @@
 import type { CallOptions, ProviderHttpClient } from './http.client';
-import { providerUrl } from './http.client';
+import { callOptionsOf, providerUrl } from './http.client';
 import type { ProviderWithdrawal, ProviderWithdrawalRequest } from './provider-types';
 import type { ClientCredentialsTokenManager } from './token-manager';
 
@@ -21,7 +21,6 @@ export class PayoutClient {
    */
   async createWithdrawal(withdrawal: ProviderWithdrawalRequest, options: CallOptions = {}): Promise<ProviderWithdrawal> {
     const response = await this.http.send<{ result: ProviderWithdrawal }>({
-      ...options,
       route: 'payout.createWithdrawal',
       method: 'POST',
       url: providerUrl(this.config.payoutUrl, '/v1/withdrawals'),
@@ -39,18 +38,19 @@ export class PayoutClient {
           currency: 'input.currency',
         },
       },
+      ...callOptionsOf(options),
     });
     return response.body.result;
   }
 
   async getWithdrawal(transactionId: string, options: CallOptions = {}): Promise<ProviderWithdrawal> {
     const response = await this.http.send<{ result: ProviderWithdrawal }>({
-      ...options,
       route: 'payout.getWithdrawal',
       method: 'GET',
       url: providerUrl(this.config.payoutUrl, `/v1/withdrawals/${encodeURIComponent(transactionId)}`),
       auth: this.tokens.authFor('paydirect'),
       errorContext: { resource: 'withdrawal' },
+      ...callOptionsOf(options),
     });
     return response.body.result;
   }

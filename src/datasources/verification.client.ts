@@ -1,5 +1,5 @@
 import type { BearerAuth, CallOptions, ProviderHttpClient } from './http.client';
-import { providerUrl } from './http.client';
+import { callOptionsOf, providerUrl } from './http.client';
 import type { ProviderVerificationResult } from './provider-types';
 
 export interface VerificationClientConfig {
@@ -16,13 +16,13 @@ export class VerificationClient {
   /** Not retried: a POST without an idempotency key (DESIGN, data-flow rules). */
   async verify(user: BearerAuth, name: string, options: CallOptions = {}): Promise<ProviderVerificationResult> {
     const response = await this.http.send<ProviderVerificationResult>({
-      ...options,
       route: 'verification.verify',
       method: 'POST',
       url: providerUrl(this.config.verificationUrl, '/v1/verification'),
       json: { name },
       auth: user,
       errorContext: { fields: { name: 'name' } },
+      ...callOptionsOf(options),
     });
     return response.body;
   }
