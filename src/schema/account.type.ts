@@ -7,7 +7,7 @@ import { DateTimeScalar } from './scalars/date-time.scalar';
 import { TransactionConnection } from './transaction-connection.type';
 import { Transaction } from './transaction.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Account {
   /**
    * Which of the user's bank connections shows it: its loaders serve the fields below. Not a GraphQL field; the

@@ -7,7 +7,7 @@ import { ConnectionStatus } from './connection-status.enum';
  * bank connection resolver alone (Account and Card lead back here): null with an error at their path when this
  * bank fails.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class BankConnection {
   @Field(() => ID)
   id!: string;

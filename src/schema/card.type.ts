@@ -7,7 +7,7 @@ import { YearMonthScalar } from './scalars/year-month.scalar';
 import { TransactionConnection } from './transaction-connection.type';
 import { Transaction } from './transaction.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Card {
   /**
    * Which of the user's bank connections shows it: its loaders serve the fields below. Not a GraphQL field; the

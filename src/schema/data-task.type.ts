@@ -9,7 +9,7 @@ import { DataTaskStatus } from './data-task-status.enum';
 import { DateTimeScalar } from './scalars/date-time.scalar';
 import { Transaction } from './transaction.type';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class DataTask {
   @Field(() => ID)
   id!: string;

@@ -3,7 +3,7 @@ import { Field, ID, ObjectType } from 'type-graphql';
 import { Refund } from './refund.type';
 import { MinorUnitsScalar } from './scalars/minor-units.scalar';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Payment {
   @Field(() => ID)
   id!: string;

@@ -11,7 +11,7 @@ import { VerifiedBeneficiary } from './verified-beneficiary.type';
  * resolver, so all are optional here: a resolver returns `new Viewer()` (or `{}`) and the fields fill in on demand.
  * `account` and `card` get their `id` argument from the field resolver's @Args() IdArgs.
  */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class Viewer {
   @Field(() => ID, { description: "The durable user's id: the same across sign-ins, sessions and bank connections." })
   id?: string;
