@@ -11,29 +11,110 @@ export class ProviderBodyTooLargeError extends Error {
   }
 }
 
-/** The body's bytes, or ProviderBodyTooLargeError as soon as Content-Length or the bytes read pass `limitBytes`. */
-export async function readCappedBody(response: Dispatcher.ResponseData, limitBytes: number): Promise<ProviderBody> {
-  const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) {
-    response.body.destroy();
-    throw new ProviderBodyTooLargeError(limitBytes);
+export interface ProviderAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: ProviderBody;
+}
+
+/** An aborted send rejects with its signal's reason, as undici's own `request` does. */
+export class ProviderRequestAbortedError extends Error {
+  override readonly name = 'ProviderRequestAbortedError';
+  readonly code = 'UND_ERR_ABORTED';
+
+  constructor() {
+    super('the provider request was aborted');
   }
-  // Events rather than `for await`: the async iterator costs a promise and a queue turn per chunk, and this runs
-  // for every provider answer. The chunks are kept as they came (see provider-body.ts).
-  const body = response.body;
-  return new Promise<ProviderBody>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    body.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limitBytes) {
-        body.destroy();
-        reject(new ProviderBodyTooLargeError(limitBytes));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    body.once('error', reject);
-    body.once('end', () => resolve(new ProviderBody(chunks)));
+}
+
+/**
+ * Sends one request through undici's dispatcher and collects the answer's bytes, refusing with
+ * ProviderBodyTooLargeError as soon as Content-Length or the bytes read pass `limitBytes`. The chunks are kept as
+ * they came (see provider-body.ts).
+ *
+ * A dispatch handler of our own rather than undici's `request`: that one wraps every answer in a Readable stream
+ * (and an AsyncResource), and the gateway reads every answer whole, so the stream's buffering, events and state
+ * were pure cost on each of the 16 provider calls of a nested query (BENCHMARKS.md, issue 12 session 6).
+ * Any of `signals` aborting aborts the send, which then rejects with that signal's reason.
+ */
+export function dispatchForAnswer(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signals: readonly AbortSignal[],
+  limitBytes: number,
+): Promise<ProviderAnswer> {
+  return new Promise((resolve, reject) => {
+    dispatcher.dispatch(options, new AnswerCollector(resolve, reject, signals, limitBytes));
   });
+}
+
+class AnswerCollector implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: ProviderAnswer['headers'] = {};
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private abortedWith: unknown;
+  private settled = false;
+  private readonly onAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly resolve: (answer: ProviderAnswer) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signals: readonly AbortSignal[],
+    private readonly limitBytes: number,
+  ) {
+    if (signals.length === 0) return;
+    const aborted = signals.find((signal) => signal.aborted);
+    if (aborted) {
+      this.abortedWith = aborted.reason ?? new ProviderRequestAbortedError();
+      return;
+    }
+    this.onAbort = () => {
+      const signal = signals.find((candidate) => candidate.aborted);
+      this.abortedWith = signal?.reason ?? new ProviderRequestAbortedError();
+      this.controller?.abort(this.abortedWith as Error);
+    };
+    for (const signal of signals) signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.abortedWith !== undefined) controller.abort(this.abortedWith as Error);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[]>): void {
+    // 1xx answers are informational; the real one follows.
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    this.headers = headers;
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.limitBytes) controller.abort(new ProviderBodyTooLargeError(this.limitBytes));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.received += chunk.length;
+    if (this.received > this.limitBytes) {
+      controller.abort(new ProviderBodyTooLargeError(this.limitBytes));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settle()) this.resolve({ status: this.status, headers: this.headers, body: new ProviderBody(this.chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.settle()) this.reject(this.abortedWith ?? error);
+  }
+
+  /** True the first time: an answer settles once, whatever undici reports after. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    if (this.onAbort) for (const signal of this.signals) signal.removeEventListener('abort', this.onAbort);
+    return true;
+  }
 }

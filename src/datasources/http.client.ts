@@ -37,11 +37,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { BrokenCircuitError } from 'cockatiel';
 import { Agent, type Dispatcher } from 'undici';
 import { UpstreamError, ProviderResponseError, upstreamErrorFrom, retryAfterSeconds, type UpstreamErrorContext } from '../errors';
-import { readCappedBody } from './body-limit';
+import { dispatchForAnswer, type ProviderAnswer } from './body-limit';
 import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';
 import { LazyProviderList } from './provider-list';
-import type { ProviderBody } from './provider-body';
 import { OperationDeadlineError, type OperationDeadline } from './operation-deadline';
 import { providerCallParent } from '../telemetry/resolver-spans';
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Telemetry } from '../telemetry/telemetry';
@@ -293,24 +292,34 @@ export class ProviderHttpClient {
       const token = request.auth ? await request.auth.token(callOptions) : undefined;
       if (deadline !== undefined && deadline.at <= performance.now()) throw upstreamErrorFrom(undefined, { ...context, cause: new OperationDeadlineError() });
       const deadlineSignal = deadline?.signal();
-      const signals = [request.signal, deadlineSignal].filter((signal): signal is AbortSignal => signal !== undefined);
+      const signals =
+        request.signal === undefined
+          ? deadlineSignal === undefined
+            ? []
+            : [deadlineSignal]
+          : deadlineSignal === undefined
+            ? [request.signal]
+            : [request.signal, deadlineSignal];
       const traced = this.startAttemptSpan(request, url, attempt, retryReason);
       const started = performance.now();
-      let outcome: { status: number; headers: ProviderResponse<unknown>['headers']; body: ProviderBody } | { error: unknown };
+      let outcome: ProviderAnswer | { error: unknown };
       try {
-        outcome = await this.breakers.execute(request.route, async () => {
-          const response = await this.dispatcher.request({
-            origin: url.origin,
-            path: url.pathname + url.search,
-            method: request.method,
-            headers: this.headersFor(request, url, body, token, traced?.context),
-            body: body?.bytes ?? null,
-            headersTimeout: this.settings.headersTimeoutMs,
-            bodyTimeout: this.settings.bodyTimeoutMs,
-            signal: signals.length === 0 ? null : signals.length === 1 ? signals[0]! : AbortSignal.any(signals),
-          });
-          return { status: response.statusCode, headers: response.headers, body: await readCappedBody(response, this.settings.maxBodyBytes) };
-        });
+        outcome = await this.breakers.execute(request.route, () =>
+          dispatchForAnswer(
+            this.dispatcher,
+            {
+              origin: url.origin,
+              path: url.pathname + url.search,
+              method: request.method,
+              headers: this.headersFor(request, url, body, token, traced?.context),
+              body: body?.bytes ?? null,
+              headersTimeout: this.settings.headersTimeoutMs,
+              bodyTimeout: this.settings.bodyTimeoutMs,
+            },
+            signals,
+            this.settings.maxBodyBytes,
+          ),
+        );
       } catch (error) {
         if (request.signal?.aborted || error instanceof BrokenCircuitError) {
           if (traced) endAttemptSpan(traced.span, undefined, error instanceof BrokenCircuitError ? 'CIRCUIT_OPEN' : 'ABORTED');
@@ -413,11 +422,7 @@ export class ProviderHttpClient {
     return headers;
   }
 
-  private success<T>(
-    outcome: { status: number; headers: ProviderResponse<unknown>['headers']; body: ProviderBody },
-    request: ProviderRequest,
-    context: UpstreamErrorContext,
-  ): ProviderResponse<T> {
+  private success<T>(outcome: ProviderAnswer, request: ProviderRequest, context: UpstreamErrorContext): ProviderResponse<T> {
     if (outcome.body.isBlankFrom(0)) return { status: outcome.status, headers: outcome.headers, body: undefined as T };
     try {
       const body = request.decimals
