@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import { GraphqlWsSubscription, type SubscriptionTarget } from './graphql-ws-socket';
 
 export interface RefundUpdate {
   id: string;
@@ -17,12 +16,14 @@ interface Expectation {
 }
 
 /**
- * Many graphql-ws subscribers, one WebSocket (one graphql-ws client) each, as that many apps would be, all on
- * the same refundUpdated subscription. Receipt times are taken in this process when each message is handled.
+ * Many graphql-ws subscribers, one WebSocket each, as that many apps would be, all on the same refundUpdated
+ * subscription. Each is the bench's own minimal graphql-transport-ws client (graphql-ws-socket.ts), which costs
+ * the shared CPUs far less per message than graphql-ws's client on `ws`. Receipt times are taken in this process
+ * when each message is handled.
  */
 export class SubscriberFleet {
-  private readonly clients: Client[] = [];
-  private readonly unsubscribers: (() => void)[] = [];
+  private readonly subscriptions: GraphqlWsSubscription[] = [];
+  private readonly target: SubscriptionTarget;
   private expectation: Expectation | undefined;
   /** Set by close(): ends and errors after that are the bench's own doing. */
   private closing = false;
@@ -30,16 +31,18 @@ export class SubscriberFleet {
   readonly failures: string[] = [];
 
   constructor(
-    private readonly wsUrl: string,
-    private readonly authorization: string,
-    private readonly query: string,
-    private readonly variables: Record<string, unknown>,
+    wsUrl: string,
+    authorization: string,
+    query: string,
+    variables: Record<string, unknown>,
     /** Receipt times are read off this clock (ms); see monotonicMs for one shared by every process. */
     private readonly clock: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.target = { url: new URL(wsUrl), authorization, query, variables };
+  }
 
   get size(): number {
-    return this.clients.length;
+    return this.subscriptions.length;
   }
 
   /** Opens `count` subscribers, `concurrency` at a time; done when each has received its first message (the current state). */
@@ -49,7 +52,7 @@ export class SubscriberFleet {
     const worker = async (): Promise<void> => {
       while (next < count) {
         const remaining = deadline - Date.now();
-        if (remaining <= 0) throw new Error(`only ${this.clients.length} of ${count} subscribers were ready within ${timeoutMs} ms`);
+        if (remaining <= 0) throw new Error(`only ${this.subscriptions.length} of ${count} subscribers were ready within ${timeoutMs} ms`);
         await this.openOne(next++, remaining);
       }
     };
@@ -58,7 +61,7 @@ export class SubscriberFleet {
 
   /** Resolves with every subscriber's receipt time of this refund in this status, once all have it. */
   expect(refundId: string, status: string, timeoutMs: number): Promise<Float64Array> {
-    const size = this.clients.length;
+    const size = this.subscriptions.length;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const got = this.expectation?.count ?? 0;
@@ -81,25 +84,26 @@ export class SubscriberFleet {
     });
   }
 
-  /** Unsubscribes and closes every socket. */
-  async close(): Promise<void> {
+  /** Completes every subscription and closes every socket; an error naming their states if some do not close in time. */
+  async close(timeoutMs = 20_000): Promise<void> {
     this.closing = true;
-    for (const unsubscribe of this.unsubscribers) unsubscribe();
-    await Promise.all(this.clients.map((client) => client.dispose()));
-    this.clients.length = 0;
-    this.unsubscribers.length = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const phases = new Map<string, number>();
+        for (const { phase } of this.subscriptions) phases.set(phase, (phases.get(phase) ?? 0) + 1);
+        reject(new Error(`subscribers not closed within ${timeoutMs} ms: ${JSON.stringify(Object.fromEntries(phases))}`));
+      }, timeoutMs);
+    });
+    try {
+      await Promise.race([Promise.all(this.subscriptions.map((subscription) => subscription.close())), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+    this.subscriptions.length = 0;
   }
 
   private openOne(index: number, timeoutMs: number): Promise<void> {
-    const client = createClient({
-      url: this.wsUrl,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: this.authorization },
-      // A dropped socket is a failure to report, not something to paper over with a reconnect.
-      retryAttempts: 0,
-      lazy: true,
-    });
-    this.clients.push(client);
     return new Promise((resolve, reject) => {
       let first = true;
       const timer = setTimeout(() => reject(new Error(`subscriber ${index}: no first message within ${timeoutMs} ms`)), timeoutMs);
@@ -112,37 +116,26 @@ export class SubscriberFleet {
           reject(new Error(`subscriber ${index}: ${what}`));
         }
       };
-      const unsubscribe = client.subscribe<{ refundUpdated: RefundUpdate }>(
-        { query: this.query, variables: this.variables },
-        {
-          next: (result) => {
-            if (result.errors?.length) return fail(`errors ${JSON.stringify(result.errors).slice(0, 300)}`);
-            if (first) {
-              first = false;
-              clearTimeout(timer);
-              resolve();
-            }
-            const update = result.data?.refundUpdated;
-            const expected = this.expectation;
-            if (!update || !expected || update.id !== expected.refundId || update.status !== expected.status || expected.seen[index]) return;
-            expected.seen[index] = 1;
-            expected.receivedAtMs[index] = this.clock();
-            if (++expected.count === expected.receivedAtMs.length) expected.done();
-          },
-          error: (error) => fail(`error ${describe(error)}`),
-          complete: () => fail('the server completed the subscription'),
+      const subscription = new GraphqlWsSubscription(this.target, {
+        next: (result) => {
+          if (result.errors?.length) return fail(`errors ${JSON.stringify(result.errors).slice(0, 300)}`);
+          if (first) {
+            first = false;
+            clearTimeout(timer);
+            resolve();
+          }
+          const update: RefundUpdate | undefined = result.data?.refundUpdated;
+          const expected = this.expectation;
+          if (!update || !expected || update.id !== expected.refundId || update.status !== expected.status || expected.seen[index]) return;
+          expected.seen[index] = 1;
+          expected.receivedAtMs[index] = this.clock();
+          if (++expected.count === expected.receivedAtMs.length) expected.done();
         },
-      );
-      this.unsubscribers.push(unsubscribe);
+        fail,
+      });
+      this.subscriptions.push(subscription);
     });
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null && 'code' in error)
-    return `close ${(error as { code: number; reason?: string }).code} ${(error as { reason?: string }).reason ?? ''}`;
-  return JSON.stringify(error)?.slice(0, 300) ?? String(error);
 }
 
 /**
