@@ -16,7 +16,8 @@ export interface BenchSettings {
   /** Scenario 8: subscribers over two gateway instances sharing Redis, from `clientProcesses` subscriber processes. */
   subscriptions2x: { subscribers: number; events: number; clientProcesses: number; connectTimeoutS: number };
   tracing: { connections: number; warmupS: number; durationS: number };
-  execution: { connections: number; warmupS: number; durationS: number };
+  /** Scenario 7: `rounds` windows per gateway, alternating (see execution.ts). */
+  execution: { connections: number; warmupS: number; durationS: number; rounds: number };
 }
 
 export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution'] as const;
@@ -46,7 +47,7 @@ export function parseSettings(argv: readonly string[]): BenchSettings {
     subscriptions: { subscribers: quick ? 300 : 5_000, events: quick ? 3 : 9, connectTimeoutS: 60 },
     subscriptions2x: { subscribers: quick ? 400 : 20_000, events: quick ? 3 : 9, clientProcesses: 4, connectTimeoutS: 120 },
     tracing: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 8 },
-    execution: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 5 },
+    execution: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 5, rounds: quick ? 1 : 3 },
   };
 }
 
