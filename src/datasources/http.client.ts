@@ -292,14 +292,9 @@ export class ProviderHttpClient {
       const token = request.auth ? await request.auth.token(callOptions) : undefined;
       if (deadline !== undefined && deadline.at <= performance.now()) throw upstreamErrorFrom(undefined, { ...context, cause: new OperationDeadlineError() });
       const deadlineSignal = deadline?.signal();
-      const signals =
-        request.signal === undefined
-          ? deadlineSignal === undefined
-            ? []
-            : [deadlineSignal]
-          : deadlineSignal === undefined
-            ? [request.signal]
-            : [request.signal, deadlineSignal];
+      const signals: AbortSignal[] = [];
+      if (request.signal) signals.push(request.signal);
+      if (deadlineSignal) signals.push(deadlineSignal);
       const traced = this.startAttemptSpan(request, url, attempt, retryReason);
       const started = performance.now();
       let outcome: ProviderAnswer | { error: unknown };

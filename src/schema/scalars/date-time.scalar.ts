@@ -18,8 +18,8 @@ function digitsAt(text: string, at: number, count: number): number {
 }
 
 /*
- * Every timestamp of every answer passes here (seven per transaction list page), so the fields are read where the
- * pattern has put them rather than captured: capture groups made ten strings and a match array per timestamp.
+ * Every timestamp of every answer passes here (one per transaction, balance and account), so the fields are read
+ * where the pattern has put them rather than captured: capture groups made ten strings and a match array apiece.
  */
 export function isDateTime(value: unknown): value is string {
   if (typeof value !== 'string' || !DATE_TIME.test(value)) return false;

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProviderHttpClient, type AttemptEvent, type HttpClientConfig } from '../../../src/datasources/http.client';
-import { GatewayError, UpstreamUnavailableError } from '../../../src/errors';
+import { operationDeadline } from '../../../src/datasources/operation-deadline';
+import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../src/errors';
 
 // Real sockets: what a mock dispatcher cannot show (connection reuse, resets, timeouts).
 
@@ -101,6 +102,57 @@ describe('ProviderHttpClient over real sockets', () => {
     const error = (await http.send({ route: 't', method: 'GET', url: `${origin}/y` }).catch((e: unknown) => e)) as GatewayError;
     expect(error).toBeInstanceOf(UpstreamUnavailableError);
     expect(error.message).toMatch(/did not answer in time/);
+  });
+
+  // The answer's headers and first bytes arrive, then nothing: what ends the wait must end it mid-body, and the
+  // client must go on working (the stalled connection is dropped, not handed to the next request).
+  const stallsAfterFirstBytes = (req: IncomingMessage, res: ServerResponse): void => {
+    if (req.url === '/stall') res.writeHead(200, { 'content-type': 'application/json' }).write('{"results":[');
+    else ok(res);
+  };
+
+  it('ends a body that stalls when the operation deadline passes, and serves the next request', async () => {
+    const origin = await start(stallsAfterFirstBytes);
+    const http = newClient({ bodyTimeoutMs: 20_000, maxAttempts: 1 });
+    const started = performance.now();
+    const error = (await http
+      .send({ route: 't', method: 'GET', url: `${origin}/stall`, deadline: operationDeadline(200) })
+      .catch((e: unknown) => e)) as GatewayError;
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(UpstreamUnavailableError);
+    expect(error.message).toMatch(/did not answer in time/);
+    await expect(http.send({ route: 't', method: 'GET', url: `${origin}/x` })).resolves.toMatchObject({ body: { ok: true } });
+  });
+
+  it("ends a body that stalls when the caller's signal aborts, with that signal's reason", async () => {
+    const origin = await start(stallsAfterFirstBytes);
+    const http = newClient({ bodyTimeoutMs: 20_000 });
+    const controller = new AbortController();
+    const pending = http.send({ route: 't', method: 'GET', url: `${origin}/stall`, signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('the app gave up')), 100);
+    await expect(pending).rejects.toThrow('the app gave up');
+    expect(stats.requests).toBe(1);
+    await expect(http.send({ route: 't', method: 'GET', url: `${origin}/x` })).resolves.toMatchObject({ body: { ok: true } });
+  });
+
+  it('refuses a chunked answer once it passes maxBodyBytes, without reading the rest, and serves the next request', async () => {
+    let written = 0;
+    const origin = await start((req, res) => {
+      if (req.url !== '/large') return ok(res);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const piece = Buffer.alloc(16 * 1024, 0x20);
+      const timer = setInterval(() => {
+        if (res.destroyed || written > 8 * 1024 * 1024) return clearInterval(timer);
+        res.write(piece);
+        written += piece.length;
+      }, 1);
+      res.on('close', () => clearInterval(timer));
+    });
+    const http = newClient({ maxBodyBytes: 64 * 1024, maxAttempts: 1 });
+    const error = await http.send({ route: 't', method: 'GET', url: `${origin}/large` }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(written).toBeLessThan(8 * 1024 * 1024);
+    await expect(http.send({ route: 't', method: 'GET', url: `${origin}/x` })).resolves.toMatchObject({ body: { ok: true } });
   });
 
   it('reports a refused connection as UPSTREAM_UNAVAILABLE after its retries', async () => {
