@@ -103,7 +103,7 @@ interface Round {
 
 function addRows(ctx: BenchContext, rounds: readonly Round[]): void {
   const { warm, execution, first } = ctx.settings;
-  const scenario = `7. Execution: nested query executed every time (${warm.accounts} accounts, ${warm.cards} cards, first: ${first}; bankgraph with Cache-Control: no-cache; provider latency 0; ${execution.connections} connections; ${rounds.length} rounds of ${execution.durationS} s each, alternating)`;
+  const scenario = `7. Execution: nested query executed every time (${warm.accounts} accounts, ${warm.cards} cards, first: ${first}; bankgraph with Cache-Control: no-cache; provider latency 0; ${execution.connections} connections; ${rounds.length} round${rounds.length === 1 ? '' : 's'} of ${execution.durationS} s each, alternating)`;
   const ratios = rounds.map((round) => round.ours.cpuUsPerQuery / round.theirs.cpuUsPerQuery);
   const ratio = median(ratios);
   /** The median over the rounds, and the range when there were several. */
