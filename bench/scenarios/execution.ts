@@ -29,8 +29,9 @@ interface Measured {
 /**
  * Scenario 7: what executing the nested query costs, with nothing kept. bankgraph is asked with
  * `Cache-Control: no-cache`, so every query is executed with all 16 provider calls, against a sandbox without
- * latency; the naive gateway executes every query anyway. Closed-loop load on each in turn, in alternating rounds; the figure that matters
- * is the gateway process's own CPU time per query (from /proc, so the sandbox's and the load generator's are not in it).
+ * latency; the naive gateway executes every query anyway. Closed-loop load on each in turn, in alternating rounds;
+ * the figure that matters is the gateway process's own CPU time per query (from /proc, so the sandbox's and the load
+ * generator's are not in it).
  */
 export async function runExecution(ctx: BenchContext): Promise<void> {
   const { settings, children } = ctx;
@@ -124,11 +125,11 @@ function addRows(ctx: BenchContext, rounds: readonly Round[]): void {
       metric: 'gateway process CPU per query (µs), median (range) of the rounds',
       bankgraph: spread(
         of('ours', (m) => m.cpuUsPerQuery),
-        (value) => fmt(value),
+        fmt,
       ),
       naive: spread(
         of('theirs', (m) => m.cpuUsPerQuery),
-        (value) => fmt(value),
+        fmt,
       ),
     },
     {

@@ -29,11 +29,11 @@ export function describeLiteral(node: ValueNode): string {
   return shorten(print(node));
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
 /** True for a real day of the proleptic Gregorian calendar (so 2026-02-30 and 2025-02-29 are not). */
 export function isCalendarDate(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
