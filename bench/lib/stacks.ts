@@ -1,5 +1,6 @@
 import type { FixtureSizes } from '../../src/sandbox/fixtures/types';
 import type { CeilingInit } from '../servers/ceiling.server';
+import type { FloorInit } from '../servers/floor.server';
 import type { GatewayInfo, GatewayInit } from '../servers/gateway.server';
 import type { NaiveInit } from '../servers/naive.server';
 import type { SandboxInfo, SandboxInit } from '../servers/sandbox.server';
@@ -73,4 +74,9 @@ export function startNaive(children: Children, sandbox: ChildServer<SandboxInfo>
 
 export function startCeiling(children: Children, init: CeilingInit): Promise<ChildServer<{ url: string }>> {
   return children.start<{ url: string }>({ script: 'ceiling.server', label: 'node:http ceiling', init });
+}
+
+/** Scenario 7's floor (bench/servers/floor.server.ts): the query's provider calls and JSON.parse, then bankgraph's bytes. */
+export function startFloor(children: Children, init: FloorInit): Promise<ChildServer<{ url: string }>> {
+  return children.start<{ url: string }>({ script: 'floor.server', label: 'execution floor', init });
 }

@@ -6,7 +6,7 @@ import { assertClean, runLoad, type LoadResult } from '../lib/load';
 import { viewerGraphBody, type ViewerGraphData } from '../lib/queries';
 import { wants } from '../lib/settings';
 import { gatewaySession, providerAccessToken } from '../lib/sign-in';
-import { startBankgraph, startNaive, startSandbox } from '../lib/stacks';
+import { startBankgraph, startFloor, startNaive, startSandbox } from '../lib/stacks';
 import { fmt, median, verdict } from '../lib/table';
 
 const USER = { username: 'user1', password: 'doe' };
@@ -29,9 +29,10 @@ interface Measured {
 /**
  * Scenario 7: what executing the nested query costs, with nothing kept. bankgraph is asked with
  * `Cache-Control: no-cache`, so every query is executed with all 16 provider calls, against a sandbox without
- * latency; the naive gateway executes every query anyway. Closed-loop load on each in turn, in alternating rounds;
- * the figure that matters is the gateway process's own CPU time per query (from /proc, so the sandbox's and the load
- * generator's are not in it).
+ * latency; the naive gateway executes every query anyway. The floor (bench/servers/floor.server.ts) makes the same
+ * calls and parses their answers without any GraphQL, so the distance from it is what a GraphQL layer costs.
+ * Closed-loop load on each in turn, in alternating rounds; the figure that matters is the gateway process's own CPU
+ * time per query (from /proc, so the sandbox's and the load generator's are not in it).
  */
 export async function runExecution(ctx: BenchContext): Promise<void> {
   const { settings, children } = ctx;
@@ -45,6 +46,7 @@ export async function runExecution(ctx: BenchContext): Promise<void> {
     cardsPerUser: warm.cards,
   });
   const [bankgraph, naive] = await Promise.all([startBankgraph(children, sandbox), startNaive(children, sandbox)]);
+  let floor: ChildServer<{ url: string }> | undefined;
   try {
     const session = await gatewaySession(bankgraph.info.url, USER.username, USER.password);
     const providerToken = await providerAccessToken(sandbox.info.provider, USER.username, USER.password);
@@ -66,8 +68,15 @@ export async function runExecution(ctx: BenchContext): Promise<void> {
       expect: reference.text,
     };
     const theirLoad: Target = { name: 'naive gateway', gateway: naive, url: `${naive.info.url}/graphql`, headers: naiveHeaders, expect: naiveAnswer.text };
+    floor = await startFloor(children, {
+      dataUrl: sandbox.info.provider.dataUrl,
+      accessToken: providerToken,
+      body: reference.text,
+      contentType: reference.contentType,
+    });
+    const floorLoad: Target = { name: 'floor', gateway: floor, url: `${floor.info.url}/graphql`, headers: naiveHeaders, expect: reference.text };
     const common = (load: Target) => ({ url: load.url, body, headers: load.headers, connections: execution.connections, expectBody: load.expect });
-    for (const load of [ourLoad, theirLoad]) {
+    for (const load of [ourLoad, theirLoad, floorLoad]) {
       ctx.progress(`execution: ${load.name}, ${execution.warmupS} s warm-up`);
       assertClean(await runLoad({ ...common(load), durationS: execution.warmupS, maxDurationS: execution.warmupS + 10 }), `${load.name} warm-up`);
     }
@@ -80,58 +89,55 @@ export async function runExecution(ctx: BenchContext): Promise<void> {
       return { load: result, cpuUsPerQuery: (cpuMs * 1000) / result.requests };
     };
     // Rounds of one window each, in alternating order: this VM's speed drifts by tens of per cent within a minute
-    // (BENCHMARKS.md), and one window each, always in the same order, let that drift decide the ratio.
+    // (BENCHMARKS.md), and one window each, always in the same order, let that drift decide the ratio. bankgraph's
+    // window is always the middle one, next to both of the windows it is compared with.
     const rounds: Round[] = [];
     for (let round = 0; round < execution.rounds; round++) {
-      if (round % 2 === 0) {
-        const ours = await measure(ourLoad);
-        rounds.push({ ours, theirs: await measure(theirLoad) });
-      } else {
-        const theirs = await measure(theirLoad);
-        rounds.push({ ours: await measure(ourLoad), theirs });
-      }
+      const [first, last] = round % 2 === 0 ? [theirLoad, floorLoad] : [floorLoad, theirLoad];
+      const before = await measure(first);
+      const ours = await measure(ourLoad);
+      const after = await measure(last);
+      rounds.push(first === theirLoad ? { ours, theirs: before, floor: after } : { ours, theirs: after, floor: before });
     }
     addRows(ctx, rounds);
   } finally {
-    await children.close(bankgraph, naive, sandbox);
+    await children.close(bankgraph, naive, sandbox, ...(floor ? [floor] : []));
   }
 }
 
 interface Round {
   ours: Measured;
   theirs: Measured;
+  floor: Measured;
 }
 
 function addRows(ctx: BenchContext, rounds: readonly Round[]): void {
   const { warm, execution, first } = ctx.settings;
-  const scenario = `7. Execution: nested query executed every time (${warm.accounts} accounts, ${warm.cards} cards, first: ${first}; bankgraph with Cache-Control: no-cache; provider latency 0; ${execution.connections} connections; ${rounds.length} round${rounds.length === 1 ? '' : 's'} of ${execution.durationS} s each, alternating)`;
+  const scenario = `7. Execution: nested query executed every time (${warm.accounts} accounts, ${warm.cards} cards, first: ${first}; bankgraph with Cache-Control: no-cache; provider latency 0; ${execution.connections} connections; ${rounds.length} round${rounds.length === 1 ? '' : 's'} of ${execution.durationS} s each, alternating; the ceiling column is the floor: the same provider calls and JSON.parse, no GraphQL)`;
   const ratios = rounds.map((round) => round.ours.cpuUsPerQuery / round.theirs.cpuUsPerQuery);
   const ratio = median(ratios);
   /** The median over the rounds, and the range when there were several. */
   const spread = (values: number[], format: (value: number) => string): string =>
     values.length === 1 ? format(values[0]!) : `${format(median(values))} (${format(Math.min(...values))}-${format(Math.max(...values))})`;
-  const of = (side: 'ours' | 'theirs', value: (m: Measured) => number): number[] => rounds.map((round) => value(round[side]));
-  const latency = (side: 'ours' | 'theirs'): string => `${fmt(median(of(side, (m) => m.load.p50Ms)), 1)} / ${fmt(median(of(side, (m) => m.load.p99Ms)), 1)}`;
+  const of = (side: keyof Round, value: (m: Measured) => number): number[] => rounds.map((round) => value(round[side]));
+  const throughput = (side: keyof Round): string => fmt(median(of(side, (m) => m.load.requestsPerSecond)));
+  const latency = (side: keyof Round): string => `${fmt(median(of(side, (m) => m.load.p50Ms)), 1)} / ${fmt(median(of(side, (m) => m.load.p99Ms)), 1)}`;
+  const cpu = (side: keyof Round): string =>
+    spread(
+      of(side, (m) => m.cpuUsPerQuery),
+      fmt,
+    );
+  /** A gateway's CPU per query as a multiple of the floor's in the same round. */
+  const timesFloor = (side: 'ours' | 'theirs'): string =>
+    spread(
+      rounds.map((round) => round[side].cpuUsPerQuery / round.floor.cpuUsPerQuery),
+      (value) => `${fmt(value, 1)}×`,
+    );
   ctx.rows.push(
-    {
-      scenario,
-      metric: 'throughput (req/s), median of the rounds',
-      bankgraph: fmt(median(of('ours', (m) => m.load.requestsPerSecond))),
-      naive: fmt(median(of('theirs', (m) => m.load.requestsPerSecond))),
-    },
-    { scenario, metric: 'latency p50 / p99 (ms), medians of the rounds', bankgraph: latency('ours'), naive: latency('theirs') },
-    {
-      scenario,
-      metric: 'gateway process CPU per query (µs), median (range) of the rounds',
-      bankgraph: spread(
-        of('ours', (m) => m.cpuUsPerQuery),
-        fmt,
-      ),
-      naive: spread(
-        of('theirs', (m) => m.cpuUsPerQuery),
-        fmt,
-      ),
-    },
+    { scenario, metric: 'throughput (req/s), median of the rounds', bankgraph: throughput('ours'), naive: throughput('theirs'), ceiling: throughput('floor') },
+    { scenario, metric: 'latency p50 / p99 (ms), medians of the rounds', bankgraph: latency('ours'), naive: latency('theirs'), ceiling: latency('floor') },
+    { scenario, metric: 'process CPU per query (µs), median (range) of the rounds', bankgraph: cpu('ours'), naive: cpu('theirs'), ceiling: cpu('floor') },
+    { scenario, metric: "CPU per query ÷ the floor's, median (range) of the rounds", bankgraph: timesFloor('ours'), naive: timesFloor('theirs') },
     {
       scenario,
       metric: 'bankgraph ÷ naive CPU per query, median (range) of the rounds',
