@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { listenOnLoopback, type ListeningServer } from './loopback-server';
 
 export interface WebhookArrival {
   /** When the whole webhook had arrived and was passed on, on the relay's clock (performance.now() of the bench process by default). */
@@ -25,8 +25,7 @@ export class WebhookRelay {
   private readonly waiters: { match: (arrival: WebhookArrival) => boolean; resolve: (arrival: WebhookArrival) => void }[] = [];
 
   private constructor(
-    private readonly server: Server,
-    readonly url: string,
+    private readonly listening: ListeningServer,
     private readonly clock: () => number,
   ) {}
 
@@ -45,11 +44,7 @@ export class WebhookRelay {
         },
       );
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    relay = new WebhookRelay(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, clock);
+    relay = new WebhookRelay(await listenOnLoopback(server), clock);
     return relay;
   }
 
@@ -69,11 +64,12 @@ export class WebhookRelay {
     });
   }
 
+  get url(): string {
+    return this.listening.url;
+  }
+
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return this.listening.close();
   }
 
   private async forward(req: IncomingMessage, targetOrigin: string): Promise<{ status: number; body: string }> {

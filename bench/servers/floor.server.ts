@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import type { ProviderAccount, ProviderCard } from '../../src/datasources/provider-types';
+import { listenOnLoopback } from '../lib/loopback-server';
 import { runChild } from './child.runtime';
 
 export interface FloorInit {
@@ -62,18 +62,11 @@ runChild(async (init) => {
       );
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    info: { url: `http://127.0.0.1:${port}` },
+    info: { url },
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
+      await close();
       await dispatcher.close();
     },
   };
