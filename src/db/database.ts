@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import {
   CamelCasePlugin,
   CompiledQuery,
@@ -15,6 +14,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { MIGRATIONS } from './migrations';
+import { openSqliteConnection } from './sqlite.connection';
 import type { Tables } from './tables';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -34,7 +34,7 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens STORE_URL: `sqlite://<file>` or `sqlite://:memory:` (better-sqlite3, the embedded default) or
+ * Opens STORE_URL: `sqlite://<file>` or `sqlite://:memory:` (the embedded default; sqlite.connection.ts) or
  * `postgres://...` (pg; `?options=-c search_path=<schema>` puts the tables in a schema of their own).
  */
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
@@ -75,7 +75,7 @@ function sqliteFileOf(url: string): string {
 }
 
 /**
- * better-sqlite3 is synchronous: two connections to one file in one process would block the event loop on each
+ * SQLite's drivers are synchronous: two connections to one file in one process would block the event loop on each
  * other's locks (the holder cannot finish while the waiter spins in busy_timeout). So a process opens a file once
  * and every gateway in it shares that connection, whose Kysely driver runs one transaction at a time. Separate
  * processes on one file wait for each other through busy_timeout; their write transactions start IMMEDIATE, so a
@@ -92,12 +92,9 @@ function openSqlite(file: string): Database {
     }
     mkdirSync(dirname(file), { recursive: true });
   }
-  const connection = new BetterSqlite3(file);
-  connection.pragma('journal_mode = WAL');
-  // FULL: a committed payout record survives a power cut, not only a crash of this process.
-  connection.pragma('synchronous = FULL');
-  connection.pragma('busy_timeout = 5000');
-  connection.pragma('foreign_keys = ON');
+  const connection = openSqliteConnection(file);
+  // synchronous FULL: a committed payout record survives a power cut, not only a crash of this process.
+  connection.exec('pragma journal_mode = WAL; pragma synchronous = FULL; pragma busy_timeout = 5000; pragma foreign_keys = ON');
   const db = new Kysely<Tables>({ dialect: new ImmediateSqliteDialect({ database: connection }), plugins: [new CamelCasePlugin()] });
   const database: Database = {
     kind: 'sqlite',

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from './database';
+import { isSqliteUniqueViolation } from './sqlite.connection';
 import type { Tables } from './tables';
 
 /** PostgreSQL's answers to a transaction that lost a race with another: safe to run again from the start. */
@@ -25,10 +26,9 @@ export async function inTransaction<T>(database: Database, work: (trx: Transacti
   }
 }
 
-/** A unique or primary-key constraint refused the write (pg 23505; better-sqlite3 SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY). */
+/** A unique or primary-key constraint refused the write (pg 23505; SQLite's constraint codes). */
 export function isUniqueViolation(error: unknown): boolean {
-  const code = codeOf(error);
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return codeOf(error) === '23505' || isSqliteUniqueViolation(error);
 }
 
 function codeOf(error: unknown): string | undefined {
