@@ -22,6 +22,7 @@ export interface ProviderConfig {
 }
 
 export interface SandboxConfig {
+  /** 0 (the default): a free port, printed at start. */
   port: number;
   latencyMs: number;
   timeScale: number;
@@ -164,6 +165,21 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * What a client tool on this machine (`npm run sandbox:login`) learns from the environment about where the gateway
+ * runs: PUBLIC_URL and PORT when they are set, nothing else (the rest of the configuration is the gateway's).
+ */
+export function loadGatewayAddress(env: Env = process.env): Readonly<{ publicUrl?: string; port?: number }> {
+  const problems: string[] = [];
+  const read = new Reader(env, problems);
+  const address = {
+    publicUrl: env.PUBLIC_URL === undefined ? undefined : read.url('PUBLIC_URL'),
+    port: env.PORT === undefined ? undefined : read.port('PORT', 4000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return address;
+}
+
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const problems: string[] = [];
   const read = new Reader(env, problems);
@@ -172,7 +188,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = read.port('PORT', 4000);
   const providerKind = read.oneOf('PROVIDER', ['sandbox', 'remote'] as const, 'sandbox');
   const sandbox: SandboxConfig = {
-    port: read.port('SANDBOX_PORT', 4010),
+    port: read.port('SANDBOX_PORT', 0),
     latencyMs: read.integer('SANDBOX_LATENCY_MS', 0, { min: 0, max: 60_000 }),
     timeScale: read.number('SANDBOX_TIME_SCALE', 1, { minExclusive: 0, max: 1_000_000 }),
   };
@@ -214,7 +230,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const config: Config = {
     nodeEnv,
     port,
-    host: env.HOST ?? '0.0.0.0',
+    // Reachable from other machines only where that is the point (production, a container) or asked for.
+    host: env.HOST ?? (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     publicUrl: env.PUBLIC_URL === undefined ? (port === 0 ? undefined : `http://localhost:${port}`) : read.url('PUBLIC_URL'),
     allowedOrigins: read.originList('ALLOWED_ORIGINS'),
     provider,

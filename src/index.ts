@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { announceGateway } from './cli/gateway.registry';
 import { ConfigError, loadConfig, withProvider, type ResolvedConfig } from './config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from './embedded-sandbox';
 import { createLogger } from './logger';
@@ -20,24 +21,43 @@ async function main(): Promise<void> {
   const closers: (() => Promise<void>)[] = [];
   let resolved: ResolvedConfig;
   let sandboxLogin: string | undefined;
+  let sandboxUrl: string | undefined;
   if (config.provider === 'sandbox') {
-    const { sandbox, provider } = await startEmbeddedSandbox(config);
+    const { sandbox, provider } = await startEmbeddedSandbox(config).catch((error: unknown) => {
+      throw portInUse(error, `the embedded sandbox's port ${config.sandbox.port} is in use: leave SANDBOX_PORT unset for a free port, or set another`);
+    });
     closers.push(() => sandbox.close());
     resolved = withProvider(config, provider);
     const user = sandbox.context.fixtures.users[0];
     sandboxLogin = user ? `${user.username} / ${user.password}` : undefined;
+    sandboxUrl = sandbox.url;
     logger.info({ sandbox: sandbox.url }, 'embedded sandbox provider started');
   } else {
     resolved = withProvider(config, config.provider);
   }
 
-  const gateway = await createGateway(resolved, { logger });
+  const gateway = await createGateway(resolved, { logger }).catch((error: unknown) => {
+    throw portInUse(
+      error,
+      `port ${config.port} on ${config.host} is in use: stop what listens there, or move the gateway with PORT (PORT=${config.port + 1} npm start)`,
+    );
+  });
   closers.unshift(() => gateway.close());
   const publicUrl = resolved.publicUrl ?? gateway.url;
-  if (config.provider === 'sandbox') await pointSandboxWebhooksAt(resolved.provider.authUrl, publicUrl);
+  if (config.provider === 'sandbox') {
+    await pointSandboxWebhooksAt(resolved.provider.authUrl, publicUrl);
+    // So that `npm run sandbox:login` finds this gateway whatever PORT it runs on.
+    closers.push(await announceGateway(publicUrl));
+  }
 
   const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket)`];
-  if (sandboxLogin) lines.push(`  sign in with the sandbox bank at ${publicUrl}/auth/login — login ${sandboxLogin}`);
+  if (resolved.appIdentity) {
+    lines.push(`  app identity: requests carry your app's access token from ${resolved.appIdentity.issuer} (docs/identity.md)`);
+    if (sandboxLogin) lines.push(`  connect a sandbox bank with POST ${publicUrl}/auth/connections and that token — login ${sandboxLogin}`);
+  } else if (sandboxLogin) {
+    lines.push(`  sign in with the sandbox bank at ${publicUrl}/auth/login — login ${sandboxLogin}`);
+  }
+  if (sandboxUrl) lines.push(`  embedded sandbox provider: ${sandboxUrl} (SANDBOX_PORT fixes its port)`);
   if (config.merchantKeysGenerated) lines.push(`  merchant key for this run (set MERCHANT_KEYS to choose your own): ${config.merchantKeys[0]}`);
   console.log(lines.join('\n'));
 
@@ -72,6 +92,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** A listen that failed because the address is taken becomes `message`, which names the variable that moves it. */
+function portInUse(error: unknown, message: string): unknown {
+  return (error as { code?: unknown } | null)?.code === 'EADDRINUSE' ? new Error(message) : error;
 }
 
 void main().catch((error: unknown) => {

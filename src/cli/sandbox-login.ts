@@ -1,12 +1,13 @@
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadGatewayAddress } from '../config';
 import { MOCK_BANK_PASSWORD } from '../sandbox/fixtures/users';
+import { runningGateways } from './gateway.registry';
 import { signInAt } from './gateway-sign-in';
 
 const USAGE = [
   'usage: npm run -s sandbox:login -- <user> [--password <password>] [--gateway <url>]',
   '  Signs <user> in to a running gateway through the sandbox bank and prints the session token,',
   '  for `Authorization: Bearer <token>`. Seeded users: john, jane, lee (password doe).',
-  '  --gateway defaults to PUBLIC_URL, else http://localhost:$PORT (4000).',
+  '  The gateway: --gateway, else PUBLIC_URL, else http://localhost:$PORT, else the one `npm start` runs on this machine.',
 ].join('\n');
 
 interface Arguments {
@@ -43,21 +44,50 @@ async function main(): Promise<void> {
     console.error(args.error ? `${args.error}\n${USAGE}` : USAGE);
     process.exit(args.error ? 2 : 0);
   }
-  let gateway = args.gateway;
-  if (gateway === undefined) {
-    const config = loadConfig();
-    gateway = config.publicUrl ?? `http://localhost:${config.port}`;
-  }
+  const gateway = (args.gateway ?? (await findGateway())).replace(/\/+$/, '');
   try {
-    console.log(await signInAt(gateway.replace(/\/+$/, ''), args.username, args.password));
+    console.log(await signInAt(gateway, args.username, args.password));
   } catch (error) {
-    const reason = error instanceof Error ? (error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message) : String(error);
-    console.error(`sign-in at ${gateway} failed: ${reason}\nIs the gateway running (npm start) with the sandbox provider?`);
+    console.error(
+      isRefused(error)
+        ? `no gateway answers at ${gateway}. ${HOW_TO_POINT}`
+        : `sign-in at ${gateway} failed: ${reasonOf(error)}\nIs the gateway running (npm start) with the sandbox provider?`,
+    );
     process.exit(1);
   }
 }
 
+const HOW_TO_POINT =
+  'Start one with `npm start`, or say where it runs: --gateway <url>, or the PORT (or PUBLIC_URL) it was started with, e.g. PORT=4610 npm run -s sandbox:login -- john';
+
+/** Where to sign in when --gateway is not given: what the environment says, else the gateway `npm start` runs here. */
+async function findGateway(): Promise<string> {
+  const { publicUrl, port } = loadGatewayAddress();
+  if (publicUrl) return publicUrl;
+  if (port !== undefined) return `http://localhost:${port}`;
+  const running = await runningGateways();
+  if (running.length === 0) throw new CliError(`no running gateway found on this machine. ${HOW_TO_POINT}`);
+  const here = running.filter((gateway) => gateway.cwd === process.cwd());
+  const candidates = here.length > 0 ? here : running;
+  if (candidates.length > 1) {
+    const list = candidates.map((gateway) => `${gateway.url} (pid ${gateway.pid})`).join(', ');
+    throw new CliError(`${candidates.length} gateways are running: ${list}. Choose one with --gateway <url>.`);
+  }
+  return candidates[0]!.url;
+}
+
+class CliError extends Error {}
+
+function isRefused(error: unknown): boolean {
+  return error instanceof Error && (error.cause as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+}
+
 void main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof CliError ? error.message : error);
   process.exit(1);
 });

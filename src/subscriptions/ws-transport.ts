@@ -132,7 +132,9 @@ export function serveGraphqlWs(
     connection.closed?.(code, String(reason)).catch((error: unknown) => transport.logger.error({ err: error }, 'graphql-ws: an error while closing'));
   }
 
-  wsServer.once('error', (error) => {
+  wsServer.on('error', (error) => {
+    // ws passes on the HTTP server's errors: one before it listens is a failed listen, reported by whoever listened.
+    if (!wsServer.options.server?.listening) return;
     transport.logger.error({ err: error }, 'graphql-ws: an internal error on the WebSocket server');
     for (const client of wsServer.clients) client.close(CloseCode.InternalServerError, 'Internal server error');
   });

@@ -16,9 +16,10 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 4000,
+      host: '127.0.0.1',
       publicUrl: 'http://localhost:4000',
       provider: 'sandbox',
-      sandbox: { port: 4010, latencyMs: 0, timeScale: 1 },
+      sandbox: { port: 0, latencyMs: 0, timeScale: 1 },
       storeUrl: 'sqlite://./data/gateway.sqlite',
       cacheUrl: 'memory',
       pubsubUrl: 'memory',
@@ -26,6 +27,13 @@ describe('loadConfig', () => {
     });
     expect(config.merchantKeys).toHaveLength(1);
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('listens on loopback outside production unless HOST says otherwise, and on every interface in production', () => {
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'a-merchant-key-of-length', TOKEN_ENCRYPTION_KEY: 'A'.repeat(43) + '=' };
+    expect(loadConfig(production).host).toBe('0.0.0.0');
   });
 
   it('names every bad variable and says what it accepts', () => {

@@ -23,6 +23,17 @@ describe('the documentation', () => {
     expect(text).not.toContain('DESIGN.md');
   });
 
+  it('docs/configuration.md names every environment variable src/config.ts reads', () => {
+    const source = readFileSync(join(ROOT, 'src/config.ts'), 'utf8');
+    const patterns = [/(?:read|this)\.\w+\(\s*'([A-Z][A-Z0-9_]+)'/g, /env(?:\.|\[')([A-Z][A-Z0-9_]+)/g, /\(env, '([A-Z][A-Z0-9_]+)'/g];
+    const names = new Set(patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)));
+    // The patterns themselves are checked: they find the variables every gateway reads.
+    expect(names.size).toBeGreaterThan(60);
+    expect([...names]).toEqual(expect.arrayContaining(['PORT', 'HOST', 'PUBLIC_URL', 'STORE_URL', 'OTEL_EXPORTER_OTLP_HEADERS']));
+    const documented = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
+    expect([...names].filter((name) => !new RegExp(`\\b${name}\\b`).test(documented))).toEqual([]);
+  });
+
   it('keeps the README a front door: under 150 lines, the two commands first, a query, a curl, links to docs/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme.split('\n').length).toBeLessThan(150);

@@ -1,0 +1,138 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * What a newcomer does on a fresh machine: `npm start` (its entry point run from the sources, as the build would run
+ * it), on whatever PORT they chose, then `npm run sandbox:login` in another terminal that knows nothing of that PORT.
+ * Each test has a TMPDIR of its own, where gateways note where they run, so no other gateway on the machine is seen.
+ */
+describe('first start: ports and sandbox:login', () => {
+  let home: string;
+  const children: ChildProcess[] = [];
+  const blockers: Server[] = [];
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'bankgraph-first-start-'));
+  });
+
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(blockers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  /** The environment of a fresh shell: nothing of the gateway's settings but what the test names. */
+  function shellEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const { PATH, HOME } = process.env;
+    return { PATH, HOME, TMPDIR: home, NODE_ENV: 'development', LOG_LEVEL: 'warn', STORE_URL: `sqlite://${join(home, 'gateway.sqlite')}`, ...extra };
+  }
+
+  function startGateway(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+    const child = spawn(process.execPath, ['-r', './test/helpers/swc-register.js', 'src/index.ts'], {
+      cwd: ROOT,
+      env: shellEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, output: () => output, exited };
+  }
+
+  async function whenUp(gateway: ReturnType<typeof startGateway>): Promise<string> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const match = /bankgraph is up: (http:\/\/\S+)\/graphql/.exec(gateway.output());
+      if (match) return match[1]!;
+      if (gateway.child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`the gateway did not start:\n${gateway.output()}`);
+  }
+
+  function sandboxLogin(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['-r', './test/helpers/swc-register.js', 'src/cli/sandbox-login.ts', ...args],
+        { cwd: ROOT, env: shellEnv(env), timeout: 30_000 },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  async function takenPort(): Promise<number> {
+    const server = createServer();
+    blockers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as { port: number }).port;
+  }
+
+  async function freePort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
+
+  it('PORT=<port> npm start, then sandbox:login -- john with no PORT: the token works on that gateway', async () => {
+    const port = await freePort();
+    const gateway = startGateway({ PORT: String(port) });
+    const url = await whenUp(gateway);
+    expect(url).toBe(`http://localhost:${port}`);
+    // The embedded sandbox took a free port of its own and the banner says where.
+    expect(gateway.output()).toMatch(/embedded sandbox provider: http:\/\/127\.0\.0\.1:\d+ \(SANDBOX_PORT fixes its port\)/);
+
+    const run = await sandboxLogin({}, 'john');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const answer = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${run.stdout.trim()}` },
+      body: JSON.stringify({ query: '{ viewer { accounts { id } } }' }),
+    });
+    const body = (await answer.json()) as { data?: { viewer: { accounts: unknown[] } }; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    expect(body.data!.viewer.accounts.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('sandbox:login with no gateway running says how to start or point at one', async () => {
+    const run = await sandboxLogin({}, 'john');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('no running gateway found on this machine');
+    expect(run.stderr).toContain('--gateway <url>, or the PORT (or PUBLIC_URL) it was started with');
+  });
+
+  it('sandbox:login at a PORT where nothing listens says so, not "fetch failed"', async () => {
+    const port = await freePort();
+    const run = await sandboxLogin({ PORT: String(port) }, 'john');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`no gateway answers at http://localhost:${port}.`);
+  });
+
+  it('a PORT in use stops start-up with one line that names PORT, and nothing else', async () => {
+    const port = await takenPort();
+    const gateway = startGateway({ PORT: String(port) });
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.output().trim()).toBe(
+      `bankgraph failed to start: port ${port} on 127.0.0.1 is in use: stop what listens there, or move the gateway with PORT (PORT=${port + 1} npm start)`,
+    );
+  }, 30_000);
+
+  it('a SANDBOX_PORT in use stops start-up with one line that names SANDBOX_PORT', async () => {
+    const port = await takenPort();
+    const gateway = startGateway({ PORT: '0', SANDBOX_PORT: String(port) });
+    expect(await gateway.exited).toBe(1);
+    expect(gateway.output().trim()).toBe(
+      `bankgraph failed to start: the embedded sandbox's port ${port} is in use: leave SANDBOX_PORT unset for a free port, or set another`,
+    );
+  }, 30_000);
+});
