@@ -22,6 +22,8 @@ export interface ProviderConfig {
 }
 
 export interface SandboxConfig {
+  /** SANDBOX_URL: a standalone sandbox (`npm run sandbox`) to use instead of starting one in this process. */
+  url: string | undefined;
   /** 0 (the default): a free port, printed at start. */
   port: number;
   latencyMs: number;
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = read.port('PORT', 4000);
   const providerKind = read.oneOf('PROVIDER', ['sandbox', 'remote'] as const, 'sandbox');
   const sandbox: SandboxConfig = {
+    url: env.SANDBOX_URL?.trim() ? read.url('SANDBOX_URL') : undefined,
     port: read.port('SANDBOX_PORT', 0),
     latencyMs: read.integer('SANDBOX_LATENCY_MS', 0, { min: 0, max: 60_000 }),
     timeScale: read.number('SANDBOX_TIME_SCALE', 1, { minExclusive: 0, max: 1_000_000 }),
@@ -218,7 +221,16 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       'SIGNING_KEY_PEM',
       'WEBHOOK_JWKS_URLS',
     ]) {
-      if (env[name] !== undefined) problems.push(`${name} is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it`);
+      if (env[name] !== undefined) problems.push(`${name} is only used with PROVIDER=remote; with PROVIDER=sandbox the sandbox provides it`);
+    }
+  }
+  if (providerKind === 'remote' && sandbox.url !== undefined) {
+    problems.push('SANDBOX_URL is only used with PROVIDER=sandbox (the gateway then reads every provider setting from that sandbox)');
+  }
+  if (sandbox.url !== undefined) {
+    for (const name of ['SANDBOX_PORT', 'SANDBOX_LATENCY_MS', 'SANDBOX_TIME_SCALE']) {
+      if (env[name] !== undefined)
+        problems.push(`${name} sets up the embedded sandbox; with SANDBOX_URL, set it where that sandbox runs (npm run sandbox reads it)`);
     }
   }
 

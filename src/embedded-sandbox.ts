@@ -1,5 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
-import type { Config, ProviderConfig } from './config';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import type { ProviderConfig, SandboxConfig } from './config';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox';
 
 const SIGNING_KEY_ID = 'bankgraph-embedded-1';
@@ -10,7 +10,7 @@ const SIGNING_KEY_ID = 'bankgraph-embedded-1';
  * From then on the gateway talks to it over HTTP only, exactly as it would to the real provider.
  */
 export async function startEmbeddedSandbox(
-  config: Pick<Config, 'sandbox'>,
+  config: { sandbox: Pick<SandboxConfig, 'port' | 'latencyMs' | 'timeScale'> },
   overrides: Partial<SandboxOptions> = {},
 ): Promise<{ sandbox: Sandbox; provider: ProviderConfig }> {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
@@ -36,6 +36,49 @@ export async function startEmbeddedSandbox(
       webhookJwksUrls: [`${sandbox.url}/.well-known/jwks`],
     },
   };
+}
+
+/**
+ * SANDBOX_URL: a standalone sandbox (`npm run sandbox`), shared by every instance pointed at it, set up the way
+ * startEmbeddedSandbox sets up its own: this instance's request-signing key is registered under a key id of its own
+ * (so instances never replace each other's), and the client credentials and JWKS address are read from the sandbox.
+ * What takes thirteen variables with PROVIDER=remote is asked of the sandbox's control routes.
+ */
+export async function connectToSandbox(sandboxUrl: string): Promise<ProviderConfig> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
+  const keyId = `bankgraph-${randomUUID()}`;
+  const client = await sandboxControl<{ client_id: string; client_secret: string }>(sandboxUrl, 'GET', '/sandbox/client');
+  await sandboxControl(sandboxUrl, 'POST', '/sandbox/signing-keys', { kid: keyId, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() });
+  return {
+    authUrl: sandboxUrl,
+    verificationUrl: sandboxUrl,
+    payoutUrl: sandboxUrl,
+    paymentsUrl: sandboxUrl,
+    dataUrl: sandboxUrl,
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    signingKey: { keyId, privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+    webhookJwksUrls: [`${sandboxUrl}/.well-known/jwks`],
+  };
+}
+
+async function sandboxControl<T>(sandboxUrl: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${sandboxUrl}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (error) {
+    const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    throw new Error(`no sandbox answers at SANDBOX_URL=${sandboxUrl} (${reason}): start one with \`npm run sandbox\`, or fix SANDBOX_URL`, { cause: error });
+  }
+  if (!response.ok) {
+    throw new Error(`SANDBOX_URL=${sandboxUrl} is not a bankgraph sandbox, or refused ${method} ${path}: HTTP ${response.status}`);
+  }
+  return (await response.json()) as T;
 }
 
 /** Where the sandbox should send refund webhooks: this gateway's receiver. */

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { announceGateway } from './cli/gateway.registry';
 import { ConfigError, loadConfig, withProvider, type ResolvedConfig } from './config';
-import { pointSandboxWebhooksAt, startEmbeddedSandbox } from './embedded-sandbox';
+import { connectToSandbox, pointSandboxWebhooksAt, startEmbeddedSandbox } from './embedded-sandbox';
 import { createLogger } from './logger';
 import { createGateway } from './server';
 
@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   let resolved: ResolvedConfig;
   let sandboxLogin: string | undefined;
   let sandboxUrl: string | undefined;
-  if (config.provider === 'sandbox') {
+  if (config.provider === 'sandbox' && config.sandbox.url) {
+    sandboxUrl = config.sandbox.url;
+    resolved = withProvider(config, await connectToSandbox(sandboxUrl));
+  } else if (config.provider === 'sandbox') {
     const { sandbox, provider } = await startEmbeddedSandbox(config).catch((error: unknown) => {
       throw portInUse(error, `the embedded sandbox's port ${config.sandbox.port} is in use: leave SANDBOX_PORT unset for a free port, or set another`);
     });
@@ -51,13 +54,15 @@ async function main(): Promise<void> {
   }
 
   const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket)`];
+  const login = sandboxLogin ? ` — login ${sandboxLogin}` : '';
   if (resolved.appIdentity) {
     lines.push(`  app identity: requests carry your app's access token from ${resolved.appIdentity.issuer} (docs/identity.md)`);
-    if (sandboxLogin) lines.push(`  connect a sandbox bank with POST ${publicUrl}/auth/connections and that token — login ${sandboxLogin}`);
-  } else if (sandboxLogin) {
-    lines.push(`  sign in with the sandbox bank at ${publicUrl}/auth/login — login ${sandboxLogin}`);
+    if (sandboxUrl) lines.push(`  connect a sandbox bank with POST ${publicUrl}/auth/connections and that token${login}`);
+  } else if (sandboxUrl) {
+    lines.push(`  sign in with the sandbox bank at ${publicUrl}/auth/login${login}`);
   }
-  if (sandboxUrl) lines.push(`  embedded sandbox provider: ${sandboxUrl} (SANDBOX_PORT fixes its port)`);
+  if (config.sandbox.url) lines.push(`  sandbox provider: ${sandboxUrl} (SANDBOX_URL; its logins: GET ${sandboxUrl}/sandbox/fixtures)`);
+  else if (sandboxUrl) lines.push(`  embedded sandbox provider: ${sandboxUrl} (SANDBOX_PORT fixes its port)`);
   if (config.merchantKeysGenerated) lines.push(`  merchant key for this run (set MERCHANT_KEYS to choose your own): ${config.merchantKeys[0]}`);
   console.log(lines.join('\n'));
 

@@ -36,6 +36,17 @@ describe('loadConfig', () => {
     expect(loadConfig(production).host).toBe('0.0.0.0');
   });
 
+  it('takes SANDBOX_URL for a standalone sandbox, and refuses settings that sandbox would not see', () => {
+    expect(loadConfig({ SANDBOX_URL: 'http://127.0.0.1:4010/' }).sandbox.url).toBe('http://127.0.0.1:4010');
+    expect(problemsOf({ SANDBOX_URL: 'localhost:4010' })).toEqual(['SANDBOX_URL must be an absolute http(s) URL; got "localhost:4010"']);
+    expect(problemsOf({ SANDBOX_URL: 'http://127.0.0.1:4010', SANDBOX_PORT: '4011' })).toEqual([
+      'SANDBOX_PORT sets up the embedded sandbox; with SANDBOX_URL, set it where that sandbox runs (npm run sandbox reads it)',
+    ]);
+    expect(problemsOf({ SANDBOX_URL: 'http://127.0.0.1:4010', PROVIDER: 'remote' })).toContain(
+      'SANDBOX_URL is only used with PROVIDER=sandbox (the gateway then reads every provider setting from that sandbox)',
+    );
+  });
+
   it('names every bad variable and says what it accepts', () => {
     const problems = problemsOf({ PORT: 'eighty', SANDBOX_TIME_SCALE: '0', STORE_URL: 'mysql://db', CACHE_URL: 'memcached://x', MERCHANT_KEYS: 'short' });
     expect(problems).toEqual([
@@ -113,7 +124,7 @@ describe('loadConfig', () => {
 
   it('refuses provider settings that the embedded sandbox would silently ignore', () => {
     expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual([
-      'CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the embedded sandbox provides it',
+      'CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the sandbox provides it',
     ]);
   });
 

@@ -29,6 +29,10 @@ export function registerControlRoutes({ control }: SandboxRoutes, context: Sandb
     .add('GET', '/sandbox/ledger', (_req, res) => sendJson(res, 200, context.ledger.list()))
     .add('GET', '/sandbox/webhooks', (_req, res) => sendJson(res, 200, { deliveries: context.webhooks.list() }))
     .add('GET', '/sandbox/fixtures', (_req, res) => sendProviderJson(res, 200, fixturesView(context)))
+    // What a provider's console shows a developer: a gateway started with SANDBOX_URL reads its credentials here.
+    .add('GET', '/sandbox/client', (_req, res) =>
+      sendJson(res, 200, { client_id: context.client.clientId, client_secret: context.client.clientSecret, redirect_uris: context.client.redirectUris }),
+    )
     .add('POST', '/sandbox/users/:username/accounts', (req, res) => {
       const body = jsonBody(req) as { bank?: unknown; displayName?: unknown };
       const bank = body.bank ?? MOCK_PROVIDER_ID;
