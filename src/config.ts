@@ -40,9 +40,11 @@ export interface HttpConfig {
   connectionsPerOrigin: number;
   /** Largest provider answer read; a larger one is UPSTREAM_ERROR. */
   maxBodyBytes: number;
-  /** Consecutive failed sends on one provider route that open its circuit breaker, and how long it stays open. */
+  /** Consecutive failed sends on one provider route (of one bank connection) that open its circuit breaker, and how long it stays open. */
   breakerFailures: number;
   breakerCooldownMs: number;
+  /** Distinct connections whose circuits open on a route, with no success between, that open it for everyone. */
+  breakerRouteConnections: number;
 }
 
 /** Payout policy and reconciliation (docs/money.md); amounts in minor units, per currency. */
@@ -247,6 +249,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxBodyBytes: read.integer('PROVIDER_MAX_BODY_BYTES', 16 * 1024 * 1024, { min: 1_024, max: 1024 * 1024 * 1024 }),
       breakerFailures: read.integer('PROVIDER_BREAKER_FAILURES', 5, { min: 1, max: 1_000 }),
       breakerCooldownMs: read.integer('PROVIDER_BREAKER_COOLDOWN_MS', 10_000, { min: 1, max: 600_000 }),
+      breakerRouteConnections: read.integer('PROVIDER_BREAKER_ROUTE_CONNECTIONS', 3, { min: 1, max: 1_000 }),
     },
     limits: {
       maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1_000 }),
