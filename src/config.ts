@@ -63,6 +63,14 @@ export interface MoneyConfig {
   reconcileIntervalMs: number;
 }
 
+/** What the gateway keeps of a user's async data tasks (docs/operations.md, "Data tasks"). */
+export interface DataTasksConfig {
+  /** Tasks one user may have open or stored (started within the last 24 h); one more is refused. */
+  maxPerUser: number;
+  /** The largest results (serialised JSON, bytes) stored for one task; larger fail the task. */
+  resultsMaxBytes: number;
+}
+
 /** Per-operation limits, the same for HTTP and WebSocket (docs/operations.md, "Operation limits"). */
 export interface OperationLimitsConfig {
   maxDepth: number;
@@ -128,6 +136,7 @@ export interface Config {
   pubsubUrl: string;
   /** The payout policy and the reconciler's windows (docs/money.md). */
   money: MoneyConfig;
+  dataTasks: DataTasksConfig;
   merchantKeys: string[];
   /** True when MERCHANT_KEYS was not set and a key was made up at start (so index.ts prints it). */
   merchantKeysGenerated: boolean;
@@ -234,6 +243,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       payoutSubmissionExpiryMs: read.integer('PAYOUT_SUBMISSION_EXPIRY_MS', 24 * 60 * 60 * 1000, { min: 1_000 }),
       dataTaskWebhookGraceMs: read.integer('DATA_TASK_WEBHOOK_GRACE_MS', 30_000, { min: 0 }),
       reconcileIntervalMs: read.integer('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 24 * 60 * 60 * 1000 }),
+    },
+    dataTasks: {
+      maxPerUser: read.integer('DATA_TASKS_MAX_PER_USER', 50, { min: 1, max: 100_000 }),
+      resultsMaxBytes: read.integer('DATA_TASK_RESULTS_MAX_BYTES', 1024 * 1024, { min: 1_024, max: 256 * 1024 * 1024 }),
     },
     merchantKeys,
     merchantKeysGenerated: merchantKeysRaw === undefined,
