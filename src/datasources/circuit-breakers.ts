@@ -1,4 +1,4 @@
-import { CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy, type IBreaker, type Policy } from 'cockatiel';
+import { CircuitState, circuitBreaker, handleWhen, type CircuitBreakerPolicy, type IBreaker, type Policy } from 'cockatiel';
 
 export interface CircuitBreakerSettings {
   /** Consecutive failed sends on one route (of one bank connection, for a connection's calls) that open its circuit. */
@@ -175,30 +175,21 @@ class RouteCircuits {
  * on several connections, the first failure opens it and the first success stands it down.
  */
 class SharedBreaker implements IBreaker {
-  private readonly consecutive: ConsecutiveBreaker;
+  state = 0;
 
   constructor(
-    failures: number,
+    private readonly threshold: number,
     private readonly route: RouteCircuits,
-  ) {
-    this.consecutive = new ConsecutiveBreaker(failures);
-  }
-
-  get state(): unknown {
-    return this.consecutive.state;
-  }
-
-  set state(value: unknown) {
-    this.consecutive.state = value as number;
-  }
+  ) {}
 
   success(): void {
-    this.consecutive.success();
+    this.state = 0;
     if (this.route.tripped) this.route.untrip();
   }
 
   failure(): boolean {
-    return this.consecutive.failure() || this.route.tripped;
+    this.state += 1;
+    return this.state >= this.threshold || this.route.tripped;
   }
 }
 
