@@ -49,15 +49,17 @@ async function storedRow(stack: Stack, taskId: string): Promise<{ results: strin
   return stack.gateway.services.database.db.selectFrom('dataTasks').select(['results', 'status']).where('taskId', '=', taskId).executeTakeFirst();
 }
 
-describe('data tasks follow their bank connection', () => {
+describe.each(['sqlite', 'postgres'] as const)('data tasks follow their bank connection (%s)', (store) => {
   let stack: Stack;
+  let schema: PostgresSchema | undefined;
   let session: string;
   let userId: string;
   let mock: string;
   let north: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { SANDBOX_TIME_SCALE: '0.001' } });
+    schema = store === 'postgres' ? await createPostgresSchema('data_task_connections') : undefined;
+    stack = await startStack({ env: { SANDBOX_TIME_SCALE: '0.001', ...(schema ? { STORE_URL: schema.url } : {}) } });
   });
 
   beforeEach(async () => {
@@ -73,6 +75,7 @@ describe('data tasks follow their bank connection', () => {
 
   afterAll(async () => {
     await stack?.close();
+    await schema?.drop();
   });
 
   /** One ACCOUNTS task per connection, completed and read once, so each has its results stored. */
@@ -115,6 +118,14 @@ describe('data tasks follow their bank connection', () => {
     // Every instance hears the revocation on the bus and deletes what is left.
     await stack.gateway.services.identityEvents.publish({ kind: 'disconnected', userId, connectionId: north });
     await waitFor(async () => (await storedRow(stack, gone.id)) === undefined || undefined, 'the revoked connection’s task to be deleted');
+  });
+
+  it('has the reconciler sweep the tasks of a connection revoked with no announcement (a grant that replaced it)', async () => {
+    const { kept, gone } = await storedTasks();
+    await stack.gateway.services.connections.revoke(userId, north);
+    await stack.gateway.reconciler.runOnce();
+    expect(await storedRow(stack, gone.id)).toBeUndefined();
+    expect((await storedRow(stack, kept.id))?.results).toEqual(expect.any(String));
   });
 
   it('deletes every task of a revoked user', async () => {
