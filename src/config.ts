@@ -43,9 +43,11 @@ export interface HttpConfig {
   connectionsPerOrigin: number;
   /** Largest provider answer read; a larger one is UPSTREAM_ERROR. */
   maxBodyBytes: number;
-  /** Consecutive failed sends on one provider route that open its circuit breaker, and how long it stays open. */
+  /** Consecutive failed sends on one provider route (of one bank connection) that open its circuit breaker, and how long it stays open. */
   breakerFailures: number;
   breakerCooldownMs: number;
+  /** Distinct connections whose circuits open on a route, with no success between, that open it for everyone. */
+  breakerRouteConnections: number;
 }
 
 /** Payout policy and reconciliation (docs/money.md); amounts in minor units, per currency. */
@@ -62,6 +64,14 @@ export interface MoneyConfig {
   dataTaskWebhookGraceMs: number;
   /** How often the reconciler runs (on whichever instance holds its lease). */
   reconcileIntervalMs: number;
+}
+
+/** What the gateway keeps of a user's async data tasks (docs/operations.md, "Data tasks"). */
+export interface DataTasksConfig {
+  /** Tasks one user may have open or stored (started within the last 24 h); one more is refused. */
+  maxPerUser: number;
+  /** The largest results (serialised JSON, bytes) stored for one task; larger fail the task. */
+  resultsMaxBytes: number;
 }
 
 /** Per-operation limits, the same for HTTP and WebSocket (docs/operations.md, "Operation limits"). */
@@ -129,6 +139,7 @@ export interface Config {
   pubsubUrl: string;
   /** The payout policy and the reconciler's windows (docs/money.md). */
   money: MoneyConfig;
+  dataTasks: DataTasksConfig;
   merchantKeys: string[];
   /** True when MERCHANT_KEYS was not set and a key was made up at start (so index.ts prints it). */
   merchantKeysGenerated: boolean;
@@ -262,6 +273,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       dataTaskWebhookGraceMs: read.integer('DATA_TASK_WEBHOOK_GRACE_MS', 30_000, { min: 0 }),
       reconcileIntervalMs: read.integer('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 24 * 60 * 60 * 1000 }),
     },
+    dataTasks: {
+      maxPerUser: read.integer('DATA_TASKS_MAX_PER_USER', 50, { min: 1, max: 100_000 }),
+      resultsMaxBytes: read.integer('DATA_TASK_RESULTS_MAX_BYTES', 1024 * 1024, { min: 1_024, max: 256 * 1024 * 1024 }),
+    },
     merchantKeys,
     merchantKeysGenerated: merchantKeysRaw === undefined,
     http: {
@@ -276,6 +291,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxBodyBytes: read.integer('PROVIDER_MAX_BODY_BYTES', 16 * 1024 * 1024, { min: 1_024, max: 1024 * 1024 * 1024 }),
       breakerFailures: read.integer('PROVIDER_BREAKER_FAILURES', 5, { min: 1, max: 1_000 }),
       breakerCooldownMs: read.integer('PROVIDER_BREAKER_COOLDOWN_MS', 10_000, { min: 1, max: 600_000 }),
+      breakerRouteConnections: read.integer('PROVIDER_BREAKER_ROUTE_CONNECTIONS', 3, { min: 1, max: 1_000 }),
     },
     limits: {
       maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1_000 }),

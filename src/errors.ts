@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'REFUND_EXCEEDS_PAYMENT',
   'IDEMPOTENCY_CONFLICT',
   'PAYOUT_LIMIT_EXCEEDED',
+  'DATA_TASK_LIMIT_EXCEEDED',
   'UPSTREAM_RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_ERROR',
@@ -314,6 +315,15 @@ export class PayoutLimitExceededError extends GatewayError {
 
   constructor(message: string, limit: 'PAYOUT_MAX_MINOR' | 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: number) {
     super(message, { limit, remainingInMinor });
+  }
+}
+
+/** A data task refused, or failed, by a cap on what the gateway keeps for a user (docs/operations.md, "Data tasks"). */
+export class DataTaskLimitExceededError extends GatewayError {
+  static override readonly code = 'DATA_TASK_LIMIT_EXCEEDED';
+
+  constructor(message: string, limit: 'DATA_TASKS_MAX_PER_USER' | 'DATA_TASK_RESULTS_MAX_BYTES', max: number) {
+    super(message, { limit, max });
   }
 }
 

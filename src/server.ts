@@ -43,6 +43,7 @@ import { RateLimiter } from './security/rate-limiter';
 import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { WsOperationGuard } from './security/ws-operation-guard';
 import { Reconciler } from './reconciler/reconciler';
+import { forgetDataTasksOnRevocation } from './data-tasks/data-task.revocations';
 import { RESOLVERS } from './resolvers';
 import { buildGatewaySchema } from './schema/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
@@ -106,6 +107,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const closed = sockets.close(event);
     if (closed > 0) logger.info({ principal: event.userId, closed, reason: event.kind }, 'closed the WebSockets of a revoked principal');
   });
+  const stopDataTaskRevocations = await forgetDataTasksOnRevocation(services.identityEvents, services.live.dataTasks, logger);
   const tracker = new HttpRequestTracker(metrics);
   const answers = new AnswerCache();
   const playground = new Playground({
@@ -380,6 +382,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await apollo.stop();
         await reconciler.close();
         await stopIdentityEvents();
+        await stopDataTaskRevocations();
         await services.close();
         await apqStore?.disconnect();
         await telemetry.shutdown();

@@ -92,10 +92,14 @@ export async function createServices(
     retryAfterCapMs: config.http.maxRetryAfterMs,
     connectionsPerOrigin: config.http.connectionsPerOrigin,
     maxBodyBytes: config.http.maxBodyBytes,
-    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs },
+    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs, spreadConnections: config.http.breakerRouteConnections },
     onCircuitStateChange: (route, state) => {
       logger.warn({ route, state }, 'provider circuit breaker changed state');
       metrics.circuitState(route, state);
+    },
+    onConnectionCircuitChange: (change) => {
+      logger.info(change, "a bank connection's provider circuit breaker changed state");
+      metrics.connectionCircuits(change.route, change.openOnRoute);
     },
     signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
     telemetry: hooks.telemetry,

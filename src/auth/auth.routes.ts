@@ -174,7 +174,9 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   if (!code) throw new UnauthenticatedError('The bank sent no authorization code; start again.');
 
   const tokens = tokensFrom(await deps.auth.exchangeCode({ code, redirectUri: callbackUrl(deps), codeVerifier: loginState.codeVerifier }));
-  const bearer = { token: async () => tokens.accessToken };
+  // A grant of its own on the circuit breakers (one user's failing bank must not refuse others' sign-ins); random,
+  // as nothing about the sign-in may reach the breakers' logs.
+  const bearer = { connectionId: `sign-in:${randomBytes(8).toString('hex')}`, token: async () => tokens.accessToken };
   const [accounts, cards] = await Promise.all([deps.data.accounts(bearer), deps.data.cards(bearer)]);
   const providerId = accounts[0]?.provider.provider_id ?? cards[0]?.provider.provider_id;
   // With nothing shown there is nothing to recognise the person by next time, and one empty sign-in must never

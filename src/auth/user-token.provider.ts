@@ -32,6 +32,7 @@ export class UserTokenProvider {
   /** Bearer auth for one connection, for the http client: current token, and refresh-once on a 401. */
   bearerFor(connectionId: string): BearerAuth {
     return {
+      connectionId,
       token: async (options) => {
         let tokens = this.known.get(connectionId) ?? (await this.load(connectionId));
         if (tokens.expiresAtMs - REFRESH_MARGIN_MS <= this.now()) tokens = await this.refresh(connectionId, tokens.accessToken, options);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { DataRequest } from '../datasources/data.client';
 import type { Database } from '../db/database';
-import type { DataTaskRequestsTable, DataTasksTable } from '../db/tables';
+import type { DataTaskRequestsTable, DataTasksTable, Tables } from '../db/tables';
+import { inTransaction } from '../db/transaction';
 import type { DataResource } from '../schema/data-resource.enum';
 import { DataTaskStatus } from '../schema/data-task-status.enum';
 
@@ -64,6 +65,11 @@ export function isFinalDataTaskStatus(status: DataTaskStatus): boolean {
   return RANK[status] === 2;
 }
 
+/** The reason a task whose results were too large to keep is FAILED with (the store's and the logs' word). */
+export function resultsTooLarge(bytes: number, maxBytes: number): string {
+  return `results_too_large: ${bytes} bytes, over DATA_TASK_RESULTS_MAX_BYTES (${maxBytes})`;
+}
+
 export function hashTaskToken(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
@@ -81,15 +87,7 @@ export class DataTaskStore {
   ) {}
 
   async putRequest(record: DataTaskRequestRecord): Promise<void> {
-    const row = {
-      tokenHash: record.tokenHash,
-      userId: record.userId,
-      connectionId: record.connectionId ?? null,
-      resource: record.resource,
-      request: JSON.stringify(record.request),
-      taskId: record.taskId ?? null,
-      createdAtMs: Date.parse(record.createdAt),
-    };
+    const row = requestRow(record);
     await this.database.db
       .insertInto('dataTaskRequests')
       .values(row)
@@ -149,17 +147,121 @@ export class DataTaskStore {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** The stored results, read in the same statement that checks the task's connection is still there. */
   async results(taskId: string): Promise<unknown[] | undefined> {
-    const row = await this.database.db.selectFrom('dataTasks').select('results').where('taskId', '=', taskId).executeTakeFirst();
+    const row = await this.database.db
+      .selectFrom('dataTasks')
+      .innerJoin('dataTaskRequests', 'dataTaskRequests.tokenHash', 'dataTasks.tokenHash')
+      .innerJoin('bankConnections', 'bankConnections.id', 'dataTaskRequests.connectionId')
+      .select('dataTasks.results')
+      .where('dataTasks.taskId', '=', taskId)
+      .where('bankConnections.status', '!=', 'revoked')
+      .executeTakeFirst();
     return row?.results ? (JSON.parse(row.results) as unknown[]) : undefined;
   }
 
-  async putResults(taskId: string, results: unknown[]): Promise<void> {
+  /**
+   * Keeps a task's results unless they are larger than `maxBytes` once serialised (nothing is written then) or
+   * the task's connection was revoked meanwhile (a disconnect that raced the fetch: the results are not kept).
+   */
+  async putResults(taskId: string, results: unknown[], maxBytes: number): Promise<{ stored: true } | { stored: false; bytes: number }> {
+    const text = JSON.stringify(results);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > maxBytes) return { stored: false, bytes };
     await this.database.db
       .updateTable('dataTasks')
-      .set({ results: JSON.stringify(results) })
+      .set({ results: text })
       .where('taskId', '=', taskId)
+      .where('tokenHash', 'in', (db) =>
+        db
+          .selectFrom('dataTaskRequests')
+          .innerJoin('bankConnections', 'bankConnections.id', 'dataTaskRequests.connectionId')
+          .select('dataTaskRequests.tokenHash')
+          .where('bankConnections.status', '!=', 'revoked'),
+      )
       .execute();
+    return { stored: true };
+  }
+
+  /** Fails a task whose results cannot be kept, whatever it was; true when it changed. */
+  async failTask(taskId: string, reason: string, at: number): Promise<boolean> {
+    const result = await this.database.db
+      .updateTable('dataTasks')
+      .set({ status: DataTaskStatus.FAILED, providerStatus: reason, failureReason: reason, results: null, completedAtMs: at, updatedAtMs: at })
+      .where('taskId', '=', taskId)
+      .where('status', '!=', DataTaskStatus.FAILED)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Drops every task (and stored result) started through this connection: it was disconnected. */
+  async forgetConnection(connectionId: string): Promise<number> {
+    return this.forgetRequests((db) => db.selectFrom('dataTaskRequests').select('tokenHash').where('connectionId', '=', connectionId));
+  }
+
+  /** Drops every task (and stored result) of this user: they were revoked. */
+  async forgetUser(userId: string): Promise<number> {
+    return this.forgetRequests((db) => db.selectFrom('dataTaskRequests').select('tokenHash').where('userId', '=', userId));
+  }
+
+  /**
+   * Drops the tasks of every revoked connection, however it was revoked (a disconnect, a revoked user, a grant that
+   * replaced it, an event this instance missed): the reconciler's sweep behind the deletions on revocation.
+   */
+  async forgetRevokedConnections(): Promise<number> {
+    return this.forgetRequests((db) =>
+      db
+        .selectFrom('dataTaskRequests')
+        .innerJoin('bankConnections', 'bankConnections.id', 'dataTaskRequests.connectionId')
+        .select('dataTaskRequests.tokenHash')
+        .where('bankConnections.status', '=', 'revoked'),
+    );
+  }
+
+  /**
+   * Tasks this user has open or stored (started within DATA_TASK_TTL_MS) and, when there are any, when the oldest
+   * of them is forgotten.
+   */
+  private async countOf(trx: Transaction<Tables>, userId: string): Promise<{ count: number; oldestMs: number | null }> {
+    const row = await trx
+      .selectFrom('dataTaskRequests')
+      .select((eb) => [eb.fn.countAll<string | number>().as('count'), eb.fn.min<number | string | null>('createdAtMs').as('oldestMs')])
+      .where('userId', '=', userId)
+      .where('createdAtMs', '>=', this.now() - DATA_TASK_TTL_MS)
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), oldestMs: row.oldestMs === null ? null : Number(row.oldestMs) };
+  }
+
+  /**
+   * Stores a new request unless its user already has `max` tasks open or stored: then nothing is written and the
+   * answer says when the oldest is forgotten. One user's starts are counted one at a time across instances (an
+   * advisory lock on PostgreSQL; SQLite's write transactions are serial), so a burst cannot pass the cap.
+   */
+  async putRequestWithin(record: DataTaskRequestRecord, max: number): Promise<{ stored: true } | { stored: false; freesAtMs: number }> {
+    return this.underUserLock(record.userId, async (trx) => {
+      const { count, oldestMs } = await this.countOf(trx, record.userId);
+      if (count >= max) return { stored: false, freesAtMs: (oldestMs ?? this.now()) + DATA_TASK_TTL_MS };
+      await trx.insertInto('dataTaskRequests').values(requestRow(record)).execute();
+      return { stored: true };
+    });
+  }
+
+  private underUserLock<T>(userId: string, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+    if (this.database.kind !== 'postgres') return inTransaction(this.database, work);
+    return this.database.db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`data-tasks-of:${userId}`}, 0))`.execute(trx);
+        return work(trx);
+      });
+  }
+
+  private async forgetRequests(tokenHashes: (db: Kysely<Tables>) => SelectQueryBuilder<Tables, 'dataTaskRequests', { tokenHash: string }>): Promise<number> {
+    // The tasks first: their rows point at the requests.
+    await this.database.db.deleteFrom('dataTasks').where('tokenHash', 'in', tokenHashes(this.database.db)).execute();
+    const result = await this.database.db.deleteFrom('dataTaskRequests').where('tokenHash', 'in', tokenHashes(this.database.db)).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Tasks not finished that started before `startedBefore`, oldest first: their webhook is overdue. */
@@ -180,10 +282,13 @@ export class DataTaskStore {
     return Number(result.numDeletedRows);
   }
 
+  /** Tasks with their request, only while the connection they were started through is not revoked. */
   private joined() {
     return this.database.db
       .selectFrom('dataTasks')
       .innerJoin('dataTaskRequests', 'dataTaskRequests.tokenHash', 'dataTasks.tokenHash')
+      .innerJoin('bankConnections', 'bankConnections.id', 'dataTaskRequests.connectionId')
+      .where('bankConnections.status', '!=', 'revoked')
       .select([
         'dataTasks.taskId',
         'dataTasks.status',
@@ -195,6 +300,18 @@ export class DataTaskStore {
         'dataTaskRequests.createdAtMs',
       ]);
   }
+}
+
+function requestRow(record: DataTaskRequestRecord): Insertable<DataTaskRequestsTable> {
+  return {
+    tokenHash: record.tokenHash,
+    userId: record.userId,
+    connectionId: record.connectionId ?? null,
+    resource: record.resource,
+    request: JSON.stringify(record.request),
+    taskId: record.taskId ?? null,
+    createdAtMs: Date.parse(record.createdAt),
+  };
 }
 
 type JoinedRow = Pick<Selectable<DataTasksTable>, 'taskId' | 'status' | 'completedAtMs'> &

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { requireUser } from '../auth/principal';
 import type { GatewayContext } from '../context';
 import type { DataRequest, DataResource as ProviderDataResource } from '../datasources/data.client';
-import { NotFoundError, UpstreamError } from '../errors';
+import { DataTaskLimitExceededError, NotFoundError, UpstreamError } from '../errors';
 import { DataResource } from '../schema/data-resource.enum';
 import { DataTaskStatus } from '../schema/data-task-status.enum';
 import type { StartDataTaskInput } from '../schema/start-data-task.input';
-import { hashTaskToken, type DataTaskRecord, type DataTaskRequestRecord, type DataTaskStore } from './data-task.store';
+import { hashTaskToken, resultsTooLarge, type DataTaskRecord, type DataTaskRequestRecord, type DataTaskStore } from './data-task.store';
 import { InputProblems } from '../validation/input-problems';
 import { isUuid, shown } from '../validation/text-rules';
 import { DATA_WEBHOOK_PREFIX } from '../subscriptions/webhook.receiver';
@@ -73,7 +73,15 @@ export async function startDataTask(context: GatewayContext, input: StartDataTas
     request,
     createdAt: new Date().toISOString(),
   };
-  await dataTasks.putRequest(record);
+  const { maxPerUser } = context.services.config.dataTasks;
+  const admitted = await dataTasks.putRequestWithin(record, maxPerUser);
+  if (!admitted.stored) {
+    throw new DataTaskLimitExceededError(
+      `This user already has ${maxPerUser} data tasks open or stored, the most DATA_TASKS_MAX_PER_USER allows. A task is kept 24 hours after it starts; the oldest is forgotten at ${new Date(admitted.freesAtMs).toISOString()}.`,
+      'DATA_TASKS_MAX_PER_USER',
+      maxPerUser,
+    );
+  }
   let taskId: string;
   try {
     const webhookUri = `${context.services.live.publicUrl()}${DATA_WEBHOOK_PREFIX}${token}`;
@@ -130,7 +138,10 @@ export async function requireOwnTask(context: GatewayContext, id: string): Promi
 export class DataTaskResults {
   private readonly inFlight = new Map<string, Promise<{ connectionId: string; results: unknown[] }>>();
 
-  constructor(private readonly store: DataTaskStore) {}
+  constructor(
+    private readonly store: DataTaskStore,
+    private readonly maxBytes: number,
+  ) {}
 
   /** The results, and the connection they were read through (Account.connection and Card.connection name it). */
   get(context: GatewayContext, task: { id: string; resource: DataResource; createdAt: string }): Promise<{ connectionId: string; results: unknown[] }> {
@@ -138,8 +149,9 @@ export class DataTaskResults {
     if (pending) return pending;
     requireUser(context.principal);
     const work = (async () => {
+      // Both reads check that the task's connection is still there: a disconnected bank's results are never served.
       const record = await this.store.find(task.id);
-      if (!record?.connectionId) throw new NotFoundError('No data task with that id was started through a bank connection of this user.');
+      if (!record?.connectionId) throw new NotFoundError('No data task with that id was started through an active bank connection of this user.');
       const cached = await this.store.results(task.id);
       const { connectionId } = record;
       if (cached) return { connectionId, results: cached };
@@ -149,7 +161,16 @@ export class DataTaskResults {
         RESOURCES[task.resource].provider,
         context.callOptions(),
       )) as unknown[];
-      await this.store.putResults(task.id, results);
+      const kept = await this.store.putResults(task.id, results, this.maxBytes);
+      if (!kept.stored) {
+        // Failed rather than left SUCCEEDED: otherwise every read would fetch the whole answer from the provider again.
+        await this.store.failTask(task.id, resultsTooLarge(kept.bytes, this.maxBytes), Date.now());
+        throw new DataTaskLimitExceededError(
+          `The task's results are ${kept.bytes} bytes, more than the ${this.maxBytes} bytes DATA_TASK_RESULTS_MAX_BYTES lets the gateway keep for one task, so the task is now FAILED. Start it again for less, e.g. a shorter from/to range of transactions.`,
+          'DATA_TASK_RESULTS_MAX_BYTES',
+          this.maxBytes,
+        );
+      }
       return { connectionId, results };
     })().finally(() => this.inFlight.delete(task.id));
     this.inFlight.set(task.id, work);

@@ -28,7 +28,8 @@
  *   operation-deadline.ts): a send is aborted when it passes, and a retry whose backoff would end after it is not
  *   made, so a slow provider costs an operation its deadline, not maxAttempts × the HTTP timeouts.
  * - Each route has a circuit breaker (circuit-breakers.ts): after consecutive sends without an answer or with a
- *   5xx it fails fast for a cool-down, without sending.
+ *   5xx it fails fast for a cool-down, without sending. A call with a bank connection's token runs on that
+ *   connection's own breaker for the route, so one user's failing data never refuses another's.
  * - Bodies are read up to `maxBodyBytes`; a larger answer is refused while reading (UPSTREAM_ERROR), never buffered.
  * Final failures become GatewayErrors through `upstreamErrorFrom` (src/errors.ts).
  */
@@ -38,7 +39,7 @@ import { BrokenCircuitError } from 'cockatiel';
 import { Agent, type Dispatcher } from 'undici';
 import { UpstreamError, ProviderResponseError, upstreamErrorFrom, retryAfterSeconds, type UpstreamErrorContext } from '../errors';
 import { dispatchForAnswer, type ProviderAnswer } from './body-limit';
-import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName } from './circuit-breakers';
+import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName, type ConnectionCircuitChange } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';
 import { LazyProviderList } from './provider-list';
 import { OperationDeadlineError, type OperationDeadline } from './operation-deadline';
@@ -66,9 +67,10 @@ export interface HttpClientConfig {
   retryAfterCapMs?: number;
   /** Largest provider answer read. Default 16 MiB. */
   maxBodyBytes?: number;
-  /** Per-route circuit breaker. Defaults: 5 consecutive failures, 10000 ms cool-down. */
+  /** Per-route (and per-connection) circuit breakers. Defaults: 5 consecutive failures, 10000 ms cool-down, spread over 3 connections. */
   breaker?: CircuitBreakerSettings;
   onCircuitStateChange?: (route: string, state: CircuitStateName) => void;
+  onConnectionCircuitChange?: (change: ConnectionCircuitChange) => void;
   userAgent?: string;
   /** Needed only for requests with `sign`. */
   signingKey?: SigningKey;
@@ -100,6 +102,8 @@ export interface AttemptEvent {
  * Both get the request's call options, so a token fetched or refreshed for it keeps its operation's deadline.
  */
 export interface BearerAuth {
+  /** The bank connection the token is of, when it is a user's: its calls run on their own circuit breaker. */
+  readonly connectionId?: string;
   token(options?: CallOptions): Promise<string>;
   onUnauthorized?(rejectedToken: string, options?: CallOptions): Promise<void>;
 }
@@ -226,7 +230,10 @@ export class ProviderHttpClient {
   private readonly ownsDispatcher: boolean;
   private readonly signingKey: { keyId: string; privateKey: KeyObject } | undefined;
   private readonly settings: Required<
-    Omit<HttpClientConfig, 'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange' | 'telemetry'>
+    Omit<
+      HttpClientConfig,
+      'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange' | 'onConnectionCircuitChange' | 'telemetry'
+    >
   >;
   readonly breakers: CircuitBreakers;
   private readonly signatures = new SignatureReuse();
@@ -254,6 +261,7 @@ export class ProviderHttpClient {
         answer: (answer) => (answer as { status: number }).status >= 500,
       },
       config.onCircuitStateChange,
+      config.onConnectionCircuitChange,
     );
     // Parsed once: a PEM parse per signed attempt would be wasted work on the hot path.
     const key = config.signingKey;
@@ -299,7 +307,7 @@ export class ProviderHttpClient {
       const started = performance.now();
       let outcome: ProviderAnswer | { error: unknown };
       try {
-        outcome = await this.breakers.execute(request.route, () =>
+        outcome = await this.breakers.execute(request.route, request.auth?.connectionId, () =>
           dispatchForAnswer(
             this.dispatcher,
             {

@@ -124,6 +124,12 @@ export class GatewayMetrics {
     labelNames: ['route', 'state'] as const,
     registers: [this.registry],
   });
+  private readonly connectionCircuitsOpen = new Gauge({
+    name: 'bankgraph_provider_connection_circuits_open',
+    help: "Bank connections whose own circuit breaker on a provider route is open (their calls there fail fast; other connections' do not), by route.",
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
   private readonly webSockets = new Gauge({
     name: 'bankgraph_websocket_connections',
     help: 'WebSocket connections currently open.',
@@ -176,6 +182,11 @@ export class GatewayMetrics {
   /** For the provider HTTP client's circuit breakers. */
   circuitState(route: string, state: CircuitStateName): void {
     for (const each of CIRCUIT_STATES) this.circuits.set({ route, state: each }, each === state ? 1 : 0);
+  }
+
+  /** For the circuit breakers of single bank connections: how many are open on `route`. */
+  connectionCircuits(route: string, open: number): void {
+    this.connectionCircuitsOpen.set({ route }, open);
   }
 
   /** One webhook delivery: `source` e.g. `payments` or `data`; `outcome` e.g. `accepted`, `duplicate`, `bad_signature`, `malformed`, `unknown_type`. */

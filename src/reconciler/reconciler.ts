@@ -1,4 +1,4 @@
-import { DATA_TASK_TTL_MS, type OverdueDataTask } from '../data-tasks/data-task.store';
+import { DATA_TASK_TTL_MS, resultsTooLarge, type OverdueDataTask } from '../data-tasks/data-task.store';
 import { toDataTaskSnapshot } from '../data-tasks/data-task.snapshot';
 import { taskBearer } from '../data-tasks/task-bearer';
 import type { DatabaseLeases } from '../db/database-leases';
@@ -122,6 +122,7 @@ export class Reconciler {
     const { live, config } = this.services;
     const now = Date.now();
     await live.dataTasks.forgetStartedBefore(now - DATA_TASK_TTL_MS);
+    await live.dataTasks.forgetRevokedConnections();
     for (const task of await live.dataTasks.overdue(now - config.money.dataTaskWebhookGraceMs, BATCH)) {
       if (this.closed) return;
       await this.completeDataTask(task);
@@ -129,7 +130,7 @@ export class Reconciler {
   }
 
   private async completeDataTask(task: OverdueDataTask): Promise<void> {
-    const { live, data, connections, userTokens } = this.services;
+    const { live, data, connections, userTokens, config } = this.services;
     const bearer = await taskBearer(connections, userTokens, task.connectionId);
     if (!bearer) return this.failDataTask(task, 'the bank connection that started it ended before its results could be fetched; start the task again');
     let results: unknown[];
@@ -141,7 +142,8 @@ export class Reconciler {
       this.deps.logger.info({ err: error, taskId: task.id }, 'overdue data task not fetched yet');
       return;
     }
-    await live.dataTasks.putResults(task.id, results);
+    const kept = await live.dataTasks.putResults(task.id, results, config.dataTasks.resultsMaxBytes);
+    if (!kept.stored) return this.failDataTask(task, resultsTooLarge(kept.bytes, config.dataTasks.resultsMaxBytes));
     const at = new Date().toISOString();
     const changed = await live.dataTasks.recordState({
       taskId: task.id,

@@ -33,6 +33,7 @@ export class BankConnectionResolver {
     const user = requireUser(context.principal);
     const revoked = await context.services.connections.revoke(user.userId, connectionId);
     if (!revoked) throw new NotFoundError('No bank connection with that id belongs to this user.');
+    await context.services.live.dataTasks.forgetConnection(connectionId);
     await context.services.identityEvents.publish({ kind: 'disconnected', userId: user.userId, connectionId });
     return toBankConnection(revoked);
   }

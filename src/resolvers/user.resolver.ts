@@ -19,6 +19,7 @@ export class UserResolver {
   async revokeUser(@Args() { userId }: RevokeUserArgs, @Ctx() context: GatewayContext): Promise<boolean> {
     requireMerchant(context.principal);
     if (!(await context.services.connections.revokeUser(userId))) throw new NotFoundError('No user with that id exists.');
+    await context.services.live.dataTasks.forgetUser(userId);
     await context.services.identityEvents.publish({ kind: 'user-revoked', userId });
     return true;
   }

@@ -129,7 +129,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     bus,
     inbox,
     dataTasks,
-    dataTaskResults: new DataTaskResults(dataTasks),
+    dataTaskResults: new DataTaskResults(dataTasks, config.dataTasks.resultsMaxBytes),
     webhooks,
     payoutWatchers,
     refundReads,

@@ -70,6 +70,56 @@ describe('circuit breaker per route', () => {
   });
 });
 
+describe('circuit breaker per bank connection', () => {
+  const of = (connectionId: string) => ({ connectionId, token: async () => `token-of-${connectionId}` });
+  const tx = (connectionId: string, path = '/tx') => ({ ...get(path), route: 'data.tx', auth: of(connectionId) });
+
+  it("opens for the failing connection only: another connection's calls on the same route still go through", async () => {
+    const changes: unknown[] = [];
+    provider = mockProvider({ maxAttempts: 1, breaker: { failures: 2, cooldownMs: 10_000 }, onConnectionCircuitChange: (change) => changes.push(change) });
+    provider.on('GET', '/tx', { status: 503 }, { status: 503 });
+    for (let i = 0; i < 2; i += 1) await provider.http.send(tx('jane')).catch(() => undefined);
+    const fast = (await provider.http.send(tx('jane')).catch((e: unknown) => e)) as GatewayError;
+    expect(fast.message).toMatch(/not calling it/);
+    expect(provider.requests).toHaveLength(2);
+    expect(provider.http.breakers.connectionState('data.tx', 'jane')).toBe('open');
+
+    provider.on('GET', '/tx', { status: 200, body: { ok: true } });
+    expect((await provider.http.send(tx('john'))).body).toEqual({ ok: true });
+    expect(provider.http.breakers.state('data.tx')).toBe('closed');
+    expect(changes).toEqual([{ route: 'data.tx', connectionId: 'jane', state: 'open', openOnRoute: 1 }]);
+  });
+
+  it('opens the route for every connection once failures span PROVIDER_BREAKER_ROUTE_CONNECTIONS connections with no success between', async () => {
+    provider = mockProvider({ maxAttempts: 1, breaker: { failures: 1, cooldownMs: 150, spreadConnections: 2 } });
+    provider.on('GET', '/tx', { status: 503 }, { status: 503 }, { status: 503 });
+    await provider.http.send(tx('a')).catch(() => undefined);
+    await provider.http.send(tx('b')).catch(() => undefined);
+    expect(provider.http.breakers.state('data.tx')).toBe('closed');
+    // Tripped: the next call, whoever makes it, is the route's; failing too, it opens the route.
+    await provider.http.send(tx('c')).catch(() => undefined);
+    expect(provider.http.breakers.state('data.tx')).toBe('open');
+    const fast = (await provider.http.send(tx('d')).catch((e: unknown) => e)) as GatewayError;
+    expect(fast.message).toMatch(/not calling it/);
+    expect(provider.requests).toHaveLength(3);
+
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    provider.on('GET', '/tx', { status: 200, body: { back: true } });
+    expect((await provider.http.send(tx('d'))).body).toEqual({ back: true });
+    expect(provider.http.breakers.state('data.tx')).toBe('closed');
+  });
+
+  it('does not open the route when a success on it comes between the failing connections', async () => {
+    provider = mockProvider({ maxAttempts: 1, breaker: { failures: 1, cooldownMs: 10_000, spreadConnections: 2 } });
+    provider.on('GET', '/tx', { status: 503 }, { status: 200, body: {} }, { status: 503 }, { status: 200, body: { still: 'served' } });
+    await provider.http.send(tx('a')).catch(() => undefined);
+    await provider.http.send(tx('ok'));
+    await provider.http.send(tx('b')).catch(() => undefined);
+    expect((await provider.http.send(tx('c'))).body).toEqual({ still: 'served' });
+    expect(provider.http.breakers.state('data.tx')).toBe('closed');
+  });
+});
+
 describe('provider body size cap', () => {
   it('refuses an answer over maxBodyBytes with UPSTREAM_ERROR, whether or not it declares its length', async () => {
     provider = mockProvider({ maxBodyBytes: 1_024 });
