@@ -137,6 +137,9 @@ describe('refunds', () => {
     ['reference', { reference: '' }, /1 to 18 characters/],
     ['reference', { reference: 'x'.repeat(19) }, /at most 18 characters.*got 19/],
     ['idempotencyKey', { idempotencyKey: 'retry-please' }, /UUID/],
+    ['reference', { reference: 'Refund \u202egnp.exe' }, /printable text.*got U\+202E at character 8/],
+    ['reference', { reference: 'Re\u200bfund' }, /printable text.*got U\+200B at character 3/],
+    ['reference', { reference: 'Refund \ud800' }, /unpaired UTF-16 surrogates; got U\+D800 at character 8/],
   ])('refuses a bad %s with BAD_USER_INPUT naming the field, before any provider call', async (field, change, message) => {
     const [settled] = paymentsIn(seeded, 'settled');
     const result = await refund({ paymentId: settled!.id, amountInMinor: 100, reference: 'Refund', ...change });
