@@ -27,6 +27,7 @@ import { OperationRecorder } from './ops/operation-recorder';
 import { handleOpsRoute } from './ops/ops.routes';
 import { Playground } from './playground/playground.routes';
 import { costLimitPlugin } from './security/cost-limit.plugin';
+import { httpSubscriptionPlugin } from './security/http-subscription.plugin';
 import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-masking';
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
@@ -140,6 +141,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       requestIdPlugin(),
       answerCachePlugin(),
       costLimitPlugin<GatewayContext>(limits),
+      httpSubscriptionPlugin<GatewayContext>(),
       operationObserverPlugin(recorder, logger),
       // Its per-field hook costs on every field of every answer, for cache hints this gateway does not use.
       ApolloServerPluginCacheControlDisabled(),
