@@ -70,6 +70,8 @@ export interface GatewayOptions {
   rateLimitClock?: () => number;
   /** Exports this gateway's spans here instead of where OTEL_* says, tracing on (tests read them back). */
   spanExporter?: SpanExporter;
+  /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
+  refundClock?: () => number;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -80,7 +82,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const telemetry = await Telemetry.start(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
-  const services = await createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live });
+  const services = await createServices(config, logger, database, { metrics, telemetry }, options);
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;
