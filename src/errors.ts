@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'IDEMPOTENCY_CONFLICT',
   'PAYOUT_LIMIT_EXCEEDED',
   'DATA_TASK_LIMIT_EXCEEDED',
+  'TRY_AGAIN',
   'UPSTREAM_RATE_LIMITED',
   'UPSTREAM_UNAVAILABLE',
   'UPSTREAM_ERROR',
@@ -77,6 +78,19 @@ export class RefundExceedsPaymentError extends GatewayError {
 
 export class IdempotencyConflictError extends GatewayError {
   static override readonly code = 'IDEMPOTENCY_CONFLICT';
+}
+
+/**
+ * The relational store kept refusing the request's transaction because concurrent requests changed the same
+ * records (PostgreSQL serialization failures and deadlocks, retried with growing delays first). Nothing of that
+ * transaction was written, so sending the same request again is safe.
+ */
+export class TryAgainError extends GatewayError {
+  static override readonly code = 'TRY_AGAIN';
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message, { retryAfterSeconds });
+  }
 }
 
 export class UpstreamRateLimitedError extends GatewayError {

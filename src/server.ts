@@ -27,6 +27,7 @@ import { OperationRecorder } from './ops/operation-recorder';
 import { handleOpsRoute } from './ops/ops.routes';
 import { Playground } from './playground/playground.routes';
 import { costLimitPlugin } from './security/cost-limit.plugin';
+import { httpSubscriptionPlugin } from './security/http-subscription.plugin';
 import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-masking';
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
@@ -70,6 +71,8 @@ export interface GatewayOptions {
   rateLimitClock?: () => number;
   /** Exports this gateway's spans here instead of where OTEL_* says, tracing on (tests read them back). */
   spanExporter?: SpanExporter;
+  /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
+  refundClock?: () => number;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -80,7 +83,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const telemetry = await Telemetry.start(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
-  const services = await createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live });
+  const services = await createServices(config, logger, database, { metrics, telemetry }, options);
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;
@@ -142,6 +145,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       requestIdPlugin(),
       answerCachePlugin(),
       costLimitPlugin<GatewayContext>(limits),
+      httpSubscriptionPlugin<GatewayContext>(),
       operationObserverPlugin(recorder, logger),
       // Its per-field hook costs on every field of every answer, for cache hints this gateway does not use.
       ApolloServerPluginCacheControlDisabled(),

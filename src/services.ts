@@ -71,6 +71,8 @@ export interface ServicesOptions {
   /** Prefixes every store namespace and Redis key, so deployments (or test runs) can share one Redis. */
   keyPrefix?: string;
   live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
+  /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
+  refundClock?: () => number;
 }
 
 export async function createServices(
@@ -144,7 +146,7 @@ export async function createServices(
     identityEvents: new IdentityEvents(live.bus),
     beneficiaries: new BeneficiaryLedger(database),
     payoutLedger: new PayoutLedger(database),
-    refundKeys: new RefundKeyStore(database),
+    refundKeys: new RefundKeyStore(database, options.refundClock),
     responseCache: new ResponseCache(
       cacheKeyv,
       DEFAULT_CACHE_TTL_SECONDS,

@@ -103,7 +103,12 @@ export interface RefundKeysTable {
   generated: number;
   refundId: string | null;
   createdAtMs: number;
+  /** Only once `answered`: an attempt whose refund no client has been given yet never expires. */
   expiresAtMs: number;
+  /** 1 once a client has been given the refund made under the key. */
+  answered: number;
+  /** The last time the request was sent to the provider under the key. */
+  sentAtMs: number;
 }
 
 /** The key the gateway generated for a refund request that came without one, so a retry reuses it. */

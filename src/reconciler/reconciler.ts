@@ -11,6 +11,7 @@ import { DataTaskStatus } from '../schema/data-task-status.enum';
 import type { Services } from '../services';
 import { traceJob } from '../telemetry/telemetry';
 import { topics } from '../subscriptions/topics';
+import { reconcileRefundAttempts } from './refund-attempts.pass';
 
 /** Records looked at per kind per pass: a backlog is worked through over several passes, not in one burst. */
 const BATCH = 100;
@@ -24,7 +25,8 @@ const LEASE_NAME = 'reconciler';
  * - payouts the provider confirmed but that are not final: re-read, stored and published when they moved;
  * - data tasks with no webhook DATA_TASK_WEBHOOK_GRACE_MS after they started: the results are fetched by task id
  *   and the task completes (its subscribers with it), or it is marked FAILED with the reason; tasks past
- *   DATA_TASK_TTL_MS are forgotten.
+ *   DATA_TASK_TTL_MS are forgotten;
+ * - refund attempts whose outcome is unknown: settled from the payment's refund list (./refund-attempts.pass.ts).
  * Each repair is logged and counted (bankgraph_reconciler_repairs_total).
  */
 export class Reconciler {
@@ -57,6 +59,7 @@ export class Reconciler {
         await this.reconcileUnconfirmed();
         await this.reconcileInFlight();
         await this.reconcileDataTasks();
+        await reconcileRefundAttempts(this.deps, BATCH, () => this.closed);
       });
       this.services.metrics.reconcilerRun('ok');
     } catch (error) {

@@ -1,13 +1,14 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { ProviderRefundRequest } from '../datasources/provider-types';
 import type { Database } from '../db/database';
 import type { RefundKeysTable } from '../db/tables';
-import { inTransaction, isUniqueViolation } from '../db/transaction';
+import { isUniqueViolation } from '../db/transaction';
 import { KeyedMutex } from '../store/keyed-mutex';
 
 /**
- * How long the gateway remembers a refund request's idempotency key: the provider remembers keys for 24 hours
- * (README, Refunds and payments), and a key the provider has forgotten no longer protects anything.
+ * How long the gateway remembers a refund request's idempotency key once a client has been given its refund: the
+ * provider remembers keys for 24 hours (README, Refunds and payments). A key whose refund no client has been given
+ * yet (its outcome unknown, or found only by the reconciler) is kept until one has.
  */
 export const REFUND_KEY_TTL_MS = 24 * 3600 * 1000;
 
@@ -21,69 +22,96 @@ export interface RefundAttempt {
   /** True when the gateway chose the key because the client sent none. */
   generated: boolean;
   createdAt: string;
-  /** Set once the provider has accepted the refund (202 { id }). */
+  /** Set once the refund made under the key is known (the provider's 202 { id }, or found in its refund list). */
   refundId?: string;
+  /** True once a client has been given that refund. */
+  answered: boolean;
+  /** When the request was last sent to the provider (epoch ms). */
+  sentAtMs: number;
+}
+
+/** What `record` found under a key: the attempt stored first, and whether this call stored it. */
+export interface RecordedAttempt {
+  attempt: RefundAttempt;
+  created: boolean;
 }
 
 /**
  * Refund idempotency keys in the relational store, shared by every instance:
- * - `refund_keys` holds the request made under a key, so the same key with another request is refused before any
- *   provider call, and a key whose refund is known answers without a second POST;
- * - `refund_generated_keys` holds the key the gateway generated for a request that came without one, committed
- *   before the provider call (its primary key decides between instances), so a retry of that request reuses it.
- * `withKey` also serialises work on one key in this process, so the same key twice at once is one POST here;
- * across instances the provider's own idempotency on the key holds.
+ * - `refund_keys` holds the request made under a key, written once (insert-if-absent): the same key with another
+ *   request is refused before any provider call, quoting the request stored first, and a key whose refund is
+ *   known answers without a second POST;
+ * - `refund_generated_keys` holds the key the gateway generated for a request that came without one, written once
+ *   per request fingerprint (its primary key decides between instances), so a retry of that request reuses it.
+ * Both are single statements, never a serializable transaction, so concurrent refunds on several instances never
+ * fail on a serialization conflict. `withKey` also serialises work on one key in this process, so the same key
+ * twice at once is one POST here; across instances the provider's own idempotency on the key holds.
  */
 export class RefundKeyStore {
   private readonly mutex = new KeyedMutex();
 
   constructor(
     private readonly database: Database,
-    private readonly now: () => number = Date.now,
+    readonly now: () => number = Date.now,
   ) {}
 
   withKey<T>(idempotencyKey: string, work: () => Promise<T>): Promise<T> {
     return this.mutex.run(`key:${idempotencyKey}`, work);
   }
 
-  /** The key already generated for this request, or `generate()`'s, stored first; one per fingerprint across instances. */
+  /**
+   * The key already generated for this request, or `generate()`'s, stored first; one per fingerprint across
+   * instances. A generated key is replaced only once it is past its 24 hours and the attempt made under it is
+   * forgotten too: while that attempt's refund has not reached a client, a retry must find it.
+   */
   async generatedKeyFor(fingerprint: string, generate: () => string): Promise<string> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await inTransaction(this.database, async (trx) => {
-          const now = this.now();
-          await trx.deleteFrom('refundGeneratedKeys').where('fingerprint', '=', fingerprint).where('expiresAtMs', '<=', now).execute();
-          const known = await trx.selectFrom('refundGeneratedKeys').select('idempotencyKey').where('fingerprint', '=', fingerprint).executeTakeFirst();
-          if (known) return known.idempotencyKey;
-          const key = generate();
-          await trx
-            .insertInto('refundGeneratedKeys')
-            .values({ fingerprint, idempotencyKey: key, expiresAtMs: now + REFUND_KEY_TTL_MS })
-            .execute();
-          return key;
-        });
-      } catch (error) {
-        // Another instance generated one at the same moment: read theirs.
-        if (attempt < 3 && isUniqueViolation(error)) continue;
-        throw error;
-      }
-    }
+    const now = this.now();
+    await this.database.db
+      .insertInto('refundGeneratedKeys')
+      .values({ fingerprint, idempotencyKey: generate(), expiresAtMs: now + REFUND_KEY_TTL_MS })
+      .onConflict((conflict) =>
+        conflict
+          .column('fingerprint')
+          .doUpdateSet((eb) => ({ idempotencyKey: eb.ref('excluded.idempotencyKey'), expiresAtMs: eb.ref('excluded.expiresAtMs') }))
+          .where('refundGeneratedKeys.expiresAtMs', '<=', now)
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('refundKeys')
+                  .select(sql.lit(1).as('live'))
+                  .whereRef('refundKeys.idempotencyKey', '=', 'refundGeneratedKeys.idempotencyKey')
+                  .where((eb) => eb.or([eb('refundKeys.answered', '=', 0), eb('refundKeys.expiresAtMs', '>', now)])),
+              ),
+            ),
+          ),
+      )
+      .execute();
+    const stored = await this.database.db
+      .selectFrom('refundGeneratedKeys')
+      .select('idempotencyKey')
+      .where('fingerprint', '=', fingerprint)
+      .executeTakeFirstOrThrow();
+    return stored.idempotencyKey;
   }
 
+  /** The attempt under the key, unless it expired (only attempts whose refund a client has been given expire). */
   async get(idempotencyKey: string): Promise<RefundAttempt | undefined> {
     const row = await this.database.db
       .selectFrom('refundKeys')
       .selectAll()
       .where('idempotencyKey', '=', idempotencyKey)
-      .where('expiresAtMs', '>', this.now())
+      .where((eb) => eb.or([eb('answered', '=', 0), eb('expiresAtMs', '>', this.now())]))
       .executeTakeFirst();
     return row && fromRow(row);
   }
 
-  /** Records the attempt, or its refund id once known; an expired row under the same key is replaced. */
-  async put(attempt: RefundAttempt): Promise<void> {
+  /**
+   * Stores the attempt unless one is already stored under its key, and answers the one stored first: a request is
+   * never overwritten by another under the same key, on any instance. Only an expired attempt is replaced.
+   */
+  async record(attempt: Omit<RefundAttempt, 'refundId' | 'answered' | 'sentAtMs'>): Promise<RecordedAttempt> {
     const createdAtMs = Date.parse(attempt.createdAt);
-    await this.database.db
+    const result = await this.database.db
       .insertInto('refundKeys')
       .values({
         idempotencyKey: attempt.idempotencyKey,
@@ -91,27 +119,154 @@ export class RefundKeyStore {
         paymentId: attempt.paymentId,
         request: JSON.stringify(attempt.request),
         generated: attempt.generated ? 1 : 0,
-        refundId: attempt.refundId ?? null,
+        refundId: null,
         createdAtMs,
         expiresAtMs: createdAtMs + REFUND_KEY_TTL_MS,
+        answered: 0,
+        sentAtMs: createdAtMs,
       })
       .onConflict((conflict) =>
-        conflict.column('idempotencyKey').doUpdateSet((eb) => ({
-          fingerprint: eb.ref('excluded.fingerprint'),
-          paymentId: eb.ref('excluded.paymentId'),
-          request: eb.ref('excluded.request'),
-          generated: eb.ref('excluded.generated'),
-          refundId: eb.ref('excluded.refundId'),
-          createdAtMs: eb.ref('excluded.createdAtMs'),
-          expiresAtMs: eb.ref('excluded.expiresAtMs'),
-        })),
+        conflict
+          .column('idempotencyKey')
+          .doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            paymentId: eb.ref('excluded.paymentId'),
+            request: eb.ref('excluded.request'),
+            generated: eb.ref('excluded.generated'),
+            refundId: null,
+            createdAtMs: eb.ref('excluded.createdAtMs'),
+            expiresAtMs: eb.ref('excluded.expiresAtMs'),
+            answered: 0,
+            sentAtMs: eb.ref('excluded.sentAtMs'),
+          }))
+          .where('refundKeys.answered', '=', 1)
+          .where('refundKeys.expiresAtMs', '<=', createdAtMs),
       )
+      .executeTakeFirst();
+    const stored = await this.get(attempt.idempotencyKey);
+    // Released (refused outright) between the two statements: nothing is stored, so this request is the first.
+    if (!stored) return this.record(attempt);
+    return { attempt: stored, created: Number(result.numInsertedOrUpdatedRows ?? 0) > 0 };
+  }
+
+  /**
+   * Notes that the attempt is being sent again now, so the reconciler leaves it alone; false when it is not
+   * waiting for an outcome any more (settled meanwhile, or forgotten as never made).
+   */
+  async markSent(idempotencyKey: string): Promise<boolean> {
+    const result = await this.database.db
+      .updateTable('refundKeys')
+      .set({ sentAtMs: this.now() })
+      .where('idempotencyKey', '=', idempotencyKey)
+      .where('refundId', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Records the refund made under the attempt's key. `answered` says a client is being given it now; the key is
+   * then remembered 24 hours from now. `authoritative` says the provider answered it under this very key: a refund
+   * the reconciler had matched to another attempt by amount and reference is taken back from that one. A match
+   * (not authoritative) that another attempt already holds is not recorded, and false is answered.
+   */
+  async recordRefund(attempt: RefundAttempt, refundId: string, options: { answered: boolean; authoritative: boolean }): Promise<boolean> {
+    const now = this.now();
+    const createdAtMs = Date.parse(attempt.createdAt);
+    const write = () =>
+      this.database.db
+        .insertInto('refundKeys')
+        .values({
+          idempotencyKey: attempt.idempotencyKey,
+          fingerprint: attempt.fingerprint,
+          paymentId: attempt.paymentId,
+          request: JSON.stringify(attempt.request),
+          generated: attempt.generated ? 1 : 0,
+          refundId,
+          createdAtMs,
+          expiresAtMs: options.answered ? now + REFUND_KEY_TTL_MS : createdAtMs + REFUND_KEY_TTL_MS,
+          answered: options.answered ? 1 : 0,
+          sentAtMs: attempt.sentAtMs,
+        })
+        // The request stored under the key stays as it is; only the outcome is filled in, once.
+        .onConflict((conflict) => {
+          const update = conflict
+            .column('idempotencyKey')
+            .doUpdateSet((eb) => ({
+              refundId: eb.ref('excluded.refundId'),
+              answered: eb.ref('excluded.answered'),
+              expiresAtMs: eb.ref('excluded.expiresAtMs'),
+            }))
+            .where('refundKeys.fingerprint', '=', attempt.fingerprint);
+          return options.authoritative
+            ? update
+            : update.where((eb) => eb.or([eb('refundKeys.refundId', 'is', null), eb('refundKeys.refundId', '=', refundId)]));
+        })
+        .execute();
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (!options.authoritative) return false;
+    }
+    await this.database.db
+      .updateTable('refundKeys')
+      .set({ refundId: null })
+      .where('refundId', '=', refundId)
+      .where('idempotencyKey', '!=', attempt.idempotencyKey)
+      .execute();
+    await write();
+    return true;
+  }
+
+  /** A known refund handed to a client for the first time: from now, the key is remembered 24 hours more. */
+  async markAnswered(idempotencyKey: string): Promise<void> {
+    await this.database.db
+      .updateTable('refundKeys')
+      .set({ answered: 1, expiresAtMs: this.now() + REFUND_KEY_TTL_MS })
+      .where('idempotencyKey', '=', idempotencyKey)
+      .where('answered', '=', 0)
       .execute();
   }
 
-  /** A request the provider refused outright was not remembered there either, so the key is free again. */
-  async release(idempotencyKey: string): Promise<void> {
-    await this.database.db.deleteFrom('refundKeys').where('idempotencyKey', '=', idempotencyKey).execute();
+  /** Refund ids already recorded under some key for this payment: the refunds no other attempt can claim. */
+  async claimedRefundIds(paymentId: string): Promise<Set<string>> {
+    const rows = await this.database.db
+      .selectFrom('refundKeys')
+      .select('refundId')
+      .where('paymentId', '=', paymentId)
+      .where('refundId', 'is not', null)
+      .execute();
+    return new Set(rows.map((row) => row.refundId!));
+  }
+
+  /** Attempts still waiting for an outcome that nobody has sent since `sentBefore`, oldest first. */
+  async unsettled(sentBefore: number, limit: number): Promise<RefundAttempt[]> {
+    const rows = await this.database.db
+      .selectFrom('refundKeys')
+      .selectAll()
+      .where('refundId', 'is', null)
+      .where('sentAtMs', '<=', sentBefore)
+      .orderBy('createdAtMs')
+      .limit(limit)
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  /**
+   * The provider made no refund under the key (refused outright, or settled as never made): the key is free again.
+   * Only the request stored under it is removed, and only while its outcome is unknown; with `notSentSince`, only if
+   * no request has sent it again since then.
+   */
+  async release(attempt: Pick<RefundAttempt, 'idempotencyKey' | 'fingerprint'>, notSentSince?: number): Promise<boolean> {
+    let query = this.database.db
+      .deleteFrom('refundKeys')
+      .where('idempotencyKey', '=', attempt.idempotencyKey)
+      .where('fingerprint', '=', attempt.fingerprint)
+      .where('refundId', 'is', null);
+    if (notSentSince !== undefined) query = query.where('sentAtMs', '<=', notSentSince);
+    const result = await query.executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
   }
 }
 
@@ -124,5 +279,7 @@ function fromRow(row: Selectable<RefundKeysTable>): RefundAttempt {
     generated: Number(row.generated) === 1,
     createdAt: new Date(Number(row.createdAtMs)).toISOString(),
     ...(row.refundId === null ? {} : { refundId: row.refundId }),
+    answered: Number(row.answered) === 1,
+    sentAtMs: Number(row.sentAtMs),
   };
 }

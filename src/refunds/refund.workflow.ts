@@ -14,6 +14,7 @@ import {
 import { toRefund } from '../mappers/refund.mapper';
 import type { Refund } from '../schema/refund.type';
 import type { RefundAttempt } from './refund-key.store';
+import { refundMadeBy } from './refund-outcome';
 import type { ValidRefundInput } from '../validation/refund-input.validator';
 
 /**
@@ -27,6 +28,8 @@ const IN_FLIGHT_BACKOFF_MS = 50;
  * refundPayment after validation. The idempotency key is the client's, or one the gateway generated for this exact
  * request and stored before calling, so a retry of the request (its answer was lost) reuses it and the provider
  * answers the same refund. Work on one key runs under that key's lock: the same key twice at once is one POST.
+ * An attempt sent before whose outcome was never heard is settled from the provider's refund list before it is
+ * sent again: past the provider's 24 hours of key memory, the same key would make a second refund.
  */
 export async function refundPayment(context: GatewayContext, input: ValidRefundInput): Promise<Refund> {
   const store = context.services.refundKeys;
@@ -34,37 +37,56 @@ export async function refundPayment(context: GatewayContext, input: ValidRefundI
   const key = input.idempotencyKey ?? (await store.generatedKeyFor(fingerprint, randomUUID));
 
   return store.withKey(key, async () => {
-    const known = await store.get(key);
-    if (known && known.fingerprint !== fingerprint) {
-      throw new IdempotencyConflictError(
-        `idempotencyKey ${key} was already used for a different refund (${describeAttempt(known)}). ` +
-          'Repeat that request exactly to get its refund, or use a new key for a new refund.',
-      );
+    for (;;) {
+      const { attempt, created } = await store.record({
+        idempotencyKey: key,
+        fingerprint,
+        paymentId: input.paymentId,
+        request: input.request,
+        generated: input.idempotencyKey === undefined,
+        createdAt: new Date(store.now()).toISOString(),
+      });
+      if (attempt.fingerprint !== fingerprint) {
+        throw new IdempotencyConflictError(
+          `idempotencyKey ${key} was already used for a different refund (${describeAttempt(attempt)}). ` +
+            'Repeat that request exactly to get its refund, or use a new key for a new refund.',
+        );
+      }
+      // Known before: answer with that refund, without a second POST.
+      if (attempt.refundId) return answerKnown(context, attempt, attempt.refundId);
+      if (!created) {
+        const made = await refundMadeBy(context.services, attempt, context.callOptions());
+        if (made) {
+          const refund = mapRefund(context, made, attempt.paymentId);
+          if (await store.recordRefund(attempt, made.id, { answered: true, authoritative: false })) return refund;
+        }
+        // Settled or forgotten by the reconciler meanwhile: start again from what is stored now.
+        if (!(await store.markSent(key))) continue;
+      }
+      return send(context, attempt, input);
     }
-    // Accepted before: answer with that refund, without a second POST.
-    if (known?.refundId) return getRefund(context, known.paymentId, known.refundId);
-
-    const attempt: RefundAttempt = known ?? {
-      idempotencyKey: key,
-      fingerprint,
-      paymentId: input.paymentId,
-      request: input.request,
-      generated: input.idempotencyKey === undefined,
-      createdAt: new Date().toISOString(),
-    };
-    if (!known) await store.put(attempt);
-
-    let refundId: string;
-    try {
-      refundId = (await createRefund(context, attempt)).id;
-    } catch (error) {
-      if (isOutrightRefusal(error)) await store.release(key);
-      throw await explainRefusal(context, error, input, key);
-    }
-    await store.put({ ...attempt, refundId });
-    // The provider answers only the id; the full refund (status, currency, created_at) comes from a GET.
-    return getRefund(context, input.paymentId, refundId);
   });
+}
+
+async function send(context: GatewayContext, attempt: RefundAttempt, input: ValidRefundInput): Promise<Refund> {
+  const store = context.services.refundKeys;
+  let refundId: string;
+  try {
+    refundId = (await createRefund(context, attempt)).id;
+  } catch (error) {
+    if (isOutrightRefusal(error)) await store.release(attempt);
+    throw await explainRefusal(context, error, input, attempt.idempotencyKey);
+  }
+  await store.recordRefund(attempt, refundId, { answered: true, authoritative: true });
+  // The provider answers only the id; the full refund (status, currency, created_at) comes from a GET.
+  return getRefund(context, attempt.paymentId, refundId);
+}
+
+/** A refund recorded before; the first client given it starts the key's 24 hours. */
+async function answerKnown(context: GatewayContext, attempt: RefundAttempt, refundId: string): Promise<Refund> {
+  const refund = await getRefund(context, attempt.paymentId, refundId);
+  if (!attempt.answered) await context.services.refundKeys.markAnswered(attempt.idempotencyKey);
+  return refund;
 }
 
 async function createRefund(context: GatewayContext, attempt: RefundAttempt): Promise<{ id: string }> {

@@ -1,7 +1,7 @@
 import type { ProviderRefundRequest } from '../datasources/provider-types';
 import type { RefundPaymentInput } from '../schema/refund-payment.input';
 import { InputProblems } from './input-problems';
-import { characterCount, hasControlCharacters, isPositiveSafeInteger, isUuid, shown } from './text-rules';
+import { characterCount, firstUnprintable, isPositiveSafeInteger, isUuid, shown } from './text-rules';
 
 /** Spec, Limits: a refund reference is at most 18 characters (it is shown on the payer's statement). */
 export const MAX_REFUND_REFERENCE_CHARACTERS = 18;
@@ -33,8 +33,16 @@ export function validateRefundInput(input: RefundPaymentInput): ValidRefundInput
       'input.reference',
       `must be at most ${MAX_REFUND_REFERENCE_CHARACTERS} characters (it is shown on the payer's statement); got ${characterCount(reference)}`,
     );
-  } else if (hasControlCharacters(reference)) {
-    problems.add('input.reference', 'must not contain control characters (tabs, line breaks)');
+  } else {
+    const unprintable = firstUnprintable(reference);
+    if (unprintable) {
+      problems.add(
+        'input.reference',
+        "must be printable text (letters, digits, spaces, punctuation and symbols; it is shown on the payer's statement): " +
+          'no control characters (tabs, line breaks), no invisible format characters (such as U+200B zero-width space or ' +
+          `U+202E right-to-left override) and no unpaired UTF-16 surrogates; got ${unprintable}`,
+      );
+    }
   }
   if (idempotencyKey !== undefined && idempotencyKey !== null && !isUuid(idempotencyKey)) {
     problems.add('input.idempotencyKey', `must be a UUID, or omitted to have one generated; got ${shown(idempotencyKey)}`);

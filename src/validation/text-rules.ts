@@ -24,6 +24,23 @@ export function hasControlCharacters(text: string): boolean {
   return /[\u0000-\u001f\u007f-\u009f]/.test(text);
 }
 
+/**
+ * What cannot be printed on a bank statement: control characters (tabs, line breaks, U+2028/U+2029 included),
+ * invisible format characters (Unicode category Cf: U+200B zero-width space, U+202E right-to-left override, which
+ * reorders what the payer reads) and unpaired UTF-16 surrogates (malformed text, which no bank can encode).
+ */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/** Undefined when `text` is all printable; otherwise the first offending character as U+XXXX and its position (1-based, in characters). */
+export function firstUnprintable(text: string): string | undefined {
+  let position = 0;
+  for (const character of text) {
+    position += 1;
+    if (UNPRINTABLE.test(character)) return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${position}`;
+  }
+  return undefined;
+}
+
 export function isPositiveSafeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }

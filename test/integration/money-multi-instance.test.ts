@@ -5,10 +5,25 @@ import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import type { Sandbox } from '../../src/sandbox/sandbox';
 import { createGateway, type Gateway } from '../../src/server';
-import { CREATE_PAYOUT, dataOf, ibanOf, user, VERIFY, VIEWER_MONEY, type LedgerEntry, type LoggedRequest, type PayoutView } from '../helpers/money';
-import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
+import pg from 'pg';
+import {
+  CREATE_PAYOUT,
+  dataOf,
+  ibanOf,
+  paymentsIn,
+  REFUND_PAYMENT,
+  user,
+  VERIFY,
+  VIEWER_MONEY,
+  type LedgerEntry,
+  type LoggedRequest,
+  type PayoutView,
+  type RefundView,
+} from '../helpers/money';
+import { createPostgresSchema, POSTGRES_URL, type PostgresSchema } from '../helpers/postgres';
 import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
 import { REDIS_URL, requireRedis } from '../helpers/redis';
+import { waitFor } from '../helpers/wait-for';
 
 /*
  * Money on two gateway instances, A and B, sharing one PostgreSQL schema (STORE_URL) and one Redis (CACHE_URL,
@@ -24,6 +39,8 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
   let a: Gateway;
   let b: Gateway;
   let seeded: Fixtures;
+  /** Both instances' refund clocks run this far ahead of the wall clock. */
+  let refundClockOffsetMs = 0;
 
   beforeAll(async () => {
     await requireRedis('The money multi-instance tests');
@@ -43,8 +60,9 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     const started = await startEmbeddedSandbox(base);
     sandbox = started.sandbox;
     const config = withProvider(base, started.provider);
-    a = await createGateway(config, { keyPrefix: PREFIX });
-    b = await createGateway(config, { keyPrefix: PREFIX });
+    const refundClock = () => Date.now() + refundClockOffsetMs;
+    a = await createGateway(config, { keyPrefix: PREFIX, refundClock });
+    b = await createGateway(config, { keyPrefix: PREFIX, refundClock });
     await pointSandboxWebhooksAt(sandbox.url, a.url);
     seeded = await sandboxJson<Fixtures>('GET', '/sandbox/fixtures');
   });
@@ -137,6 +155,111 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     expect(refused).toHaveLength(4);
     const sent = await withdrawalsOf(ids);
     expect(sent.reduce((sum, entry) => sum + entry.amount_in_minor, 0)).toBe(500_000);
+  });
+
+  async function refundsOf(paymentId: string): Promise<LedgerEntry[]> {
+    const { refunds } = await sandboxJson<{ refunds: LedgerEntry[] }>('GET', '/sandbox/ledger');
+    return refunds.filter((entry) => entry.paymentId === paymentId);
+  }
+
+  it('answers 50 concurrent keyless refunds of one payment across both instances without INTERNAL_SERVER_ERROR or over-refunding', async () => {
+    const payment = paymentsIn(seeded, 'settled', 5)[3]!;
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        graphql<{ refundPayment: RefundView }>(
+          index % 2 ? b : a,
+          REFUND_PAYMENT,
+          { input: { paymentId: payment.id, amountInMinor: 10 + index, reference: `Part ${index}` } },
+          MERCHANT_KEY,
+        ),
+      ),
+    );
+    const codes = answers.flatMap((answer) => (answer.errors ?? []).map((error) => error.extensions?.code));
+    expect(codes).toEqual([]);
+    const refunded = await refundsOf(payment.id);
+    expect(refunded).toHaveLength(50);
+    expect(refunded.reduce((sum, entry) => sum + entry.amount_in_minor, 0)).toBeLessThanOrEqual(payment.amount_in_minor);
+    expect(answers.map((answer) => dataOf(answer).refundPayment.id).sort()).toEqual(refunded.map((entry) => entry.id).sort());
+  });
+
+  it('keeps the first request stored under an idempotency key sent with different amounts to both instances, and quotes it in every conflict', async () => {
+    const payment = paymentsIn(seeded, 'settled', 5)[4]!;
+    const idempotencyKey = randomUUID();
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    try {
+      // Writes to the refund keys wait behind this lock (reads do not), so each instance has read "no such key"
+      // before either writes: the moment two instances race to store different requests under one key.
+      await admin.query('BEGIN');
+      await admin.query(`LOCK TABLE ${schema.name}.refund_keys IN EXCLUSIVE MODE`);
+      const amounts = [101, 202, 303, 404];
+      const pending = amounts.map((amountInMinor, index) =>
+        graphql<{ refundPayment: RefundView }>(
+          index % 2 ? b : a,
+          REFUND_PAYMENT,
+          { input: { paymentId: payment.id, amountInMinor, reference: 'One key', idempotencyKey } },
+          MERCHANT_KEY,
+        ),
+      );
+      await waitFor(async () => {
+        const { rows } = await admin.query<{ waiting: string }>(
+          `SELECT count(*) AS waiting FROM pg_locks l JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relname = 'refund_keys' AND NOT l.granted`,
+          [schema.name],
+        );
+        return Number(rows[0]!.waiting) >= 2 || undefined;
+      }, 'both instances waiting to store a request under the key');
+      await admin.query('COMMIT');
+      const answers = await Promise.all(pending);
+
+      const refunded = await refundsOf(payment.id);
+      expect(refunded).toHaveLength(1);
+      const first = refunded[0]!.amount_in_minor;
+      const stored = await admin.query<{ request: string }>(`SELECT request FROM ${schema.name}.refund_keys WHERE idempotency_key = $1`, [idempotencyKey]);
+      expect(JSON.parse(stored.rows[0]!.request)).toEqual({ amount_in_minor: first, reference: 'One key' });
+
+      const succeeded = answers.filter((answer) => answer.data?.refundPayment);
+      expect(succeeded.map((answer) => answer.data!.refundPayment.amountInMinor)).toEqual([first]);
+      const conflicts = answers.filter((answer) => answer.errors);
+      expect(conflicts).toHaveLength(3);
+      for (const conflict of conflicts) {
+        expect(conflict.errors![0]!.extensions?.code).toBe('IDEMPOTENCY_CONFLICT');
+        expect(conflict.errors![0]!.message).toContain(`payment ${payment.id}, amount ${first}, reference "One key"`);
+      }
+    } finally {
+      await admin.query('ROLLBACK').catch(() => undefined);
+      await admin.end();
+    }
+  });
+
+  it('settles keyless refunds whose answers were lost on A, by the reconciler or by a retry on B 25 hours later, with no second refund', async () => {
+    const payment = paymentsIn(seeded, 'settled', 5)[2]!;
+    const refundOn = (gateway: Gateway, reference: string) =>
+      graphql<{ refundPayment: RefundView }>(gateway, REFUND_PAYMENT, { input: { paymentId: payment.id, amountInMinor: 10, reference } }, MERCHANT_KEY);
+    const loseEveryAnswer = async (reference: string) => {
+      await sandboxJson('POST', '/sandbox/faults', { match: 'POST /v3/payments/*/refunds', afterProcessing: true, status: 503, times: 3 });
+      expect((await refundOn(a, reference)).errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      await sandboxJson('DELETE', '/sandbox/faults');
+    };
+    await loseEveryAnswer('Lost on A');
+    // Six minutes on, the reconciler (on whichever instance holds its lease) settles it from the refund list.
+    refundClockOffsetMs += 6 * 60 * 1000;
+    expect((await a.reconciler.runOnce()) || (await b.reconciler.runOnce())).toBe(true);
+    // This one only the retry settles.
+    await loseEveryAnswer('Lost on A again');
+    const made = await refundsOf(payment.id);
+    expect(made).toHaveLength(2);
+
+    // Past the provider's key memory: the first is answered from what the reconciler recorded (the list is down),
+    // the second from the refund list.
+    await sandboxJson('POST', '/sandbox/clock', { advanceSeconds: 25 * 3600 });
+    refundClockOffsetMs += 25 * 3600 * 1000;
+    await sandboxJson('POST', '/sandbox/faults', { match: 'GET /v3/payments/*/refunds', status: 503 });
+    const first = dataOf(await refundOn(b, 'Lost on A')).refundPayment;
+    await sandboxJson('DELETE', '/sandbox/faults');
+    const second = dataOf(await refundOn(b, 'Lost on A again')).refundPayment;
+    expect([first.id, second.id].sort()).toEqual(made.map((entry) => entry.id).sort());
+    expect(await refundsOf(payment.id)).toHaveLength(2);
   });
 
   it('runs the reconciler on one instance at a time (its database lease)', async () => {

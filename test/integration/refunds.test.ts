@@ -137,6 +137,9 @@ describe('refunds', () => {
     ['reference', { reference: '' }, /1 to 18 characters/],
     ['reference', { reference: 'x'.repeat(19) }, /at most 18 characters.*got 19/],
     ['idempotencyKey', { idempotencyKey: 'retry-please' }, /UUID/],
+    ['reference', { reference: 'Refund \u202egnp.exe' }, /printable text.*got U\+202E at character 8/],
+    ['reference', { reference: 'Re\u200bfund' }, /printable text.*got U\+200B at character 3/],
+    ['reference', { reference: 'Refund \ud800' }, /unpaired UTF-16 surrogates; got U\+D800 at character 8/],
   ])('refuses a bad %s with BAD_USER_INPUT naming the field, before any provider call', async (field, change, message) => {
     const [settled] = paymentsIn(seeded, 'settled');
     const result = await refund({ paymentId: settled!.id, amountInMinor: 100, reference: 'Refund', ...change });
@@ -212,5 +215,103 @@ describe('refunds', () => {
 
     const retried = dataOf(await refund(input)).refundPayment;
     expect((await ledger(stack)).refunds.map((entry) => entry.id)).toEqual([retried.id]);
+  });
+});
+
+describe('refund attempts whose outcome is unknown', () => {
+  const DAY_AND_AN_HOUR_MS = 25 * 3600 * 1000;
+  let stack: Stack;
+  let seeded: Fixtures;
+  /** The gateway's refund clock runs this far ahead of the wall clock. */
+  let clockOffsetMs = 0;
+
+  beforeEach(async () => {
+    clockOffsetMs = 0;
+    stack = await startStack({ gateway: { refundClock: () => Date.now() + clockOffsetMs } });
+    seeded = await fixtures(stack);
+  });
+
+  afterEach(async () => {
+    await stack?.close();
+  });
+
+  const refund = (input: Record<string, unknown>) => stack.graphql<RefundResult>(REFUND_PAYMENT, { input }, stack.merchantKey);
+  const refundPosts = async (): Promise<number> =>
+    (await providerRequests(stack)).filter((request) => request.method === 'POST' && /^\/v3\/payments\/[^/]+\/refunds$/.test(request.path)).length;
+  const repairs = async (kind: string): Promise<number> => {
+    const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    const match = new RegExp(`bankgraph_reconciler_repairs_total\\{kind="${kind}"\\} (\\d+)`).exec(metrics);
+    return match ? Number(match[1]) : 0;
+  };
+
+  /** Every send of the refund reaches the provider, which makes the refund, and every answer is lost. */
+  async function loseEveryAnswer(input: Record<string, unknown>): Promise<void> {
+    await injectFault(stack, { match: 'POST /v3/payments/*/refunds', afterProcessing: true, status: 503, times: 3 });
+    expect(onlyError(await refund(input)).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    await stack.sandboxJson('DELETE', '/sandbox/faults');
+  }
+
+  /** Past the provider's 24 hours of key memory, for the provider and for the gateway alike. */
+  async function waitADayAndAnHour(): Promise<void> {
+    await advanceSandboxClock(stack, DAY_AND_AN_HOUR_MS / 1000);
+    clockOffsetMs += DAY_AND_AN_HOUR_MS;
+  }
+
+  it.each([
+    ['without an idempotencyKey', {}],
+    ['with an idempotencyKey', { idempotencyKey: randomUUID() }],
+  ])('finds the first refund in the refund list when the request %s is retried 25 hours later, with no second refund', async (_case, key) => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const input = { paymentId: settled!.id, amountInMinor: 640, reference: 'Lost then late', ...key };
+    await loseEveryAnswer(input);
+    const [made] = (await ledger(stack)).refunds;
+    expect(made).toBeDefined();
+    const posts = await refundPosts();
+
+    await waitADayAndAnHour();
+    const retried = dataOf(await refund(input)).refundPayment;
+    expect(retried).toMatchObject({ id: made!.id, amountInMinor: 640, reference: 'Lost then late' });
+    expect((await ledger(stack)).refunds.map((entry) => entry.id)).toEqual([made!.id]);
+    expect(await refundPosts()).toBe(posts);
+
+    // Answered once, it is remembered like any other: the same request again is the same refund, from the store.
+    expect(dataOf(await refund(input)).refundPayment.id).toBe(made!.id);
+    expect((await ledger(stack)).refunds).toHaveLength(1);
+  });
+
+  it('settles a lost attempt in the reconciler pass, so a retry any time later answers its refund without the list', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const input = { paymentId: settled!.id, amountInMinor: 320, reference: 'Found later' };
+    await loseEveryAnswer(input);
+    const [made] = (await ledger(stack)).refunds;
+
+    // Not while a request may still be sending it; once it is quiet, the pass settles it.
+    await stack.gateway.reconciler.runOnce();
+    expect(await repairs('refund_attempt_found')).toBe(0);
+    clockOffsetMs += 6 * 60 * 1000;
+    await stack.gateway.reconciler.runOnce();
+    expect(await repairs('refund_attempt_found')).toBe(1);
+
+    await waitADayAndAnHour();
+    // The refund list is unavailable: only a refund the reconciler recorded can answer the retry.
+    await injectFault(stack, { match: 'GET /v3/payments/*/refunds', status: 503 });
+    const retried = dataOf(await refund(input)).refundPayment;
+    expect(retried.id).toBe(made!.id);
+    expect((await ledger(stack)).refunds).toHaveLength(1);
+  });
+
+  it('forgets in the reconciler pass an attempt that made no refund, and a retry then refunds once', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const input = { paymentId: settled!.id, amountInMinor: 160, reference: 'Never arrived' };
+    await injectFault(stack, { match: 'POST /v3/payments/*/refunds', status: 503, times: 3 });
+    expect(onlyError(await refund(input)).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((await ledger(stack)).refunds).toEqual([]);
+
+    clockOffsetMs += 6 * 60 * 1000;
+    await stack.gateway.reconciler.runOnce();
+    expect(await repairs('refund_attempt_not_made')).toBe(1);
+
+    const created = dataOf(await refund(input)).refundPayment;
+    expect((await ledger(stack)).refunds.map((entry) => entry.id)).toEqual([created.id]);
   });
 });

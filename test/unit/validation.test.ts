@@ -129,6 +129,24 @@ describe('validateRefundInput', () => {
 
   it('accepts an 18-character reference of multi-byte characters', () => {
     expect(() => validateRefundInput({ ...REFUND, reference: 'ü'.repeat(18) })).not.toThrow();
+    expect(() => validateRefundInput({ ...REFUND, reference: 'Café №42 ✓ 😀 €5' })).not.toThrow();
+  });
+
+  it.each([
+    ['a right-to-left override', 'Order \u202e24', 'U+202E at character 7'],
+    ['a zero-width space', 'Order\u200b42', 'U+200B at character 6'],
+    ['a zero-width joiner', 'Order 42\u200d', 'U+200D at character 9'],
+    ['a byte order mark', '\ufeffOrder 42', 'U+FEFF at character 1'],
+    ['a lone high surrogate', 'Order \ud83d', 'U+D83D at character 7'],
+    ['a lone low surrogate', '\ude00 Order', 'U+DE00 at character 1'],
+    ['a tab', 'Order\t42', 'U+0009 at character 6'],
+    ['a C1 control character', 'Order\u008542', 'U+0085 at character 6'],
+    ['a line separator', 'Order\u202842', 'U+2028 at character 6'],
+  ])('refuses a reference with %s, saying what is accepted and which character', (_case, reference, found) => {
+    const error = inputError(() => validateRefundInput({ ...REFUND, reference }));
+    expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.reference' });
+    expect(error.message).toContain('must be printable text (letters, digits, spaces, punctuation and symbols');
+    expect(error.message).toContain(`got ${found}`);
   });
 });
 

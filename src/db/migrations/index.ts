@@ -3,6 +3,7 @@ import * as leases from './0001_leases';
 import * as money from './0002_money';
 import * as identity from './0003_identity';
 import * as dataTasks from './0007_data_tasks';
+import * as refundAttempts from './0008_refund_attempts';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -13,4 +14,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002_money': money,
   '0003_identity': identity,
   '0007_data_tasks': dataTasks,
+  '0008_refund_attempts': refundAttempts,
 };
