@@ -67,6 +67,8 @@ export interface GatewayOptions {
   live?: ServicesOptions['live'];
   /** The rate limiter's clock in milliseconds (default performance.now); tests step it instead of sleeping. */
   rateLimitClock?: () => number;
+  /** The payout ledger's clock in epoch milliseconds (default Date.now): tests step through 24-hour windows and expiries. */
+  payoutClock?: () => number;
   /** Exports this gateway's spans here instead of where OTEL_* says, tracing on (tests read them back). */
   spanExporter?: SpanExporter;
 }
@@ -79,7 +81,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const telemetry = await Telemetry.start(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
-  const services = await createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live });
+  const services = await createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live, payoutClock: options.payoutClock });
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;

@@ -71,6 +71,8 @@ export interface ServicesOptions {
   /** Prefixes every store namespace and Redis key, so deployments (or test runs) can share one Redis. */
   keyPrefix?: string;
   live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
+  /** The payout ledger's clock (default Date.now). */
+  payoutClock?: () => number;
 }
 
 export async function createServices(
@@ -139,7 +141,7 @@ export async function createServices(
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
     identityEvents: new IdentityEvents(live.bus),
     beneficiaries: new BeneficiaryLedger(database),
-    payoutLedger: new PayoutLedger(database),
+    payoutLedger: new PayoutLedger(database, options.payoutClock),
     refundKeys: new RefundKeyStore(database),
     responseCache: new ResponseCache(
       cacheKeyv,

@@ -30,7 +30,8 @@ const BACKENDS: Backend[] = [
   },
 ];
 
-const POLICY = { payoutMaxMinor: 100_000, payoutDailyMaxMinor: 500_000, payoutApprovalAboveMinor: 100_000 };
+// The tests below share one IBAN across users: the cap per IBAN is out of their way, and has tests of its own.
+const POLICY = { payoutMaxMinor: 100_000, payoutDailyMaxMinor: 500_000, payoutBeneficiaryDailyMaxMinor: Number.MAX_SAFE_INTEGER, payoutApprovalAboveMinor: 100_000 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function request(amount: number, overrides: Partial<ProviderWithdrawalRequest> = {}): ProviderWithdrawalRequest {
@@ -112,9 +113,49 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     expect(refused).toHaveLength(7);
     for (const { reason } of refused) {
       expect(reason).toBeInstanceOf(PayoutLimitExceededError);
-      expect((reason as PayoutLimitExceededError).extensions).toEqual({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: 0 });
+      expect((reason as PayoutLimitExceededError).extensions).toEqual({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'user-daily', remainingInMinor: 0 });
     }
     expect((await ledgers[0]!.listForOwner(owner)).reduce((sum, record) => sum + record.request.amount_in_minor, 0)).toBe(500_000);
+  });
+
+  it('never lets parallel payouts of many users to one IBAN on two instances pass its daily cap together', async () => {
+    const iban = `GB${randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase()}`;
+    const policy = { ...POLICY, payoutBeneficiaryDailyMaxMinor: 500_000 };
+    const ledgers = [new PayoutLedger(first, now), new PayoutLedger(second, now)];
+    const users = Array.from({ length: 4 }, user);
+    const results = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, index) =>
+        ledgers[index % 2]!.record({ owner: users[index % 4]!, request: request(50_000, { beneficiary_iban: iban }) }, payoutAdmission(policy)),
+      ),
+    );
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
+    expect(refused).toHaveLength(6);
+    for (const { reason } of refused) {
+      expect((reason as PayoutLimitExceededError).extensions).toEqual({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'beneficiary-daily', remainingInMinor: 0 });
+    }
+    // A merchant key's own payouts to it are neither refused nor counted; another IBAN has a cap of its own.
+    const merchant: PayoutOwner = { kind: 'merchant', keyId: `merchant-${randomUUID()}` };
+    expect((await ledgers[0]!.record({ owner: merchant, request: request(100_000, { beneficiary_iban: iban }) }, payoutAdmission(policy))).created).toBe(true);
+    expect((await ledgers[1]!.record({ owner: user(), request: request(50_000, { beneficiary_iban: `${iban.slice(0, -1)}X` }) }, payoutAdmission(policy))).created).toBe(
+      true,
+    );
+    await expect(ledgers[1]!.record({ owner: user(), request: request(1, { beneficiary_iban: iban }) }, payoutAdmission(policy))).rejects.toMatchObject({
+      extensions: { limit: 'beneficiary-daily', remainingInMinor: 0 },
+    });
+    clock += DAY_MS;
+    expect((await ledgers[0]!.record({ owner: user(), request: request(50_000, { beneficiary_iban: iban }) }, payoutAdmission(policy))).created).toBe(true);
+  });
+
+  it('asks for approval once the user’s rolling 24 h total, this payout included, passes the threshold', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const owner = user();
+    const policy = { ...POLICY, payoutApprovalAboveMinor: 50_000 };
+    expect((await ledger.record({ owner, request: request(30_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
+    expect((await ledger.record({ owner, request: request(20_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
+    expect((await ledger.record({ owner, request: request(1) }, payoutAdmission(policy))).record.status).toBe(AWAITING_APPROVAL);
+    clock += DAY_MS;
+    expect((await ledger.record({ owner, request: request(50_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
   });
 
   it('counts the last 24 hours only, without declined, expired, failed or rejected payouts, per currency', async () => {
@@ -135,7 +176,7 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     const stamps = { authorised_at: null, submitted_at: null, settled_at: null, rejected_at: null };
     await ledger.confirm(failed.record.transactionId, { ...failed.record.request, ...stamps, status: 'failed', failed_at: new Date(clock).toISOString() });
     await expect(ledger.record({ owner, request: request(300_001) }, admit)).rejects.toMatchObject({
-      extensions: { limit: 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: 300_000 },
+      extensions: { limit: 'user-daily', remainingInMinor: 300_000 },
     });
     expect((await ledger.record({ owner, request: request(300_000) }, admit)).created).toBe(true);
     await expect(ledger.record({ owner, request: request(1) }, admit)).rejects.toMatchObject({ extensions: { remainingInMinor: 0 } });
@@ -150,7 +191,7 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     const policy = { ...POLICY, payoutApprovalAboveMinor: 50_000 };
     const merchant: PayoutOwner = { kind: 'merchant', keyId: `merchant-${randomUUID()}` };
     await expect(ledger.record({ owner: merchant, request: request(100_001) }, payoutAdmission(policy))).rejects.toMatchObject({
-      extensions: { code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_MAX_MINOR', remainingInMinor: 100_000 },
+      extensions: { code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'per-payout', remainingInMinor: 100_000 },
     });
     expect((await ledger.record({ owner: merchant, request: request(60_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
     const large = await ledger.record({ owner: user(), request: request(60_000) }, payoutAdmission(policy));
