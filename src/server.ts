@@ -81,7 +81,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const telemetry = await Telemetry.start(config.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
-  const services = await createServices(config, logger, database, { metrics, telemetry }, { keyPrefix: options.keyPrefix, live: options.live, payoutClock: options.payoutClock });
+  const services = await createServices(config, logger, database, { metrics, telemetry }, options);
   const schema = await buildGatewaySchema<GatewayContext>({ resolvers: RESOLVERS, pubSub: typeGraphqlPubSub(services.live.bus) });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;

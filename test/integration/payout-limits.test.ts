@@ -78,7 +78,14 @@ async function appUserOnJohnsBank(idp: TestIdp, gatewayUrl: string): Promise<App
 
 function payoutInput(iban: string, amountInMinor: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   // Each its own reference: identical payouts without transactionId would answer the first.
-  return { beneficiaryName: 'John Doe', beneficiaryIban: iban, beneficiaryReference: `Limits ${randomUUID().slice(0, 8)}`, amountInMinor, currency: 'GBP', ...overrides };
+  return {
+    beneficiaryName: 'John Doe',
+    beneficiaryIban: iban,
+    beneficiaryReference: `Limits ${randomUUID().slice(0, 8)}`,
+    amountInMinor,
+    currency: 'GBP',
+    ...overrides,
+  };
 }
 
 type Backend = { name: string; open(): Promise<{ env: Record<string, string>; cleanUp(): Promise<void> }> };
@@ -192,8 +199,12 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     expect(refused.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'PAYOUT_OWNER_REVOKED' });
     expect(refused.message).toContain('revoked');
     expect(await withdrawalPosts()).toBe(before);
-    expect(dataOf(await stack.graphql<{ payout: PayoutView }>(READ_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY)).payout.status).toBe('awaiting-approval');
-    expect(dataOf(await stack.graphql<{ declinePayout: { status: string } }>(DECLINE, { id: waiting.transactionId, reason: 'User revoked' }, MERCHANT_KEY))).toEqual({
+    expect(dataOf(await stack.graphql<{ payout: PayoutView }>(READ_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY)).payout.status).toBe(
+      'awaiting-approval',
+    );
+    expect(
+      dataOf(await stack.graphql<{ declinePayout: { status: string } }>(DECLINE, { id: waiting.transactionId, reason: 'User revoked' }, MERCHANT_KEY)),
+    ).toEqual({
       declinePayout: { status: 'declined' },
     });
   });
@@ -218,7 +229,9 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     expect(refused.extensions).toMatchObject({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'beneficiary-daily', remainingInMinor: 0 });
     expect(refused.message).toContain(waiting.transactionId);
     expect(await withdrawalPosts()).toBe(before);
-    expect(dataOf(await stack.graphql<{ payout: PayoutView }>(READ_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY)).payout.status).toBe('awaiting-approval');
+    expect(dataOf(await stack.graphql<{ payout: PayoutView }>(READ_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY)).payout.status).toBe(
+      'awaiting-approval',
+    );
 
     // Two of the later payouts declined free 100 000: the 60 000 fits again.
     for (const payout of since.filter((candidate) => candidate.status === 'awaiting-approval').slice(0, 2)) {
@@ -243,7 +256,10 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     clock += 1;
     await stack.gateway.reconciler.runOnce();
     expect((await stack.gateway.services.payoutLedger.get(waiting.transactionId))?.status).toBe('expired');
-    const pushed = await waitFor(() => live.results.map((result) => result.data?.payoutUpdated.status).find((status) => status === 'expired'), 'the expiry pushed');
+    const pushed = await waitFor(
+      () => live.results.map((result) => result.data?.payoutUpdated.status).find((status) => status === 'expired'),
+      'the expiry pushed',
+    );
     expect(pushed).toBe('expired');
     expect(await expiredRepairs()).toBeGreaterThan(expiredBefore);
 
@@ -310,7 +326,12 @@ describe('the cap per IBAN under a parallel rush on two gateway instances sharin
     const ids: string[] = Array.from({ length: 16 }, () => randomUUID());
     const answers = await Promise.all(
       ids.map((transactionId, index) =>
-        graphqlAt<CreateResult>((index % 2 ? b : a).url, CREATE_PAYOUT, { input: payoutInput(iban, 50_000, { transactionId }) }, users[Math.floor(index / 2) % 2]!.token),
+        graphqlAt<CreateResult>(
+          (index % 2 ? b : a).url,
+          CREATE_PAYOUT,
+          { input: payoutInput(iban, 50_000, { transactionId }) },
+          users[Math.floor(index / 2) % 2]!.token,
+        ),
       ),
     );
     const paid = answers.filter((answer) => answer.data?.createPayout.status === 'authorised');

@@ -31,7 +31,12 @@ const BACKENDS: Backend[] = [
 ];
 
 // The tests below share one IBAN across users: the cap per IBAN is out of their way, and has tests of its own.
-const POLICY = { payoutMaxMinor: 100_000, payoutDailyMaxMinor: 500_000, payoutBeneficiaryDailyMaxMinor: Number.MAX_SAFE_INTEGER, payoutApprovalAboveMinor: 100_000 };
+const POLICY = {
+  payoutMaxMinor: 100_000,
+  payoutDailyMaxMinor: 500_000,
+  payoutBeneficiaryDailyMaxMinor: Number.MAX_SAFE_INTEGER,
+  payoutApprovalAboveMinor: 100_000,
+};
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function request(amount: number, overrides: Partial<ProviderWithdrawalRequest> = {}): ProviderWithdrawalRequest {
@@ -137,9 +142,9 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     // A merchant key's own payouts to it are neither refused nor counted; another IBAN has a cap of its own.
     const merchant: PayoutOwner = { kind: 'merchant', keyId: `merchant-${randomUUID()}` };
     expect((await ledgers[0]!.record({ owner: merchant, request: request(100_000, { beneficiary_iban: iban }) }, payoutAdmission(policy))).created).toBe(true);
-    expect((await ledgers[1]!.record({ owner: user(), request: request(50_000, { beneficiary_iban: `${iban.slice(0, -1)}X` }) }, payoutAdmission(policy))).created).toBe(
-      true,
-    );
+    expect(
+      (await ledgers[1]!.record({ owner: user(), request: request(50_000, { beneficiary_iban: `${iban.slice(0, -1)}X` }) }, payoutAdmission(policy))).created,
+    ).toBe(true);
     await expect(ledgers[1]!.record({ owner: user(), request: request(1, { beneficiary_iban: iban }) }, payoutAdmission(policy))).rejects.toMatchObject({
       extensions: { limit: 'beneficiary-daily', remainingInMinor: 0 },
     });
