@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProviderWithdrawalRequest } from '../../../src/datasources/provider-types';
 import { openDatabase, type Database } from '../../../src/db/database';
-import { PayoutLimitExceededError } from '../../../src/errors';
+import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError } from '../../../src/errors';
 import { BeneficiaryLedger } from '../../../src/payouts/beneficiary-ledger';
 import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout-ledger';
+import { approvalCheck } from '../../../src/payouts/payout-approval';
 import { payoutAdmission } from '../../../src/payouts/payout-policy';
 import { AWAITING_APPROVAL, DECLINED, EXPIRED, PENDING_SUBMISSION } from '../../../src/payouts/payout-status';
 import { createPostgresSchema } from '../../helpers/postgres';
@@ -218,6 +219,45 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     expect(await ledger.claim(record.transactionId, 'late', 60_000, 30_000)).toBe(false);
     expect(await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED)).toMatchObject({ status: EXPIRED });
     expect(await ledger.claim(record.transactionId, 'later', 60_000, DAY_MS)).toBe(false);
+  });
+
+  it('approves a waiting payout only while its user is not revoked, its beneficiary verified and the limits hold, and expires it after', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const beneficiaries = new BeneficiaryLedger(second);
+    const policy = { ...POLICY, payoutApprovalAboveMinor: 0, payoutBeneficiaryDailyMaxMinor: 500_000 };
+    const iban = `GB${randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase()}`;
+    const userId = `user-${randomUUID()}`;
+    const owner: PayoutOwner = { kind: 'user', userId };
+    await first.db.insertInto('users').values({ id: userId, issuer: null, subject: null, createdAtMs: clock, revokedAtMs: null }).execute();
+    const verify = (name: string) => beneficiaries.recordVerified(userId, [{ iban, name, verifiedAt: new Date(clock).toISOString() }]);
+    await verify('John Doe');
+    const check = approvalCheck(policy, beneficiaries);
+    const waiting = async () => (await ledger.record({ owner, request: request(100_000, { beneficiary_iban: iban }) }, payoutAdmission(policy))).record;
+
+    // The bank now reports another holder for the IBAN: the verification the payout relied on is gone.
+    const renamed = await waiting();
+    await verify('Jane Roe');
+    await expect(ledger.approve(renamed.transactionId, DAY_MS, check)).rejects.toBeInstanceOf(BeneficiaryNotVerifiedError);
+    await verify('John Doe');
+    expect(await ledger.approve(renamed.transactionId, DAY_MS, check)).toMatchObject({ kind: 'approved', record: { status: PENDING_SUBMISSION } });
+
+    // A day later it has left the window, and other users have filled the IBAN's cap since.
+    const overdue = await waiting();
+    clock += DAY_MS;
+    for (let index = 0; index < 5; index += 1) {
+      await ledger.record({ owner: user(), request: request(100_000, { beneficiary_iban: iban }) }, payoutAdmission(policy));
+    }
+    await expect(ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).rejects.toMatchObject({
+      extensions: { limit: 'beneficiary-daily', remainingInMinor: 0 },
+    });
+    expect(await ledger.get(overdue.transactionId)).toMatchObject({ status: AWAITING_APPROVAL });
+
+    await first.db.updateTable('users').set({ revokedAtMs: clock }).where('id', '=', userId).execute();
+    await expect(ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).rejects.toBeInstanceOf(ForbiddenError);
+
+    clock += 2 * DAY_MS;
+    expect(await ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).toMatchObject({ kind: 'expired', record: { status: EXPIRED } });
+    expect(await ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).toEqual({ kind: 'not-awaiting' });
   });
 
   it('keeps one verified beneficiary per user and IBAN, visible from every instance', async () => {
