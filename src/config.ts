@@ -56,8 +56,12 @@ export interface MoneyConfig {
   payoutMaxMinor: number;
   /** A user's payouts per currency over a rolling 24 h; failed, rejected, declined and expired ones do not count. */
   payoutDailyMaxMinor: number;
-  /** A session's payout above this waits for a merchant key's approvePayout. */
+  /** Every user's payouts to one IBAN per currency over a rolling 24 h (merchant keys' own payouts aside). */
+  payoutBeneficiaryDailyMaxMinor: number;
+  /** A session's payout that takes the user's rolling 24 h total above this waits for a merchant key's approvePayout. */
   payoutApprovalAboveMinor: number;
+  /** A payout still awaiting approval this long after it was recorded is marked expired and can no longer be approved. */
+  payoutApprovalExpiryMs: number;
   /** A payout the provider never confirmed is marked expired this long after it was recorded. */
   payoutSubmissionExpiryMs: number;
   /** A data task with no webhook this long after it started is fetched by the reconciler. */
@@ -268,7 +272,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     money: {
       payoutMaxMinor: read.integer('PAYOUT_MAX_MINOR', 100_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
       payoutDailyMaxMinor: read.integer('PAYOUT_DAILY_MAX_MINOR', 500_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
+      payoutBeneficiaryDailyMaxMinor: read.integer('PAYOUT_BENEFICIARY_DAILY_MAX_MINOR', 500_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
       payoutApprovalAboveMinor: read.integer('PAYOUT_APPROVAL_ABOVE_MINOR', 50_000, { min: 0, max: Number.MAX_SAFE_INTEGER }),
+      payoutApprovalExpiryMs: read.integer('PAYOUT_APPROVAL_EXPIRY_MS', 72 * 60 * 60 * 1000, { min: 1_000 }),
       payoutSubmissionExpiryMs: read.integer('PAYOUT_SUBMISSION_EXPIRY_MS', 24 * 60 * 60 * 1000, { min: 1_000 }),
       dataTaskWebhookGraceMs: read.integer('DATA_TASK_WEBHOOK_GRACE_MS', 30_000, { min: 0 }),
       reconcileIntervalMs: read.integer('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 24 * 60 * 60 * 1000 }),

@@ -323,11 +323,14 @@ export function upstreamErrorFrom(response: UpstreamResponse | undefined, contex
   return attachUpstream(error, response, context);
 }
 
+/** Which rule of the payout policy refused a payout; clients see it as `extensions.limit` (docs/money.md). */
+export type PayoutLimit = 'per-payout' | 'user-daily' | 'beneficiary-daily';
+
 /** A payout refused by the payout policy before anything reached the provider (docs/money.md). */
 export class PayoutLimitExceededError extends GatewayError {
   static override readonly code = 'PAYOUT_LIMIT_EXCEEDED';
 
-  constructor(message: string, limit: 'PAYOUT_MAX_MINOR' | 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: number) {
+  constructor(message: string, limit: PayoutLimit, remainingInMinor: number) {
     super(message, { limit, remainingInMinor });
   }
 }

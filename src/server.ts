@@ -69,6 +69,8 @@ export interface GatewayOptions {
   live?: ServicesOptions['live'];
   /** The rate limiter's clock in milliseconds (default performance.now); tests step it instead of sleeping. */
   rateLimitClock?: () => number;
+  /** The payout ledger's clock in epoch milliseconds (default Date.now): tests step through 24-hour windows and expiries. */
+  payoutClock?: () => number;
   /** Exports this gateway's spans here instead of where OTEL_* says, tracing on (tests read them back). */
   spanExporter?: SpanExporter;
   /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */

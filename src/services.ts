@@ -73,6 +73,8 @@ export interface ServicesOptions {
   live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
   /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
   refundClock?: () => number;
+  /** The payout ledger's clock (default Date.now). */
+  payoutClock?: () => number;
 }
 
 export async function createServices(
@@ -145,7 +147,7 @@ export async function createServices(
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
     identityEvents: new IdentityEvents(live.bus),
     beneficiaries: new BeneficiaryLedger(database),
-    payoutLedger: new PayoutLedger(database),
+    payoutLedger: new PayoutLedger(database, options.payoutClock),
     refundKeys: new RefundKeyStore(database, options.refundClock),
     responseCache: new ResponseCache(
       cacheKeyv,

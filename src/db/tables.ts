@@ -35,6 +35,8 @@ export interface PayoutsTable {
   amountInMinor: number;
   /** The exact withdrawal request (JSON), so a retry resends the same bytes. */
   request: string;
+  /** The request's beneficiary IBAN, for the daily cap per IBAN across users. */
+  beneficiaryIban: string;
   /** The provider's withdrawal as last seen (JSON); null until it confirmed the payout. */
   withdrawal: string | null;
   /** The last failed submission (JSON: code and when), for logs and support. */
@@ -43,7 +45,7 @@ export interface PayoutsTable {
   /** Which instance is sending it to the provider, and until when that claim holds. */
   claimedBy: string | null;
   claimedUntilMs: number | null;
-  /** When it became sendable (recorded, or approved): PAYOUT_SUBMISSION_EXPIRY counts from here. */
+  /** When it became sendable (recorded, or approved): PAYOUT_SUBMISSION_EXPIRY and the daily limits count from here. */
   queuedAtMs: number;
   createdAtMs: number;
   updatedAtMs: number;

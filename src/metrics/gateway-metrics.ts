@@ -102,7 +102,7 @@ export class GatewayMetrics {
   });
   private readonly reconcilerRepairs = new Counter({
     name: 'bankgraph_reconciler_repairs_total',
-    help: 'What the reconciler repaired, by kind (payout_confirmed, payout_updated, payout_expired, data_task_completed, data_task_failed).',
+    help: 'What the reconciler repaired, by kind (payout_confirmed, payout_updated, payout_expired, payout_approval_expired, data_task_completed, data_task_failed).',
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });

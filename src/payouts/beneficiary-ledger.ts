@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/database';
+import type { Tables } from '../db/tables';
 
 /** An IBAN a user proved is theirs: the bank reported it with a holder whose name matched (verifyAccountHolder). */
 export interface VerifiedBeneficiaryRecord {
@@ -44,8 +46,9 @@ export class BeneficiaryLedger {
     return rows.map((row) => ({ iban: row.iban, name: row.name, verifiedAt: new Date(Number(row.verifiedAtMs)).toISOString() }));
   }
 
-  async findForUser(userId: string, iban: string): Promise<VerifiedBeneficiaryRecord | undefined> {
-    const row = await this.database.db
+  /** The user's verification of `iban`; `executor` is a transaction when the answer must hold until it commits. */
+  async findForUser(userId: string, iban: string, executor: Kysely<Tables> = this.database.db): Promise<VerifiedBeneficiaryRecord | undefined> {
+    const row = await executor
       .selectFrom('beneficiaries')
       .select(['iban', 'name', 'verifiedAtMs'])
       .where('userId', '=', userId)

@@ -3,7 +3,7 @@ import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../datasourc
 import type { Database } from '../db/database';
 import type { PayoutsTable, Tables } from '../db/tables';
 import { inTransaction, isUniqueViolation } from '../db/transaction';
-import { DECLINED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
+import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
 
 /** Who created a payout: a session's user, or a merchant key (by its id, never the key). */
 export type PayoutOwner = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
@@ -28,6 +28,12 @@ export interface PayoutRecord {
 /** What a new payout must pass before it is recorded; runs inside the recording transaction (payout-policy.ts). */
 export type Admission = (trx: Transaction<Tables>, owner: PayoutOwner, request: ProviderWithdrawalRequest, now: number) => Promise<string>;
 
+/** What an awaiting payout must still pass when it is approved; runs inside the approving transaction, throws to refuse. */
+export type ApprovalCheck = (trx: Transaction<Tables>, record: PayoutRecord, now: number) => Promise<void>;
+
+/** approve()'s answer: approved (now pending-submission), expired on the way (past the approval expiry), or neither. */
+export type ApprovalOutcome = { kind: 'approved' | 'expired'; record: PayoutRecord } | { kind: 'not-awaiting' };
+
 export interface NewPayout {
   owner: PayoutOwner;
   request: ProviderWithdrawalRequest;
@@ -43,7 +49,8 @@ export interface NewPayout {
 export class PayoutLedger {
   constructor(
     private readonly database: Database,
-    private readonly now: () => number = Date.now,
+    /** The clock of every payout time (windows, claims, expiries); tests step it instead of waiting. */
+    readonly now: () => number = Date.now,
   ) {}
 
   async get(transactionId: string): Promise<PayoutRecord | undefined> {
@@ -59,7 +66,7 @@ export class PayoutLedger {
   async record(payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.underOwnerLock(payout.owner, (trx) => this.recordIn(trx, payout, admit));
+        return await this.underPayoutLocks(payout.owner, payout.request.beneficiary_iban, (trx) => this.recordIn(trx, payout, admit));
       } catch (error) {
         // Another instance inserted the same id or fingerprint between our read and our write: read theirs.
         if (attempt < 3 && isUniqueViolation(error)) continue;
@@ -69,18 +76,21 @@ export class PayoutLedger {
   }
 
   /**
-   * One owner's payouts are recorded one at a time across instances. On PostgreSQL a transaction-scoped advisory
-   * lock on the owner, under READ COMMITTED so that every statement after the lock sees what the previous holder
-   * committed: parallel payouts queue instead of failing serialization over and over (twenty at once would exhaust
-   * any retry budget). On SQLite every write transaction is IMMEDIATE, which already serialises them.
+   * One owner's payouts, and the payouts to one IBAN, are admitted one at a time across instances (the daily caps
+   * per user and per IBAN). On PostgreSQL transaction-scoped advisory locks on the owner and then the IBAN, under
+   * READ COMMITTED so that every statement after the locks sees what the previous holder committed: parallel
+   * payouts queue instead of failing serialization over and over (twenty at once would exhaust any retry budget).
+   * Every caller takes the owner's lock before the IBAN's and holds one of each, so two can never wait on each
+   * other. On SQLite every write transaction is IMMEDIATE, which already serialises them.
    */
-  private underOwnerLock<T>(owner: PayoutOwner, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+  private underPayoutLocks<T>(owner: PayoutOwner, iban: string, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
     if (this.database.kind !== 'postgres') return inTransaction(this.database, work);
     return this.database.db
       .transaction()
       .setIsolationLevel('read committed')
       .execute(async (trx) => {
         await sql`select pg_advisory_xact_lock(hashtextextended(${`payout-owner:${ownerKey(owner)}`}, 0))`.execute(trx);
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`payout-iban:${iban}`}, 0))`.execute(trx);
         return work(trx);
       });
   }
@@ -108,6 +118,7 @@ export class PayoutLedger {
       currency: request.currency,
       amountInMinor: request.amount_in_minor,
       request: JSON.stringify(request),
+      beneficiaryIban: request.beneficiary_iban,
       withdrawal: null,
       lastError: null,
       declineReason: null,
@@ -129,18 +140,96 @@ export class PayoutLedger {
 
   /**
    * The owner's amount in `currency` over the 24 h before `now` that moved or may still move money (payouts the
-   * provider refused, or that were declined or expired, do not count). For the admission check, in its transaction.
+   * provider refused, or that were declined or expired, do not count), leaving out `excluding` (a payout being
+   * approved). A payout counts from when it became sendable: an approved one from its approval, when its money
+   * left. For the policy's checks, in their transaction.
    */
-  static async dailyTotal(trx: Transaction<Tables>, owner: PayoutOwner, currency: string, now: number): Promise<number> {
-    const row = await trx
+  static async dailyTotal(trx: Transaction<Tables>, owner: PayoutOwner, currency: string, now: number, excluding?: string): Promise<number> {
+    let query = trx
       .selectFrom('payouts')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amountInMinor'), eb.val(0)).as('total'))
       .where('owner', '=', ownerKey(owner))
       .where('currency', '=', currency)
-      .where('createdAtMs', '>', now - DAY_MS)
-      .where('status', 'not in', UNPAID_STATUSES)
-      .executeTakeFirstOrThrow();
-    return Number(row.total);
+      .where('queuedAtMs', '>', now - DAY_MS)
+      .where('status', 'not in', UNPAID_STATUSES);
+    if (excluding !== undefined) query = query.where('transactionId', '!=', excluding);
+    return Number((await query.executeTakeFirstOrThrow()).total);
+  }
+
+  /**
+   * What every user together paid or may still pay to `iban` in `currency` over the 24 h before `now`, counted
+   * as dailyTotal counts; merchant keys' own payouts are the merchant's judgement and are left out.
+   */
+  static async beneficiaryTotal(trx: Transaction<Tables>, iban: string, currency: string, now: number, excluding?: string): Promise<number> {
+    let query = trx
+      .selectFrom('payouts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amountInMinor'), eb.val(0)).as('total'))
+      .where('beneficiaryIban', '=', iban)
+      .where('owner', 'like', 'user:%')
+      .where('currency', '=', currency)
+      .where('queuedAtMs', '>', now - DAY_MS)
+      .where('status', 'not in', UNPAID_STATUSES);
+    if (excluding !== undefined) query = query.where('transactionId', '!=', excluding);
+    return Number((await query.executeTakeFirstOrThrow()).total);
+  }
+
+  /**
+   * Approves a payout awaiting approval: `check` runs under the same locks and in the same transaction as
+   * admission, so what it reads (the caps, the owner, the beneficiary) still holds when the payout becomes
+   * pending-submission. One awaiting longer than `expiryMs` expires instead and is never sent.
+   */
+  async approve(transactionId: string, expiryMs: number, check: ApprovalCheck): Promise<ApprovalOutcome> {
+    const found = await this.get(transactionId);
+    if (!found) return { kind: 'not-awaiting' };
+    return this.underPayoutLocks(found.owner, found.request.beneficiary_iban, async (trx) => {
+      const now = this.now();
+      const row = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', transactionId).executeTakeFirst();
+      if (!row || row.status !== AWAITING_APPROVAL || row.withdrawal !== null) return { kind: 'not-awaiting' };
+      const record = fromRow(row);
+      if (record.createdAtMs <= now - expiryMs) {
+        const expired = await this.moveIn(trx, transactionId, AWAITING_APPROVAL, EXPIRED, now);
+        return expired ? { kind: 'expired', record: expired } : { kind: 'not-awaiting' };
+      }
+      await check(trx, record, now);
+      const approved = await this.moveIn(trx, transactionId, AWAITING_APPROVAL, PENDING_SUBMISSION, now);
+      return approved ? { kind: 'approved', record: approved } : { kind: 'not-awaiting' };
+    });
+  }
+
+  /** Inside approve(): moves the payout from `from` to `to` unless another instance moved it first. */
+  private async moveIn(trx: Transaction<Tables>, transactionId: string, from: string, to: string, now: number): Promise<PayoutRecord | undefined> {
+    const result = await trx
+      .updateTable('payouts')
+      .set({ status: to, updatedAtMs: now, ...(to === PENDING_SUBMISSION ? { queuedAtMs: now } : {}) })
+      .where('transactionId', '=', transactionId)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return undefined;
+    const row = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', transactionId).executeTakeFirstOrThrow();
+    return fromRow(row);
+  }
+
+  /**
+   * Payouts that waited for approval longer than `expiryMs` since they were recorded, marked expired (never to be
+   * sent) and returned so their subscribers can be told; at most `limit` per call, oldest first.
+   */
+  async expireAwaitingApproval(expiryMs: number, limit: number): Promise<PayoutRecord[]> {
+    const now = this.now();
+    const overdue = await this.database.db
+      .selectFrom('payouts')
+      .select('transactionId')
+      .where('status', '=', AWAITING_APPROVAL)
+      .where('createdAtMs', '<=', now - expiryMs)
+      .orderBy('createdAtMs')
+      .limit(limit)
+      .execute();
+    const expired: PayoutRecord[] = [];
+    for (const { transactionId } of overdue) {
+      // One row at a time, each only if still awaiting: an approval that got there first wins.
+      const record = await this.transition(transactionId, AWAITING_APPROVAL, EXPIRED);
+      if (record) expired.push(record);
+    }
+    return expired;
   }
 
   /**

@@ -6,36 +6,71 @@ import { PayoutLimitExceededError } from '../errors';
 import { PayoutLedger, type Admission, type PayoutOwner } from './payout-ledger';
 import { AWAITING_APPROVAL, PENDING_SUBMISSION } from './payout-status';
 
+export type PayoutLimits = Pick<MoneyConfig, 'payoutMaxMinor' | 'payoutDailyMaxMinor' | 'payoutBeneficiaryDailyMaxMinor' | 'payoutApprovalAboveMinor'>;
+
 /**
  * The payout policy (docs/money.md), as the admission check the ledger runs in the transaction that records the
- * payout: the daily sum it reads and the row it inserts commit together or not at all, so parallel payouts on any
- * number of instances cannot together pass a limit that only one of them fits.
+ * payout: the sums it reads and the row it inserts commit together or not at all, under the owner's and the
+ * IBAN's locks, so parallel payouts on any number of instances cannot together pass a limit that only one fits.
  * - PAYOUT_MAX_MINOR caps every single payout, whoever makes it.
  * - PAYOUT_DAILY_MAX_MINOR caps a user's payouts per currency over a rolling 24 h.
- * - A user's payout above PAYOUT_APPROVAL_ABOVE_MINOR waits for a merchant key's approval. A merchant key is the
- *   merchant itself: its payouts need no approval and have no daily cap beyond its own judgement.
+ * - PAYOUT_BENEFICIARY_DAILY_MAX_MINOR caps every user's payouts together to one IBAN per currency over a rolling
+ *   24 h: one bank account can be attached to any number of app users, and each has a daily cap of its own.
+ * - A user's payout that takes their rolling 24 h total above PAYOUT_APPROVAL_ABOVE_MINOR waits for a merchant
+ *   key's approval, so splitting an amount into payouts at the threshold does not avoid it.
+ * A merchant key is the merchant itself: its payouts need no approval, have no daily cap beyond its own judgement,
+ * and do not count toward its users' caps.
  */
-export function payoutAdmission(policy: Pick<MoneyConfig, 'payoutMaxMinor' | 'payoutDailyMaxMinor' | 'payoutApprovalAboveMinor'>): Admission {
+export function payoutAdmission(policy: PayoutLimits): Admission {
   return async (trx: Transaction<Tables>, owner: PayoutOwner, request: ProviderWithdrawalRequest, now: number): Promise<string> => {
-    const amount = request.amount_in_minor;
-    if (amount > policy.payoutMaxMinor) {
-      throw new PayoutLimitExceededError(
-        `amountInMinor ${amount} is above the largest single payout, ${policy.payoutMaxMinor} ${request.currency} minor units. Pay out at most that much at a time.`,
-        'PAYOUT_MAX_MINOR',
-        policy.payoutMaxMinor,
-      );
-    }
+    const spent = await assertWithinLimits(trx, policy, owner, request, now);
     if (owner.kind === 'merchant') return PENDING_SUBMISSION;
-    const spent = await PayoutLedger.dailyTotal(trx, owner, request.currency, now);
-    const remaining = Math.max(0, policy.payoutDailyMaxMinor - spent);
-    if (amount > remaining) {
-      throw new PayoutLimitExceededError(
-        `amountInMinor ${amount} is above what this user may still pay out in ${request.currency} over the last 24 hours ` +
-          `(${remaining} of ${policy.payoutDailyMaxMinor} minor units). Wait until earlier payouts leave the 24-hour window, or pay out less.`,
-        'PAYOUT_DAILY_MAX_MINOR',
-        remaining,
-      );
-    }
-    return amount > policy.payoutApprovalAboveMinor ? AWAITING_APPROVAL : PENDING_SUBMISSION;
+    return spent + request.amount_in_minor > policy.payoutApprovalAboveMinor ? AWAITING_APPROVAL : PENDING_SUBMISSION;
   };
+}
+
+/**
+ * Throws PayoutLimitExceededError naming the first limit `request` does not fit (per payout, then the user's
+ * daily cap, then the IBAN's), leaving out `excluding` (a payout being approved is already in the sums); else
+ * answers the user's own total over the window before this payout (0 for a merchant key).
+ */
+export async function assertWithinLimits(
+  trx: Transaction<Tables>,
+  policy: PayoutLimits,
+  owner: PayoutOwner,
+  request: ProviderWithdrawalRequest,
+  now: number,
+  excluding?: string,
+): Promise<number> {
+  const { amount_in_minor: amount, currency } = request;
+  if (amount > policy.payoutMaxMinor) {
+    throw new PayoutLimitExceededError(
+      `amountInMinor ${amount} is above the largest single payout, ${policy.payoutMaxMinor} ${currency} minor units. Pay out at most that much at a time.`,
+      'per-payout',
+      policy.payoutMaxMinor,
+    );
+  }
+  if (owner.kind === 'merchant') return 0;
+  const spent = await PayoutLedger.dailyTotal(trx, owner, currency, now, excluding);
+  const remaining = Math.max(0, policy.payoutDailyMaxMinor - spent);
+  if (amount > remaining) {
+    throw new PayoutLimitExceededError(
+      `amountInMinor ${amount} is above what this user may still pay out in ${currency} over the last 24 hours ` +
+        `(${remaining} of ${policy.payoutDailyMaxMinor} minor units). Wait until earlier payouts leave the 24-hour window, or pay out less.`,
+      'user-daily',
+      remaining,
+    );
+  }
+  const toIban = await PayoutLedger.beneficiaryTotal(trx, request.beneficiary_iban, currency, now, excluding);
+  const ibanRemaining = Math.max(0, policy.payoutBeneficiaryDailyMaxMinor - toIban);
+  if (amount > ibanRemaining) {
+    throw new PayoutLimitExceededError(
+      `amountInMinor ${amount} is above what may still be paid out to IBAN ${request.beneficiary_iban} in ${currency} over the last 24 hours, ` +
+        `counting every user's payouts to it (${ibanRemaining} of ${policy.payoutBeneficiaryDailyMaxMinor} minor units). ` +
+        'Wait until earlier payouts leave the 24-hour window, or pay out less.',
+      'beneficiary-daily',
+      ibanRemaining,
+    );
+  }
+  return spent;
 }

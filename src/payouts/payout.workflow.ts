@@ -8,6 +8,7 @@ import type { Payout } from '../schema/payout.type';
 import { topics } from '../subscriptions/topics';
 import { sameHolderName } from '../validation/holder-name';
 import { ownerKey, sameOwner, type PayoutOwner, type PayoutRecord } from './payout-ledger';
+import { approvalCheck } from './payout-approval';
 import { payoutAdmission } from './payout-policy';
 import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
 
@@ -99,7 +100,7 @@ export async function submit(context: GatewayContext, record: PayoutRecord): Pro
   const { payoutLedger, config } = context.services;
   const claimant = randomUUID();
   for (;;) {
-    if (Date.now() - record.queuedAtMs >= config.money.payoutSubmissionExpiryMs) return toPayoutFromRecord(await reconcilePending(context, record));
+    if (payoutLedger.now() - record.queuedAtMs >= config.money.payoutSubmissionExpiryMs) return toPayoutFromRecord(await reconcilePending(context, record));
     if (await payoutLedger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, config.money.payoutSubmissionExpiryMs)) break;
     await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
     const current = await payoutLedger.get(record.transactionId);
@@ -167,16 +168,26 @@ export async function reconcilePending(context: MoneyDeps, record: PayoutRecord)
   const { payoutLedger, config } = context.services;
   const found = await adoptFromProvider(context, record).catch(() => undefined);
   if (found) return (await payoutLedger.get(record.transactionId)) ?? record;
-  if (Date.now() - record.queuedAtMs < config.money.payoutSubmissionExpiryMs) return record;
+  if (payoutLedger.now() - record.queuedAtMs < config.money.payoutSubmissionExpiryMs) return record;
   const expired = await payoutLedger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED);
   if (expired) await publish(context, expired);
   return expired ?? (await payoutLedger.get(record.transactionId)) ?? record;
 }
 
-/** approvePayout (merchant keys): an awaiting-approval payout becomes pending and is sent. */
+/**
+ * approvePayout (merchant keys): an awaiting-approval payout becomes pending and is sent, if it still may be
+ * (payout-approval.ts: its owner not revoked, its beneficiary still verified, every limit still holding); one
+ * past PAYOUT_APPROVAL_EXPIRY_MS expires instead. A refusal sends nothing.
+ */
 export async function approvePayout(context: GatewayContext, transactionId: string): Promise<Payout> {
-  const approved = await context.services.payoutLedger.transition(transactionId, AWAITING_APPROVAL, PENDING_SUBMISSION);
-  if (!approved) throw await notAwaiting(context, transactionId);
+  const { payoutLedger, config, beneficiaries } = context.services;
+  const outcome = await payoutLedger.approve(transactionId, config.money.payoutApprovalExpiryMs, approvalCheck(config.money, beneficiaries));
+  if (outcome.kind === 'expired') {
+    context.logger.info({ transactionId }, 'payout expired awaiting approval');
+    await publish(context, outcome.record);
+  }
+  if (outcome.kind !== 'approved') throw await notAwaiting(context, transactionId);
+  const approved = outcome.record;
   context.logger.info({ transactionId }, 'payout approved');
   await publish(context, approved);
   const payout = await submit(context, approved);

@@ -23,6 +23,8 @@ const LEASE_NAME = 'reconciler';
  * - payouts never confirmed by the provider (a crash or a failed call after recording): what the provider has is
  *   stored; past PAYOUT_SUBMISSION_EXPIRY_MS with nothing there, they expire and can never be sent;
  * - payouts the provider confirmed but that are not final: re-read, stored and published when they moved;
+ * - payouts awaiting approval for longer than PAYOUT_APPROVAL_EXPIRY_MS: expired (never sent) and published, so a
+ *   payout nobody approved does not stay approvable for ever;
  * - data tasks with no webhook DATA_TASK_WEBHOOK_GRACE_MS after they started: the results are fetched by task id
  *   and the task completes (its subscribers with it), or it is marked FAILED with the reason; tasks past
  *   DATA_TASK_TTL_MS are forgotten;
@@ -58,6 +60,7 @@ export class Reconciler {
       await traceJob(this.services.telemetry, 'reconcile', async () => {
         await this.reconcileUnconfirmed();
         await this.reconcileInFlight();
+        await this.expireUnapproved();
         await this.reconcileDataTasks();
         await reconcileRefundAttempts(this.deps, BATCH, () => this.closed);
       });
@@ -118,6 +121,14 @@ export class Reconciler {
       } else {
         await this.services.payoutLedger.touch(record.transactionId);
       }
+    }
+  }
+
+  private async expireUnapproved(): Promise<void> {
+    const { payoutLedger, config } = this.services;
+    for (const record of await payoutLedger.expireAwaitingApproval(config.money.payoutApprovalExpiryMs, BATCH)) {
+      this.repaired('payout_approval_expired', record);
+      await publish(this.deps, record);
     }
   }
 

@@ -14,7 +14,7 @@ import { validatePayoutInput } from '../validation/payout-input.validator';
 export class PayoutResolver {
   @Mutation(() => Payout, {
     description:
-      "Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. Limits refuse with PAYOUT_LIMIT_EXCEEDED; a session's payout above the approval threshold is recorded as awaiting-approval.",
+      "Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. Limits refuse with PAYOUT_LIMIT_EXCEEDED (extensions.limit names which); a session's payout that takes its user's 24-hour total above the approval threshold is recorded as awaiting-approval.",
   })
   createPayout(@Args() { input }: CreatePayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
     const caller = requireAnyPrincipal(context.principal);
@@ -22,7 +22,10 @@ export class PayoutResolver {
     return createPayout(context, caller, validatePayoutInput(input), explicitId);
   }
 
-  @Mutation(() => Payout, { description: 'Sends a payout that is awaiting approval to the provider. Needs a merchant key.' })
+  @Mutation(() => Payout, {
+    description:
+      'Sends a payout that is awaiting approval to the provider, once checked again: its user not revoked, its beneficiary still verified, every limit still holding. One waiting past the approval expiry is expired instead. Needs a merchant key.',
+  })
   approvePayout(@Args() { transactionId }: PayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
     requireMerchant(context.principal);
     return approvePayout(context, validateTransactionId(transactionId));

@@ -56,6 +56,8 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
       HTTP_BACKOFF_BASE_MS: '5',
       HTTP_BACKOFF_CAP_MS: '20',
       RATE_LIMIT_PER_SECOND: '0',
+      // At the daily cap: no payout here waits for approval, so the provider's ledger shows every one admitted.
+      PAYOUT_APPROVAL_ABOVE_MINOR: '500000',
     });
     const started = await startEmbeddedSandbox(base);
     sandbox = started.sandbox;

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProviderWithdrawalRequest } from '../../../src/datasources/provider-types';
 import { openDatabase, type Database } from '../../../src/db/database';
-import { PayoutLimitExceededError } from '../../../src/errors';
+import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError } from '../../../src/errors';
 import { BeneficiaryLedger } from '../../../src/payouts/beneficiary-ledger';
 import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout-ledger';
+import { approvalCheck } from '../../../src/payouts/payout-approval';
 import { payoutAdmission } from '../../../src/payouts/payout-policy';
 import { AWAITING_APPROVAL, DECLINED, EXPIRED, PENDING_SUBMISSION } from '../../../src/payouts/payout-status';
 import { createPostgresSchema } from '../../helpers/postgres';
@@ -30,7 +31,13 @@ const BACKENDS: Backend[] = [
   },
 ];
 
-const POLICY = { payoutMaxMinor: 100_000, payoutDailyMaxMinor: 500_000, payoutApprovalAboveMinor: 100_000 };
+// The tests below share one IBAN across users: the cap per IBAN is out of their way, and has tests of its own.
+const POLICY = {
+  payoutMaxMinor: 100_000,
+  payoutDailyMaxMinor: 500_000,
+  payoutBeneficiaryDailyMaxMinor: Number.MAX_SAFE_INTEGER,
+  payoutApprovalAboveMinor: 100_000,
+};
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function request(amount: number, overrides: Partial<ProviderWithdrawalRequest> = {}): ProviderWithdrawalRequest {
@@ -112,9 +119,49 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     expect(refused).toHaveLength(7);
     for (const { reason } of refused) {
       expect(reason).toBeInstanceOf(PayoutLimitExceededError);
-      expect((reason as PayoutLimitExceededError).extensions).toEqual({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: 0 });
+      expect((reason as PayoutLimitExceededError).extensions).toEqual({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'user-daily', remainingInMinor: 0 });
     }
     expect((await ledgers[0]!.listForOwner(owner)).reduce((sum, record) => sum + record.request.amount_in_minor, 0)).toBe(500_000);
+  });
+
+  it('never lets parallel payouts of many users to one IBAN on two instances pass its daily cap together', async () => {
+    const iban = `GB${randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase()}`;
+    const policy = { ...POLICY, payoutBeneficiaryDailyMaxMinor: 500_000 };
+    const ledgers = [new PayoutLedger(first, now), new PayoutLedger(second, now)];
+    const users = Array.from({ length: 4 }, user);
+    const results = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, index) =>
+        ledgers[index % 2]!.record({ owner: users[index % 4]!, request: request(50_000, { beneficiary_iban: iban }) }, payoutAdmission(policy)),
+      ),
+    );
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(10);
+    expect(refused).toHaveLength(6);
+    for (const { reason } of refused) {
+      expect((reason as PayoutLimitExceededError).extensions).toEqual({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'beneficiary-daily', remainingInMinor: 0 });
+    }
+    // A merchant key's own payouts to it are neither refused nor counted; another IBAN has a cap of its own.
+    const merchant: PayoutOwner = { kind: 'merchant', keyId: `merchant-${randomUUID()}` };
+    expect((await ledgers[0]!.record({ owner: merchant, request: request(100_000, { beneficiary_iban: iban }) }, payoutAdmission(policy))).created).toBe(true);
+    expect(
+      (await ledgers[1]!.record({ owner: user(), request: request(50_000, { beneficiary_iban: `${iban.slice(0, -1)}X` }) }, payoutAdmission(policy))).created,
+    ).toBe(true);
+    await expect(ledgers[1]!.record({ owner: user(), request: request(1, { beneficiary_iban: iban }) }, payoutAdmission(policy))).rejects.toMatchObject({
+      extensions: { limit: 'beneficiary-daily', remainingInMinor: 0 },
+    });
+    clock += DAY_MS;
+    expect((await ledgers[0]!.record({ owner: user(), request: request(50_000, { beneficiary_iban: iban }) }, payoutAdmission(policy))).created).toBe(true);
+  });
+
+  it('asks for approval once the user’s rolling 24 h total, this payout included, passes the threshold', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const owner = user();
+    const policy = { ...POLICY, payoutApprovalAboveMinor: 50_000 };
+    expect((await ledger.record({ owner, request: request(30_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
+    expect((await ledger.record({ owner, request: request(20_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
+    expect((await ledger.record({ owner, request: request(1) }, payoutAdmission(policy))).record.status).toBe(AWAITING_APPROVAL);
+    clock += DAY_MS;
+    expect((await ledger.record({ owner, request: request(50_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
   });
 
   it('counts the last 24 hours only, without declined, expired, failed or rejected payouts, per currency', async () => {
@@ -135,7 +182,7 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     const stamps = { authorised_at: null, submitted_at: null, settled_at: null, rejected_at: null };
     await ledger.confirm(failed.record.transactionId, { ...failed.record.request, ...stamps, status: 'failed', failed_at: new Date(clock).toISOString() });
     await expect(ledger.record({ owner, request: request(300_001) }, admit)).rejects.toMatchObject({
-      extensions: { limit: 'PAYOUT_DAILY_MAX_MINOR', remainingInMinor: 300_000 },
+      extensions: { limit: 'user-daily', remainingInMinor: 300_000 },
     });
     expect((await ledger.record({ owner, request: request(300_000) }, admit)).created).toBe(true);
     await expect(ledger.record({ owner, request: request(1) }, admit)).rejects.toMatchObject({ extensions: { remainingInMinor: 0 } });
@@ -150,7 +197,7 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     const policy = { ...POLICY, payoutApprovalAboveMinor: 50_000 };
     const merchant: PayoutOwner = { kind: 'merchant', keyId: `merchant-${randomUUID()}` };
     await expect(ledger.record({ owner: merchant, request: request(100_001) }, payoutAdmission(policy))).rejects.toMatchObject({
-      extensions: { code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'PAYOUT_MAX_MINOR', remainingInMinor: 100_000 },
+      extensions: { code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'per-payout', remainingInMinor: 100_000 },
     });
     expect((await ledger.record({ owner: merchant, request: request(60_000) }, payoutAdmission(policy))).record.status).toBe(PENDING_SUBMISSION);
     const large = await ledger.record({ owner: user(), request: request(60_000) }, payoutAdmission(policy));
@@ -172,6 +219,45 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     expect(await ledger.claim(record.transactionId, 'late', 60_000, 30_000)).toBe(false);
     expect(await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED)).toMatchObject({ status: EXPIRED });
     expect(await ledger.claim(record.transactionId, 'later', 60_000, DAY_MS)).toBe(false);
+  });
+
+  it('approves a waiting payout only while its user is not revoked, its beneficiary verified and the limits hold, and expires it after', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const beneficiaries = new BeneficiaryLedger(second);
+    const policy = { ...POLICY, payoutApprovalAboveMinor: 0, payoutBeneficiaryDailyMaxMinor: 500_000 };
+    const iban = `GB${randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase()}`;
+    const userId = `user-${randomUUID()}`;
+    const owner: PayoutOwner = { kind: 'user', userId };
+    await first.db.insertInto('users').values({ id: userId, issuer: null, subject: null, createdAtMs: clock, revokedAtMs: null }).execute();
+    const verify = (name: string) => beneficiaries.recordVerified(userId, [{ iban, name, verifiedAt: new Date(clock).toISOString() }]);
+    await verify('John Doe');
+    const check = approvalCheck(policy, beneficiaries);
+    const waiting = async () => (await ledger.record({ owner, request: request(100_000, { beneficiary_iban: iban }) }, payoutAdmission(policy))).record;
+
+    // The bank now reports another holder for the IBAN: the verification the payout relied on is gone.
+    const renamed = await waiting();
+    await verify('Jane Roe');
+    await expect(ledger.approve(renamed.transactionId, DAY_MS, check)).rejects.toBeInstanceOf(BeneficiaryNotVerifiedError);
+    await verify('John Doe');
+    expect(await ledger.approve(renamed.transactionId, DAY_MS, check)).toMatchObject({ kind: 'approved', record: { status: PENDING_SUBMISSION } });
+
+    // A day later it has left the window, and other users have filled the IBAN's cap since.
+    const overdue = await waiting();
+    clock += DAY_MS;
+    for (let index = 0; index < 5; index += 1) {
+      await ledger.record({ owner: user(), request: request(100_000, { beneficiary_iban: iban }) }, payoutAdmission(policy));
+    }
+    await expect(ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).rejects.toMatchObject({
+      extensions: { limit: 'beneficiary-daily', remainingInMinor: 0 },
+    });
+    expect(await ledger.get(overdue.transactionId)).toMatchObject({ status: AWAITING_APPROVAL });
+
+    await first.db.updateTable('users').set({ revokedAtMs: clock }).where('id', '=', userId).execute();
+    await expect(ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).rejects.toBeInstanceOf(ForbiddenError);
+
+    clock += 2 * DAY_MS;
+    expect(await ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).toMatchObject({ kind: 'expired', record: { status: EXPIRED } });
+    expect(await ledger.approve(overdue.transactionId, 3 * DAY_MS, check)).toEqual({ kind: 'not-awaiting' });
   });
 
   it('keeps one verified beneficiary per user and IBAN, visible from every instance', async () => {
