@@ -3,7 +3,9 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import { openDatabase, type Database } from '../../src/db/database';
 import { RecentRevocations } from '../../src/identity/recent-revocations';
 import { sessionKey, SessionStore } from '../../src/store/session.store';
+import { principalCheck } from '../../src/subscriptions/principal-recheck';
 import { PrincipalSockets } from '../../src/subscriptions/principal-sockets';
+import { createPostgresSchema } from '../helpers/postgres';
 import { SubscriptionCaps } from '../../src/security/subscription-caps';
 
 /** Holds the answer of the next query that reads `sessions`, after the database has answered it. */
@@ -37,16 +39,31 @@ class HoldSessionReads implements KyselyPlugin {
   }
 }
 
-describe('SessionStore', () => {
+const BACKENDS: { name: string; open(): Promise<{ url: string; cleanUp(): Promise<void> }> }[] = [
+  { name: 'SQLite', open: async () => ({ url: 'sqlite://:memory:', cleanUp: async () => undefined }) },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const schema = await createPostgresSchema('session_store');
+      return { url: schema.url, cleanUp: () => schema.drop() };
+    },
+  },
+];
+
+describe.each(BACKENDS)('SessionStore on $name', (backend) => {
   let database: Database;
+  let cleanUp: () => Promise<void>;
 
   beforeEach(async () => {
-    database = await openDatabase('sqlite://:memory:');
+    const opened = await backend.open();
+    cleanUp = opened.cleanUp;
+    database = await openDatabase(opened.url);
     await database.db.insertInto('users').values({ id: 'user_1', issuer: null, subject: null, createdAtMs: Date.now(), revokedAtMs: null }).execute();
   });
 
   afterEach(async () => {
     await database.close();
+    await cleanUp();
   });
 
   it('does not keep a session read before it was forgotten (a read straddling a logout would answer for a second more)', async () => {
@@ -92,6 +109,21 @@ describe('SessionStore', () => {
     now += 1_000;
     expect(await sessions.liveKeys([sessionKey(sessionToken)])).toEqual(new Set());
     expect(await sessions.get(sessionToken)).toBeUndefined();
+  });
+
+  it('tells the periodic socket check which sessions are live and which users are revoked or gone, in batches', async () => {
+    const sessions = new SessionStore(database, 0);
+    await database.db.insertInto('users').values({ id: 'user_2', issuer: null, subject: null, createdAtMs: Date.now(), revokedAtMs: Date.now() }).execute();
+    const live = await sessions.create('user_1');
+    const ofRevoked = await sessions.create('user_2');
+    const unknownKeys = Array.from({ length: 600 }, (_, index) => `unknown_${index}`);
+    const check = principalCheck(database, sessions);
+    const answer = await check({
+      sessionKeys: [...unknownKeys, sessionKey(live.sessionToken), sessionKey(ofRevoked.sessionToken)],
+      userIds: [...unknownKeys, 'user_1', 'user_2'],
+    });
+    expect(answer.liveSessions).toEqual(new Set([sessionKey(live.sessionToken)]));
+    expect(answer.revokedUsers).toEqual(new Set([...unknownKeys, 'user_2']));
   });
 });
 
