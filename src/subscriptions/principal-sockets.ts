@@ -91,6 +91,11 @@ export class PrincipalSockets {
     const entry = this.entryOf(socket);
     if (entry.closed) return entry.endedBecause ?? 'The WebSocket is closed.';
     if (principal.kind === 'invalid' && principal.revoked) return this.end(entry, UNAUTHORIZED_CLOSE_CODE, REVOKED_WHILE_SIGNING_IN);
+    // A token that named no live session: the socket stays open for what needs no sign-in, and nothing to revoke.
+    if (entry.sessionKey !== undefined && (principal.kind !== 'user' || principal.sessionKey !== entry.sessionKey)) {
+      removeFrom(this.bySession, entry.sessionKey, entry);
+      entry.sessionKey = undefined;
+    }
     if (capKey !== undefined && entry.capKey === undefined) {
       const held = this.byCapKey.get(capKey)?.size ?? 0;
       if (held >= this.options.maxSocketsPerPrincipal) {

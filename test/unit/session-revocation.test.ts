@@ -163,6 +163,12 @@ describe('PrincipalSockets', () => {
     sockets.add(john, leaving);
     expect(sockets.size).toBe(0);
 
+    const unknown = new FakeSocket();
+    sockets.claim(unknown, 'session_unknown');
+    sockets.add({ kind: 'invalid', reason: 'The session token is unknown or has expired.' }, unknown);
+    expect(sockets.size).toBe(0);
+    expect(unknown.closedWith).toBeUndefined();
+
     const staying = new FakeSocket();
     sockets.claim(staying, 'session_john');
     expect(sockets.close({ kind: 'logout', userId: 'user_john', sessionKey: 'session_john' })).toBe(1);
