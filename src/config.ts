@@ -95,6 +95,18 @@ export interface RateLimitConfig {
   burst: number;
 }
 
+/** Sessions and WebSockets: how long they live, how often a socket's owner is checked again, and the caps on live work (docs/security.md). */
+export interface LiveLimitsConfig {
+  /** A session not used for this long ends, whatever its lifetime says. */
+  sessionIdleTimeoutMs: number;
+  /** How often every open socket's principal is checked again in the store (expired, idled out, revoked). */
+  principalRecheckMs: number;
+  maxSubscriptionsPerSocket: number;
+  /** Per principal (a user, a merchant key, an anonymous address) on one instance. */
+  maxSubscriptionsPerPrincipal: number;
+  maxSocketsPerPrincipal: number;
+}
+
 /** Trusted documents (persisted operations) and APQ; docs/api.md, "Persisted documents". */
 export interface PersistedDocumentsConfig {
   /** off: text only; allow: text, manifest hashes and APQ; only: manifest documents only. */
@@ -150,6 +162,7 @@ export interface Config {
   http: HttpConfig;
   limits: OperationLimitsConfig;
   rateLimit: RateLimitConfig;
+  live: LiveLimitsConfig;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
   /** Every query and mutation's deadline: provider calls and their retries spend only what is left of it. */
@@ -311,6 +324,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       perSecond: read.number('RATE_LIMIT_PER_SECOND', 20, { min: 0, max: 1_000_000 }),
       burst: read.integer('RATE_LIMIT_BURST', 60, { min: 1, max: 1_000_000 }),
     },
+    live: {
+      sessionIdleTimeoutMs: read.duration('SESSION_IDLE_TIMEOUT', 12 * 3600 * 1000, { minMs: 1_000, maxMs: 365 * 24 * 3600 * 1000 }),
+      principalRecheckMs: read.integer('WS_PRINCIPAL_RECHECK_MS', 60_000, { min: 100, max: 3600 * 1000 }),
+      maxSubscriptionsPerSocket: read.integer('WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, { min: 1, max: 1_000_000 }),
+      maxSubscriptionsPerPrincipal: read.integer('MAX_SUBSCRIPTIONS_PER_PRINCIPAL', 1_000, { min: 1, max: 10_000_000 }),
+      maxSocketsPerPrincipal: read.integer('WS_MAX_SOCKETS_PER_PRINCIPAL', 50, { min: 1, max: 1_000_000 }),
+    },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 600_000 }),
     operationTimeoutMs: read.integer('OPERATION_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     metricsToken: read.optionalSecret('METRICS_TOKEN'),
@@ -421,6 +441,8 @@ function keyValueList(env: Env, name: string, problems: string[]): Record<string
   return result;
 }
 
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
 class Reader {
   constructor(
     private readonly env: Env,
@@ -465,6 +487,21 @@ class Reader {
       const lower = 'min' in bounds ? `from ${bounds.min}` : `greater than ${bounds.minExclusive} and`;
       this.problems.push(`${name} must be a number ${lower} ${'min' in bounds ? 'to' : 'at most'} ${bounds.max}; got ${JSON.stringify(value)}`);
       return fallback;
+    }
+    return parsed;
+  }
+
+  /** A duration with its unit: `500ms`, `90s`, `30m`, `12h` or `7d`. */
+  duration(name: string, fallbackMs: number, bounds: { minMs: number; maxMs: number }): number {
+    const value = this.env[name];
+    if (value === undefined) return fallbackMs;
+    const match = /^\s*(\d+)\s*(ms|s|m|h|d)\s*$/.exec(value);
+    const parsed = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : Number.NaN;
+    if (!Number.isSafeInteger(parsed) || parsed < bounds.minMs || parsed > bounds.maxMs) {
+      this.problems.push(
+        `${name} must be a whole number with a unit (ms, s, m, h or d), e.g. 12h, from ${bounds.minMs} ms to ${bounds.maxMs / 86_400_000} days; got ${JSON.stringify(value)}`,
+      );
+      return fallbackMs;
     }
     return parsed;
   }

@@ -42,6 +42,7 @@ import { SpanKind, SpanStatusCode, Telemetry } from './telemetry/telemetry';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { RateLimiter } from './security/rate-limiter';
 import { WebSocketOriginPolicy } from './security/websocket-origin';
+import { SubscriptionCaps } from './security/subscription-caps';
 import { WsOperationGuard } from './security/ws-operation-guard';
 import { Reconciler } from './reconciler/reconciler';
 import { forgetDataTasksOnRevocation } from './data-tasks/data-task.revocations';
@@ -50,6 +51,7 @@ import { buildGatewaySchema } from './schema/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
 import { typeGraphqlPubSub } from './subscriptions/event-bus';
 import { startGraphqlWs } from './subscriptions/graphql-ws.server';
+import { principalCheck } from './subscriptions/principal-recheck';
 import { PrincipalSockets } from './subscriptions/principal-sockets';
 
 export interface Gateway {
@@ -99,11 +101,32 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const apqStore = config.persistedDocuments.mode === 'allow' ? await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
   const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
   const httpGuard = new HttpOperationGuard(limiter, recorder);
-  const sockets = new PrincipalSockets();
-  const wsGuard = new WsOperationGuard({ schema, documents, limits, limiter, recorder, metrics, logger, principals: services.principals, sockets });
-  // A logout, a bank (dis)connected or a revoked user anywhere: this instance forgets what it remembered of them,
-  // drops the answers it kept for them, and closes their WebSockets (4401), which ends their subscriptions.
+  const sockets = new PrincipalSockets({
+    maxSocketsPerPrincipal: config.live.maxSocketsPerPrincipal,
+    recheckMs: config.live.principalRecheckMs,
+    check: principalCheck(database, services.sessions),
+    revocations: services.revocations,
+    logger,
+  });
+  const caps = new SubscriptionCaps(config.live.maxSubscriptionsPerSocket, config.live.maxSubscriptionsPerPrincipal);
+  const wsGuard = new WsOperationGuard({
+    schema,
+    documents,
+    limits,
+    limiter,
+    recorder,
+    metrics,
+    logger,
+    principals: services.principals,
+    sockets,
+    revocations: services.revocations,
+    caps,
+  });
+  // A logout, a bank (dis)connected or a revoked user anywhere: this instance remembers the revocation (a principal
+  // whose lookup straddled it is not trusted), forgets what it remembered of them, drops the answers it kept for
+  // them, and closes their WebSockets (4401), which ends their subscriptions.
   const stopIdentityEvents = await services.identityEvents.listen((event) => {
+    services.revocations.heard(event);
     answers.forgetUser(event.userId);
     services.connections.forgetConnections(event.userId);
     if (event.kind === 'connected') return;
@@ -223,7 +246,10 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
 
   async function graphql(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const started = performance.now();
-    // Resolved before the body is read: the rate limit is per principal, and a refused request costs no more.
+    // Resolved before the body is read: the rate limit is per principal, and a refused request costs no more. A
+    // revocation heard while the body is read still stops the operation (the context checks again).
+    const lookup = services.revocations.begin();
+    res.once('close', () => services.revocations.end(lookup));
     const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
     if (!httpGuard.admit(req, res, principal, requestId, started)) return;
     let body: unknown;
@@ -281,7 +307,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const result = await traceOperation(telemetry, 'http', requestId, () =>
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: req.method ?? 'GET', headers, search, body },
-        context: async () => (context = createContext(services, principal, requestId, cacheModeOf(req), deadline)),
+        context: async () => (context = createContext(services, services.revocations.stillTrusted(principal, lookup), requestId, cacheModeOf(req), deadline)),
       }),
     );
     for (const [name, value] of result.headers) res.setHeader(name, value);
@@ -389,6 +415,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await reconciler.close();
         await stopIdentityEvents();
         await stopDataTaskRevocations();
+        sockets.stop();
         await services.close();
         await apqStore?.disconnect();
         await telemetry.shutdown();

@@ -19,6 +19,7 @@ import { AppTokenVerifier } from './identity/app-token.verifier';
 import { ConnectionStore } from './identity/connection.store';
 import { tokenEncryptionKey } from './identity/encryption-key';
 import { IdentityEvents } from './identity/identity-events';
+import { RecentRevocations } from './identity/recent-revocations';
 import { TokenCipher } from './identity/token-cipher';
 import { createKeyv } from './store/keyv.factory';
 import { LoginStateStore } from './store/login-state.store';
@@ -48,6 +49,8 @@ export interface Services {
   principals: PrincipalResolver;
   /** Logouts, banks connected and disconnected, revoked users: announced to every instance. */
   identityEvents: IdentityEvents;
+  /** Logouts and revoked users heard lately, so a principal whose lookup straddled one is not trusted (server.ts feeds it). */
+  revocations: RecentRevocations;
   /** Verified beneficiaries per user, and who verified each IBAN. */
   beneficiaries: BeneficiaryLedger;
   /** Payouts created through the gateway (the provider client is `payouts`). */
@@ -117,7 +120,8 @@ export async function createServices(
   const appTokens = new ClientCredentialsTokenManager(auth);
   // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
   const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
-  const sessions = new SessionStore(database);
+  const sessions = new SessionStore(database, undefined, { idleTimeoutMs: config.live.sessionIdleTimeoutMs });
+  const revocations = new RecentRevocations();
   const connections = new ConnectionStore(database, new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)));
   const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
@@ -144,8 +148,9 @@ export async function createServices(
     sessions,
     loginStates: new LoginStateStore(database),
     connections,
-    principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
+    principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity), revocations),
     identityEvents: new IdentityEvents(live.bus),
+    revocations,
     beneficiaries: new BeneficiaryLedger(database),
     payoutLedger: new PayoutLedger(database, options.payoutClock),
     refundKeys: new RefundKeyStore(database, options.refundClock),

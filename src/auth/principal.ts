@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ForbiddenError, UnauthenticatedError } from '../errors';
 import type { AppTokenVerifier } from '../identity/app-token.verifier';
 import type { ConnectionStore } from '../identity/connection.store';
+import type { RecentRevocations } from '../identity/recent-revocations';
 import { sessionKey, type SessionStore } from '../store/session.store';
 
 export const SESSION_COOKIE = 'bankgraph_session';
@@ -13,11 +14,12 @@ export const SESSION_COOKIE = 'bankgraph_session';
  * what to fix, without failing public fields.
  */
 export type Principal =
-  /** expiresAtMs: when the credential stops being valid (an app access token's exp); a socket opened with it closes then. */
+  /** expiresAtMs: when the credential stops being valid (an app access token's exp, a session's lifetime); a socket opened with it closes then. */
   | { kind: 'user'; userId: string; sessionKey?: string; expiresAtMs?: number }
   | { kind: 'merchant'; keyId: string }
   | { kind: 'anonymous' }
-  | { kind: 'invalid'; reason: string };
+  /** revoked: the credential was valid until a revocation heard while it was looked up; a socket opened with it closes. */
+  | { kind: 'invalid'; reason: string; revoked?: true };
 
 export class MerchantKeys {
   private readonly digests: { id: string; digest: Buffer }[];
@@ -46,13 +48,40 @@ export class PrincipalResolver {
     private readonly sessions: SessionStore,
     private readonly connections: ConnectionStore,
     private readonly appTokens: AppTokenVerifier | undefined,
+    private readonly revocations: RecentRevocations,
   ) {}
 
   get appIdentity(): boolean {
     return this.appTokens !== undefined;
   }
 
-  async resolve(credentials: { authorization?: string; cookie?: string }): Promise<Principal> {
+  /**
+   * Who the credentials name. A user whose session or self was revoked while the lookup ran is not trusted: the
+   * store may have answered before the revocation was written (src/identity/recent-revocations.ts). `use: false`
+   * checks a session without counting as its use (the periodic check of an open socket).
+   */
+  async resolve(credentials: { authorization?: string; cookie?: string }, options: { use?: boolean } = {}): Promise<Principal> {
+    const lookup = this.revocations.begin();
+    try {
+      const principal = await this.lookUp(credentials, options);
+      if (principal.kind === 'user' && this.revocations.revokedSince(principal, lookup)) {
+        return { kind: 'invalid', reason: principal.sessionKey ? ENDED_SESSION : REVOKED_USER, revoked: true };
+      }
+      return principal;
+    } finally {
+      this.revocations.end(lookup);
+    }
+  }
+
+  /** The session key a session token would have, before it is looked up (undefined: a merchant key, an app token or none). */
+  claimedSessionKey(credentials: { authorization?: string; cookie?: string }): string | undefined {
+    if (this.appTokens) return undefined;
+    const bearer = credentials.authorization ? /^Bearer\s+(\S+)\s*$/i.exec(credentials.authorization)?.[1] : undefined;
+    const token = credentials.authorization ? bearer : readCookie(credentials.cookie, SESSION_COOKIE);
+    return token === undefined || this.merchantKeys.match(token) ? undefined : sessionKey(token);
+  }
+
+  private async lookUp(credentials: { authorization?: string; cookie?: string }, options: { use?: boolean }): Promise<Principal> {
     let token: string | undefined;
     if (credentials.authorization !== undefined && credentials.authorization !== '') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(credentials.authorization);
@@ -69,14 +98,17 @@ export class PrincipalResolver {
       const verified = await this.appTokens.verify(token);
       if (!verified.ok) return { kind: 'invalid', reason: verified.reason };
       const user = await this.connections.appUser(verified.issuer, verified.subject);
-      if (user.revoked) return { kind: 'invalid', reason: 'This user has been revoked.' };
+      if (user.revoked) return { kind: 'invalid', reason: REVOKED_USER };
       return { kind: 'user', userId: user.userId, expiresAtMs: verified.expiresAtMs };
     }
-    const session = await this.sessions.get(token);
+    const session = await this.sessions.get(token, options);
     if (!session) return { kind: 'invalid', reason: 'The session token is unknown or has expired; sign in again at /auth/login.' };
-    return { kind: 'user', userId: session.userId, sessionKey: sessionKey(token) };
+    return { kind: 'user', userId: session.userId, sessionKey: sessionKey(token), expiresAtMs: session.expiresAtMs };
   }
 }
+
+const REVOKED_USER = 'This user has been revoked.';
+const ENDED_SESSION = 'This session has ended (logged out or revoked); sign in again at /auth/login.';
 
 export function credentialsFromHeaders(headers: IncomingHttpHeaders): { authorization?: string; cookie?: string } {
   return { authorization: headers.authorization, cookie: headers.cookie };

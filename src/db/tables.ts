@@ -180,6 +180,8 @@ export interface SessionsTable {
   userId: string;
   createdAtMs: number;
   expiresAtMs: number;
+  /** When the session was last used (0006_sessions), refreshed at most every SessionStore.touchEveryMs. */
+  lastUsedAtMs: number;
 }
 
 /** A sign-in between /auth/login and /auth/callback; `bindingHash` ties it to the browser or app that started it. */

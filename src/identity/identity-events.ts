@@ -17,18 +17,35 @@ export type IdentityEvent =
 
 const KINDS = new Set<IdentityEvent['kind']>(['logout', 'disconnected', 'user-revoked', 'connected']);
 
+/**
+ * The publishing instance hears its own event at once, before the bus carries it (and again when the bus does:
+ * listeners act idempotently), so nothing on it runs for a revoked principal while the event is on its way.
+ */
 export class IdentityEvents {
+  private readonly local = new Set<(event: IdentityEvent) => void>();
+
   constructor(private readonly bus: EventBus) {}
 
-  publish(event: IdentityEvent): Promise<void> {
-    return this.bus.publish(topics.identity, event);
+  async publish(event: IdentityEvent): Promise<void> {
+    // Under way before any local handler runs, so one that throws cannot keep other instances from hearing it.
+    const published = this.bus.publish(topics.identity, event);
+    try {
+      for (const handler of [...this.local]) handler(event);
+    } finally {
+      await published;
+    }
   }
 
   /** Resolves once `handler` hears every later event on any instance; the function it gives stops listening. */
-  listen(handler: (event: IdentityEvent) => void): Promise<() => Promise<void>> {
-    return this.bus.listen(topics.identity, (payload) => {
+  async listen(handler: (event: IdentityEvent) => void): Promise<() => Promise<void>> {
+    const stop = await this.bus.listen(topics.identity, (payload) => {
       if (isIdentityEvent(payload)) handler(payload);
     });
+    this.local.add(handler);
+    return async () => {
+      this.local.delete(handler);
+      await stop();
+    };
   }
 }
 

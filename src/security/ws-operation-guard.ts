@@ -6,15 +6,17 @@ import type { Logger } from '../logger';
 import type { GatewayMetrics, OperationOutcome } from '../metrics/gateway-metrics';
 import { logErrorDetail } from '../ops/operation-observer.plugin';
 import { outcomeOf, type OperationRecorder } from '../ops/operation-recorder';
-import type { PrincipalSockets } from '../subscriptions/principal-sockets';
+import { UNAUTHORIZED_CLOSE_CODE, type PrincipalSockets } from '../subscriptions/principal-sockets';
 import type { SocketConnection } from '../subscriptions/ws-transport';
 import type { OperationLimits } from './operation-limits';
 import { isOwnPage, type PersistedDocuments } from '../persisted/persisted-documents';
-import { GatewayError } from '../errors';
+import { ForbiddenError, GatewayError, UnauthenticatedError } from '../errors';
+import type { RecentRevocations } from '../identity/recent-revocations';
 import { BoundedMap } from '../store/bounded-map';
-import { rateLimitKey } from './principal-key';
+import { addressKey, rateLimitKey } from './principal-key';
 import type { RateLimiter } from './rate-limiter';
 import { rateLimitedError } from './refusals';
+import type { SubscriptionCaps } from './subscription-caps';
 
 /** The part of graphql-ws's per-connection context the guard reads. */
 interface ConnectionContext {
@@ -31,6 +33,10 @@ interface OperationState {
   requestId: string;
   /** The subscription's root field while it counts as active. */
   subscriptionField?: string;
+  /** Whose live work it is (SubscriptionCaps): the user, the merchant key, or the address of a caller not signed in. */
+  capKey: string;
+  /** An active subscription, counted against the caps until it finishes. */
+  subscriptionCounted?: boolean;
   outcome?: ReturnType<typeof outcomeOf>;
   /** Until onSubscribe hands back execution arguments, an error is the operation's last event (no onComplete). */
   executing: boolean;
@@ -50,6 +56,9 @@ export interface WsOperationGuardDeps {
   principals: PrincipalResolver;
   /** Each user's sockets, so a revocation can close them (src/subscriptions/principal-sockets.ts). */
   sockets: PrincipalSockets;
+  /** Revocations heard while a socket's principal was looked up (src/identity/recent-revocations.ts). */
+  revocations: RecentRevocations;
+  caps: SubscriptionCaps;
 }
 
 /**
@@ -96,6 +105,12 @@ export class WsOperationGuard {
         if (refusal) return refusal;
         const result = await options.onSubscribe?.(ctx, id, resolved);
         if (!result || Array.isArray(result)) return result as readonly GraphQLError[] | undefined;
+        // After the last wait: a socket closed for its principal (revoked, expired, past a cap) runs nothing more.
+        const ended = this.deps.sockets.endedBecause(connection.extra.socket);
+        if (ended !== undefined) {
+          const message = `This WebSocket was closed: ${ended.reason}.`;
+          return [ended.code === UNAUTHORIZED_CLOSE_CODE ? new UnauthenticatedError(message) : new ForbiddenError(message)];
+        }
         const args = result as ExecutionArgs;
         const operation = getOperationAST(args.document, args.operationName);
         if (operation) {
@@ -104,6 +119,9 @@ export class WsOperationGuard {
           const tooCostly = this.deps.limits.checkCost(this.deps.schema, args.document, operation, args.variableValues ?? undefined);
           if (tooCostly) return [tooCostly];
           if (operation.operation === 'subscription') {
+            const refused = this.deps.caps.admit(this.activeSubscriptions(connection), state.capKey);
+            if (refused) return [refused];
+            state.subscriptionCounted = true;
             const first = operation.selectionSet.selections[0];
             state.subscriptionField = first?.kind === 'Field' ? first.name.value : 'unknown';
             this.deps.metrics.subscriptionStarted(state.subscriptionField);
@@ -158,6 +176,7 @@ export class WsOperationGuard {
     const state: OperationState = {
       started: performance.now(),
       principal: describePrincipal(principal),
+      capKey: liveWorkKey(principal, ctx.extra),
       operationName,
       operationType: undefined,
       requestId: newRequestId(),
@@ -190,9 +209,17 @@ export class WsOperationGuard {
     );
   }
 
+  /** Subscriptions counted on this socket: at most WS_MAX_SUBSCRIPTIONS_PER_SOCKET, so a walk of them is short. */
+  private activeSubscriptions(ctx: object): number {
+    let active = 0;
+    for (const state of this.stateOf(ctx).values()) if (state.subscriptionCounted) active += 1;
+    return active;
+  }
+
   private finish(ctx: object, id: string, state: OperationState, forced?: OperationOutcome): void {
     this.stateOf(ctx).delete(id);
     this.running.delete(state);
+    if (state.subscriptionCounted) this.deps.caps.release(state.capKey);
     if (state.subscriptionField) this.deps.metrics.subscriptionEnded(state.subscriptionField);
     this.deps.recorder.record({
       requestId: state.requestId,
@@ -216,18 +243,30 @@ export class WsOperationGuard {
 
   /**
    * Once per connection, kept on it for the operations' contexts too (graphql-ws.server.ts): its credentials
-   * cannot change on an open socket.
+   * cannot change on an open socket. The socket is registered under the session its token names before the
+   * session is looked up, and under its user before the user is trusted (src/subscriptions/principal-sockets.ts),
+   * so no revocation announced meanwhile misses it.
    */
   private principalOf(ctx: ConnectionContext): Promise<Principal> {
     const connection = ctx.extra;
     let principal = connection.principal;
     if (!principal) {
       const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
-      const resolving = this.deps.principals.resolve({ authorization, cookie: connection.headers.cookie });
-      const resolved: Promise<Principal> = resolving.then((found) => {
-        this.deps.sockets.add(found, connection.socket);
-        return found;
-      });
+      const credentials = { authorization, cookie: connection.headers.cookie };
+      this.deps.sockets.claim(connection.socket, this.deps.principals.claimedSessionKey(credentials));
+      const lookup = this.deps.revocations.begin();
+      const resolving = this.deps.principals.resolve(credentials);
+      const resolved: Promise<Principal> = resolving.then(
+        (found) => {
+          this.deps.sockets.add(found, connection.socket, liveWorkKey(found, connection), lookup);
+          this.deps.revocations.end(lookup);
+          return found;
+        },
+        (error: unknown) => {
+          this.deps.revocations.end(lookup);
+          throw error;
+        },
+      );
       connection.principal = principal = resolved;
       // A store hiccup must not pin a failure to the connection for its lifetime.
       resolved.catch(() => {
@@ -236,4 +275,11 @@ export class WsOperationGuard {
     }
     return principal;
   }
+}
+
+/** Whose live work an operation is, for the caps: as the rate limit's key, but per user rather than per session. */
+function liveWorkKey(principal: Principal, connection: SocketConnection): string {
+  if (principal.kind === 'user') return `user:${principal.userId}`;
+  if (principal.kind === 'merchant') return `merchant:${principal.keyId}`;
+  return `ip:${addressKey(connection.remoteAddress)}`;
 }

@@ -12,7 +12,9 @@ import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
 import { REDIS_URL, requireRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait-for';
-import { connectWs, disposeWsClients } from '../helpers/ws-client';
+import { connectWs, disposeWsClients, type LiveSubscription } from '../helpers/ws-client';
+import { holdNextSessionLookup } from '../helpers/hold-lookup';
+import type { IdentityEvent } from '../../src/identity/identity-events';
 
 /*
  * Two gateway instances, A and B, sharing PostgreSQL for the store (STORE_URL, a schema of this run's own) and
@@ -74,6 +76,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   });
 
   afterEach(async () => {
+    jest.restoreAllMocks();
     await disposeWsClients();
     await listener?.close();
     listener = undefined;
@@ -227,5 +230,54 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect(((await live.ended).error as { code?: number }).code).toBe(4401);
     expect(performance.now() - started).toBeLessThan(1_000);
     expect((await graphql(b, '{ viewer { accounts { id } } }', {}, session)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  /** Resolves once `gateway` has heard an identity event of this kind (from the bus: it was announced on another instance). */
+  async function heardOn(gateway: Gateway, kind: IdentityEvent['kind']): Promise<{ heard: Promise<void>; stop(): Promise<void> }> {
+    let heard!: () => void;
+    const promise = new Promise<void>((resolve) => (heard = resolve));
+    const stop = await gateway.services.identityEvents.listen((event) => {
+      if (event.kind === kind) heard();
+    });
+    return { heard: promise, stop };
+  }
+
+  async function closeOf(live: LiveSubscription<unknown>): Promise<number | undefined> {
+    return ((await live.ended).error as { code?: number } | undefined)?.code;
+  }
+
+  it('closes a socket on B whose first lookup was under way when its session logged out on A, and runs none of its operations', async () => {
+    const session = await signInAt(a.url, 'john', 'doe');
+    const held = holdNextSessionLookup(b.services.sessions);
+    const query = connectWs(b.url, session).subscribe('{ viewer { id } }');
+    await held.reached;
+    const onB = await heardOn(b, 'logout');
+    try {
+      expect((await fetch(`${a.url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } })).status).toBe(204);
+      await onB.heard;
+    } finally {
+      await onB.stop();
+    }
+    held.release();
+    expect(await closeOf(query)).toBe(4401);
+    expect(query.results.filter((result) => result.data)).toEqual([]);
+  });
+
+  it('closes a socket on B whose first lookup was under way when its user was revoked on A, and runs none of its operations', async () => {
+    const session = await signInAt(a.url, 'lee', 'doe');
+    const userId = dataOf(await graphql<{ viewer: { id: string } }>(a, '{ viewer { id } }', {}, session)).viewer.id;
+    const held = holdNextSessionLookup(b.services.sessions);
+    const query = connectWs(b.url, session).subscribe('{ viewer { id } }');
+    await held.reached;
+    const onB = await heardOn(b, 'user-revoked');
+    try {
+      expect(dataOf(await graphql(a, 'mutation ($id: ID!) { revokeUser(userId: $id) }', { id: userId }, MERCHANT_KEY))).toEqual({ revokeUser: true });
+      await onB.heard;
+    } finally {
+      await onB.stop();
+    }
+    held.release();
+    expect(await closeOf(query)).toBe(4401);
+    expect(query.results.filter((result) => result.data)).toEqual([]);
   });
 });

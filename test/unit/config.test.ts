@@ -161,6 +161,32 @@ describe('loadConfig', () => {
   });
 });
 
+describe('loadConfig: sessions and WebSockets', () => {
+  it('has documented defaults: a 12 h idle timeout, a check every minute, and the caps on live work', () => {
+    expect(loadConfig({}).live).toEqual({
+      sessionIdleTimeoutMs: 12 * 3_600_000,
+      principalRecheckMs: 60_000,
+      maxSubscriptionsPerSocket: 100,
+      maxSubscriptionsPerPrincipal: 1_000,
+      maxSocketsPerPrincipal: 50,
+    });
+  });
+
+  it('reads SESSION_IDLE_TIMEOUT as a duration with its unit, and names what is wrong', () => {
+    expect(loadConfig({ SESSION_IDLE_TIMEOUT: '30m' }).live.sessionIdleTimeoutMs).toBe(1_800_000);
+    expect(loadConfig({ SESSION_IDLE_TIMEOUT: '2d' }).live.sessionIdleTimeoutMs).toBe(172_800_000);
+    const problem = (value: string): string =>
+      `SESSION_IDLE_TIMEOUT must be a whole number with a unit (ms, s, m, h or d), e.g. 12h, from 1000 ms to 365 days; got ${JSON.stringify(value)}`;
+    expect(problemsOf({ SESSION_IDLE_TIMEOUT: '12' })).toEqual([problem('12')]);
+    expect(problemsOf({ SESSION_IDLE_TIMEOUT: '500ms' })).toEqual([problem('500ms')]);
+    expect(problemsOf({ SESSION_IDLE_TIMEOUT: '1.5h' })).toEqual([problem('1.5h')]);
+    expect(problemsOf({ WS_MAX_SUBSCRIPTIONS_PER_SOCKET: '0', WS_PRINCIPAL_RECHECK_MS: '10' })).toEqual([
+      'WS_PRINCIPAL_RECHECK_MS must be an integer from 100 to 3600000; got "10"',
+      'WS_MAX_SUBSCRIPTIONS_PER_SOCKET must be an integer from 1 to 1000000; got "0"',
+    ]);
+  });
+});
+
 describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
   it('leaves tracing off when neither an endpoint nor an exporter is asked for', () => {
     expect(loadConfig({}).telemetry).toMatchObject({ exporter: undefined, serviceName: 'bankgraph', sampler: 'parentbased_always_on' });

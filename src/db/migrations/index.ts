@@ -2,9 +2,10 @@ import type { Migration } from 'kysely';
 import * as leases from './0001_leases';
 import * as money from './0002_money';
 import * as identity from './0003_identity';
+import * as payoutLimits from './0005_payout_limits';
+import * as sessions from './0006_sessions';
 import * as dataTasks from './0007_data_tasks';
 import * as refundAttempts from './0008_refund_attempts';
-import * as payoutLimits from './0005_payout_limits';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -15,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0002_money': money,
   '0003_identity': identity,
   '0005_payout_limits': payoutLimits,
+  '0006_sessions': sessions,
   '0007_data_tasks': dataTasks,
   '0008_refund_attempts': refundAttempts,
 };
