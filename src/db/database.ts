@@ -5,6 +5,7 @@ import {
   CompiledQuery,
   Kysely,
   Migrator,
+  PostgresAdapter,
   PostgresDialect,
   SqliteDialect,
   sql,
@@ -56,7 +57,7 @@ export function isPostgresUrl(url: string): boolean {
 
 /** Applies every migration not yet applied, in order; says which one failed and why. */
 export async function migrateToLatest(db: Kysely<Tables>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: STATIC_MIGRATIONS });
+  const migrator = new Migrator({ db, provider: STATIC_MIGRATIONS, migrationTableSchema: await postgresSchemaOf(db) });
   const { error, results = [] } = await migrator.migrateToLatest();
   const failed = results.find((result) => result.status === 'Error');
   if (error || failed) {
@@ -67,6 +68,17 @@ export async function migrateToLatest(db: Kysely<Tables>): Promise<string[]> {
 }
 
 const STATIC_MIGRATIONS: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/**
+ * On PostgreSQL, the schema the tables live in (the first of search_path). Kysely looks for its migration tables in
+ * every schema unless told which: in a database where another schema has them (another bankgraph, or any Kysely
+ * application), it would find theirs, create none of its own, and fail on a lock table that is not there.
+ */
+async function postgresSchemaOf(db: Kysely<Tables>): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema;
+}
 
 function sqliteFileOf(url: string): string {
   const match = /^sqlite:\/\/(.+)$/.exec(url);

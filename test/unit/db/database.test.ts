@@ -132,6 +132,22 @@ describe.each(BACKENDS)('the relational store on $name', (backend) => {
 });
 
 describe('openDatabase', () => {
+  it('keeps its migration tables in its own PostgreSQL schema when another schema of the database has them', async () => {
+    const [first, second] = [await createPostgresSchema('db_first'), await createPostgresSchema('db_second')];
+    const opened: Database[] = [];
+    try {
+      opened.push(await openDatabase(first.url));
+      opened.push(await openDatabase(second.url));
+      const { rows } = await sql<{ schema: string }>`select table_schema as schema from information_schema.tables where table_name = 'kysely_migration_lock'
+        and table_schema in (${first.name}, ${second.name}) order by table_schema`.execute(opened[1]!.db);
+      expect(rows.map((row) => row.schema).sort()).toEqual([first.name, second.name].sort());
+    } finally {
+      await Promise.all(opened.map((database) => database.close()));
+      await first.drop();
+      await second.drop();
+    }
+  });
+
   it('refuses a store URL it cannot open, naming the scheme', async () => {
     await expect(openDatabase('redis://127.0.0.1:6379')).rejects.toThrow('the relational store needs a sqlite:// or postgres:// URL, got redis://');
   });
