@@ -123,9 +123,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses provider settings that the embedded sandbox would silently ignore', () => {
-    expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual([
-      'CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the sandbox provides it',
-    ]);
+    expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual(['CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the sandbox provides it']);
   });
 
   it('has documented operation limits, rate limit and shutdown defaults', () => {
