@@ -13,6 +13,8 @@ import {
 } from '../errors';
 import { toRefund } from '../mappers/refund.mapper';
 import type { Refund } from '../schema/refund.type';
+import { topics } from '../subscriptions/topics';
+import type { RefundEvent } from '../subscriptions/webhook.handlers';
 import type { RefundAttempt } from './refund-key.store';
 import { refundMadeBy } from './refund-outcome';
 import type { ValidRefundInput } from '../validation/refund-input.validator';
@@ -79,7 +81,11 @@ async function send(context: GatewayContext, attempt: RefundAttempt, input: Vali
   }
   await store.recordRefund(attempt, refundId, { answered: true, authoritative: true });
   // The provider answers only the id; the full refund (status, currency, created_at) comes from a GET.
-  return getRefund(context, attempt.paymentId, refundId);
+  const refund = await context.services.payments.getRefund(attempt.paymentId, refundId, context.callOptions());
+  // No webhook announces a new refund: refundUpdated subscribers on every instance hear of it from here.
+  const event: RefundEvent = { paymentId: attempt.paymentId.toLowerCase(), refund };
+  await context.services.live.bus.publish(topics.refund(event.paymentId), event);
+  return mapRefund(context, refund, attempt.paymentId);
 }
 
 /** A refund recorded before; the first client given it starts the key's 24 hours. */

@@ -114,8 +114,10 @@ describe('live refund and payout status', () => {
       for (const live of early) expect(await firstStates(live, 1)).toEqual([one]);
       expect(await refundReads()).toBe(readsBefore + 1);
 
-      // No webhook announces a new refund: the gateway that made it stops sharing the earlier read.
+      // No webhook announces a new refund: the gateway that made it pushes it to every open subscriber, and stops
+      // sharing the earlier read with those that open from now on.
       const two = await refund(paymentId, 200);
+      for (const live of early) expect(await firstStates(live, 1)).toEqual([two]);
       expect(await firstStates(subscribe(), 2)).toEqual([one, two]);
 
       // The executions' webhooks are events: whoever opens after them is given the executed refunds.
