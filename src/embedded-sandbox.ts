@@ -62,18 +62,30 @@ export async function connectToSandbox(sandboxUrl: string): Promise<ProviderConf
   };
 }
 
+/** A sandbox started a moment before the gateway (`node dist/src/sandbox/main.js &`) is given this long to listen. */
+const SANDBOX_START_WAIT_MS = 10_000;
+
 async function sandboxControl<T>(sandboxUrl: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const giveUpAt = Date.now() + SANDBOX_START_WAIT_MS;
   let response: Response;
-  try {
-    response = await fetch(`${sandboxUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch (error) {
-    const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    throw new Error(`no sandbox answers at SANDBOX_URL=${sandboxUrl} (${reason}): start one with \`npm run sandbox\`, or fix SANDBOX_URL`, { cause: error });
+  for (;;) {
+    try {
+      response = await fetch(`${sandboxUrl}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+      break;
+    } catch (error) {
+      const refused = error instanceof Error && (error.cause as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
+      if (refused && Date.now() < giveUpAt) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        continue;
+      }
+      const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      throw new Error(`no sandbox answers at SANDBOX_URL=${sandboxUrl} (${reason}): start one with \`npm run sandbox\`, or fix SANDBOX_URL`, { cause: error });
+    }
   }
   if (!response.ok) {
     throw new Error(`SANDBOX_URL=${sandboxUrl} is not a bankgraph sandbox, or refused ${method} ${path}: HTTP ${response.status}`);

@@ -1,7 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildOnce } from '../helpers/build';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 const ROOT = join(__dirname, '..', '..');
@@ -14,13 +15,9 @@ describe('SIGTERM', () => {
   let child: ChildProcess | undefined;
   let dataDir: string;
 
-  beforeAll(() => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    if (build.status !== 0) throw new Error(`the build failed:\n${build.stdout}${build.stderr}`);
-  }, 180_000);
+  beforeAll(async () => {
+    await buildOnce();
+  }, 300_000);
 
   afterEach(async () => {
     await disposeWsClients();

@@ -172,14 +172,17 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     // Everything published so far has reached Redis; the next event each subscriber sees is a later refund's,
     // so no second copy of the first event was ever sent.
     const second = await refund(payment!.id, 250);
+    // No webhook announces a new refund: the instance that made it pushes it to subscribers on both.
+    expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: second.id, status: 'AUTHORIZED' });
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: second.id, status: 'AUTHORIZED' });
     await advance(61);
     const secondExecuted = await listener.next();
     expect(secondExecuted.body).toMatchObject({ type: 'refund_executed', refund_id: second.id });
     expect((await forward(secondExecuted, b)).status).toBe(200);
     expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: second.id, status: 'EXECUTED' });
     expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: second.id, status: 'EXECUTED' });
-    expect(onA.results.map((result) => result.data!.refundUpdated.status)).toEqual(['AUTHORIZED', 'EXECUTED', 'EXECUTED']);
-    expect(onB.results).toHaveLength(3);
+    expect(onA.results.map((result) => result.data!.refundUpdated.status)).toEqual(['AUTHORIZED', 'EXECUTED', 'AUTHORIZED', 'EXECUTED']);
+    expect(onB.results).toHaveLength(4);
   });
 
   it('runs one payout watcher across both instances, and hands it over when its subscribers leave', async () => {
