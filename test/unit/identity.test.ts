@@ -120,6 +120,8 @@ describe('checkReturnTo', () => {
     '/\u200b/x',
     '/\u2028',
     '/x\u007f',
+    '/caf\u00e9',
+    '/\u4f60\u597d',
     `/${'a'.repeat(512)}`,
     'https://evil.example',
   ])('refuses %j', (path) => {
