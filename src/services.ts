@@ -110,7 +110,8 @@ export async function createServices(
   // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
   const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
   const sessions = new SessionStore(database);
-  const connections = new ConnectionStore(database, new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)));
+  const cipher = new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl));
+  const connections = new ConnectionStore(database, cipher);
   const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
@@ -134,7 +135,7 @@ export async function createServices(
     appTokens,
     userTokens: new UserTokenProvider(connections, auth),
     sessions,
-    loginStates: new LoginStateStore(database),
+    loginStates: new LoginStateStore(database, cipher),
     connections,
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity)),
     identityEvents: new IdentityEvents(live.bus),
