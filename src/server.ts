@@ -19,7 +19,7 @@ import { PayloadTooLargeError, readBody } from './http/body';
 import { withRequestIdOnErrors } from './http/request-id-on-errors';
 import { requestUrl } from './http/request-url';
 import { sendError } from './http/respond';
-import { createLogger, type Logger } from './logger';
+import { createLogger, maskLiterallyIn, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { HttpRequestTracker } from './ops/http-request-tracker';
 import { operationObserverPlugin } from './ops/operation-observer.plugin';
@@ -73,6 +73,7 @@ export interface GatewayOptions {
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  maskLiterallyIn(logger, [...config.merchantKeys, config.provider.clientSecret, ...(config.metricsToken === undefined ? [] : [config.metricsToken])]);
   const metrics = new GatewayMetrics();
   // Read first: a bad manifest stops start-up before anything is opened.
   const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
