@@ -102,6 +102,8 @@ export interface TelemetryConfig {
   sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
   /** The ratio for the traceidratio samplers. */
   samplerRatio: number;
+  /** OTEL_TRUST_INBOUND_SAMPLING: an inbound `traceparent`'s sampled flag decides (else the root sampler does). */
+  trustInboundSampling: boolean;
 }
 
 export interface Config {
@@ -344,6 +346,7 @@ function readTelemetry(env: Env, read: Reader, problems: string[]): TelemetryCon
     resourceAttributes: keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES', problems),
     sampler,
     samplerRatio,
+    trustInboundSampling: read.oneOf('OTEL_TRUST_INBOUND_SAMPLING', ['true', 'false'] as const, 'false') === 'true',
   };
 }
 
