@@ -138,7 +138,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Every query and mutation's deadline: provider calls and their retries spend only what is left of it. */
   operationTimeoutMs: number;
-  /** When set, GET /metrics needs `Authorization: Bearer <this>`. */
+  /** When set, GET /metrics needs `Authorization: Bearer <this>`; production requires it. */
   metricsToken: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   persistedDocuments: PersistedDocumentsConfig;
@@ -151,6 +151,8 @@ export interface AppIdentityConfig {
   audience: string;
   /** Accepted JWS algorithms; never `none`. */
   algorithms: string[];
+  /** AUTH_MAX_TOKEN_AGE: a token issued (`iat`) longer ago than this is refused, whatever its `exp` says. */
+  maxTokenAgeSeconds: number;
 }
 
 /** Asymmetric JWS algorithms only: with a JWKS, an HMAC "key" would be public. */
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
 
   if (nodeEnv === 'production') refuseDevelopmentDefaults(env, problems);
+  const allowInsecurePublicUrl = read.oneOf('ALLOW_INSECURE_PUBLIC_URL', ['true', 'false'] as const, 'false') === 'true';
 
   const merchantKeysRaw = env.MERCHANT_KEYS;
   const merchantKeys = merchantKeysRaw === undefined ? [randomBytes(24).toString('base64url')] : read.merchantKeys('MERCHANT_KEYS');
@@ -270,6 +273,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     telemetry: readTelemetry(env, read, problems),
   };
 
+  if (nodeEnv === 'production') refuseInsecureProduction(config, allowInsecurePublicUrl, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
@@ -288,6 +292,25 @@ function refuseDevelopmentDefaults(env: Env, problems: string[]): void {
   if (env.PROVIDER === undefined) {
     problems.push(
       'PROVIDER is required with NODE_ENV=production: remote (with AUTH_URL, CLIENT_ID, CLIENT_SECRET, SIGNING_KEY_PEM and the other provider settings), or sandbox to run the embedded sandbox, with its generated client secret and signing key, on purpose',
+    );
+  }
+}
+
+/**
+ * What production must not run without: an https public address (session and login cookies are `Secure` only on
+ * https, and browsers send others over plain HTTP), and a token on /metrics (which names routes, principals' counts
+ * and provider failures). ALLOW_INSECURE_PUBLIC_URL=true is for a deployment that knows its TLS ends in front of a
+ * plain-HTTP PUBLIC_URL it cannot change.
+ */
+function refuseInsecureProduction(config: Config, allowInsecurePublicUrl: boolean, problems: string[]): void {
+  if (!allowInsecurePublicUrl && !config.publicUrl?.startsWith('https:')) {
+    problems.push(
+      `PUBLIC_URL must be an https:// address with NODE_ENV=production (cookies are marked Secure only on https); got ${config.publicUrl === undefined ? 'none (the listening address, http)' : JSON.stringify(config.publicUrl)}. Set ALLOW_INSECURE_PUBLIC_URL=true to run on plain HTTP anyway`,
+    );
+  }
+  if (config.metricsToken === undefined) {
+    problems.push(
+      'METRICS_TOKEN is required with NODE_ENV=production: GET /metrics then needs "Authorization: Bearer <METRICS_TOKEN>" (at least 16 characters without spaces)',
     );
   }
 }
@@ -518,6 +541,7 @@ class Reader {
     const given = names.filter((name) => this.env[name] !== undefined && this.env[name] !== '');
     if (given.length === 0) {
       if (this.env.AUTH_ALGORITHMS !== undefined) this.problems.push('AUTH_ALGORITHMS is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
+      if (this.env.AUTH_MAX_TOKEN_AGE !== undefined) this.problems.push('AUTH_MAX_TOKEN_AGE is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
       return undefined;
     }
     if (given.length < names.length) {
@@ -532,7 +556,28 @@ class Reader {
     if (algorithms.length === 0 || unknown.length > 0) {
       this.problems.push(`AUTH_ALGORITHMS must be a comma-separated list of ${JWT_ALGORITHMS.join(', ')}; got ${JSON.stringify(this.env.AUTH_ALGORITHMS)}`);
     }
-    return { jwksUrl: this.url('AUTH_JWKS_URL'), issuer: this.env.AUTH_ISSUER!, audience: this.env.AUTH_AUDIENCE!, algorithms };
+    return {
+      jwksUrl: this.url('AUTH_JWKS_URL'),
+      issuer: this.env.AUTH_ISSUER!,
+      audience: this.env.AUTH_AUDIENCE!,
+      algorithms,
+      maxTokenAgeSeconds: this.durationSeconds('AUTH_MAX_TOKEN_AGE', 24 * 60 * 60, { min: 60, max: 30 * 24 * 60 * 60 }),
+    };
+  }
+
+  /** A duration: whole seconds, or a number with s, m, h or d (`90s`, `30m`, `24h`, `7d`). */
+  durationSeconds(name: string, fallback: number, bounds: { min: number; max: number }): number {
+    const value = this.env[name];
+    if (value === undefined) return fallback;
+    const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+    const seconds = match ? Number(match[1]) * { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'] : Number.NaN;
+    if (!Number.isSafeInteger(seconds) || seconds < bounds.min || seconds > bounds.max) {
+      this.problems.push(
+        `${name} must be a duration from ${bounds.min} s to ${bounds.max / 86_400} d: whole seconds or a number with s, m, h or d (e.g. 24h); got ${JSON.stringify(value)}`,
+      );
+      return fallback;
+    }
+    return seconds;
   }
 
   memoryOrRedis(name: string): string {

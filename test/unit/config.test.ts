@@ -81,15 +81,55 @@ describe('loadConfig', () => {
   it('refuses to start in production on development defaults, naming every variable to set', () => {
     expect(problemsOf({ NODE_ENV: 'production' }).sort()).toEqual([
       expect.stringMatching(/^MERCHANT_KEYS is required with NODE_ENV=production/),
+      expect.stringMatching(/^METRICS_TOKEN is required with NODE_ENV=production/),
       expect.stringMatching(/^PROVIDER is required with NODE_ENV=production/),
+      expect.stringMatching(/^PUBLIC_URL must be an https:\/\/ address with NODE_ENV=production/),
       expect.stringMatching(/^TOKEN_ENCRYPTION_KEY is required in production/),
     ]);
     const key = 'ab'.repeat(32);
-    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key })).toEqual([
+    const secure = { PUBLIC_URL: 'https://gateway.example', METRICS_TOKEN: 'metrics-token-0123456789' };
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key, ...secure })).toEqual([
       expect.stringMatching(/^MERCHANT_KEYS is required/),
     ]);
-    const chosen = loadConfig({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: key });
+    const chosen = loadConfig({
+      NODE_ENV: 'production',
+      PROVIDER: 'sandbox',
+      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa',
+      TOKEN_ENCRYPTION_KEY: key,
+      ...secure,
+    });
     expect(chosen.merchantKeysGenerated).toBe(false);
+  });
+
+  it('refuses an http PUBLIC_URL and an open /metrics in production, unless plain HTTP is allowed on purpose', () => {
+    const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    const token = { METRICS_TOKEN: 'metrics-token-0123456789' };
+    expect(problemsOf({ ...production, ...token, PUBLIC_URL: 'http://gateway.example' })).toEqual([
+      'PUBLIC_URL must be an https:// address with NODE_ENV=production (cookies are marked Secure only on https); got "http://gateway.example". Set ALLOW_INSECURE_PUBLIC_URL=true to run on plain HTTP anyway',
+    ]);
+    expect(problemsOf({ ...production, ...token, PORT: '0' })).toEqual([expect.stringMatching(/^PUBLIC_URL must be an https:\/\/ address.*got none/)]);
+    expect(loadConfig({ ...production, ...token, PUBLIC_URL: 'http://gateway.example', ALLOW_INSECURE_PUBLIC_URL: 'true' }).publicUrl).toBe(
+      'http://gateway.example',
+    );
+    expect(problemsOf({ ...production, PUBLIC_URL: 'https://gateway.example' })).toEqual([
+      'METRICS_TOKEN is required with NODE_ENV=production: GET /metrics then needs "Authorization: Bearer <METRICS_TOKEN>" (at least 16 characters without spaces)',
+    ]);
+    expect(problemsOf({ ...production, ...token, PUBLIC_URL: 'https://gateway.example', ALLOW_INSECURE_PUBLIC_URL: 'yes' })).toEqual([
+      'ALLOW_INSECURE_PUBLIC_URL must be one of true, false; got "yes"',
+    ]);
+    // Outside production, the development defaults stand.
+    expect(loadConfig({ PUBLIC_URL: 'http://localhost:4000' }).metricsToken).toBeUndefined();
+  });
+
+  it('reads AUTH_MAX_TOKEN_AGE as a duration, 24 h by default', () => {
+    const identity = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
+    expect(loadConfig(identity).appIdentity?.maxTokenAgeSeconds).toBe(86_400);
+    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '90m' }).appIdentity?.maxTokenAgeSeconds).toBe(5_400);
+    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '3600' }).appIdentity?.maxTokenAgeSeconds).toBe(3_600);
+    expect(problemsOf({ ...identity, AUTH_MAX_TOKEN_AGE: '100y' })).toEqual([
+      'AUTH_MAX_TOKEN_AGE must be a duration from 60 s to 30 d: whole seconds or a number with s, m, h or d (e.g. 24h); got "100y"',
+    ]);
+    expect(problemsOf({ AUTH_MAX_TOKEN_AGE: '1h' })).toEqual(['AUTH_MAX_TOKEN_AGE is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE']);
   });
 
   it('reads ALLOWED_ORIGINS as origins and refuses anything else', () => {
