@@ -72,10 +72,15 @@ export interface OperationLimitsConfig {
   maxBodyBytes: number;
 }
 
-/** A token bucket per principal (session, merchant key, or client IP when anonymous); `perSecond` 0 turns it off. */
+/**
+ * A token bucket per principal (user, merchant key, or client IP when anonymous), shared by the instances through
+ * Redis when CACHE_URL is Redis; `perSecond` 0 turns it off. Webhook deliveries have a bucket per source address.
+ */
 export interface RateLimitConfig {
   perSecond: number;
   burst: number;
+  webhookPerSecond: number;
+  webhookBurst: number;
 }
 
 /** Trusted documents (persisted operations) and APQ; docs/api.md, "Persisted documents". */
@@ -264,6 +269,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimit: {
       perSecond: read.number('RATE_LIMIT_PER_SECOND', 20, { min: 0, max: 1_000_000 }),
       burst: read.integer('RATE_LIMIT_BURST', 60, { min: 1, max: 1_000_000 }),
+      webhookPerSecond: read.number('WEBHOOK_RATE_LIMIT_PER_SECOND', 50, { min: 0, max: 1_000_000 }),
+      webhookBurst: read.integer('WEBHOOK_RATE_LIMIT_BURST', 200, { min: 1, max: 1_000_000 }),
     },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 600_000 }),
     operationTimeoutMs: read.integer('OPERATION_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),

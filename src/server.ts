@@ -40,6 +40,8 @@ import { traceOperation } from './telemetry/operation-span';
 import { SpanKind, SpanStatusCode, Telemetry } from './telemetry/telemetry';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { RateLimiter } from './security/rate-limiter';
+import { RedisBuckets } from './security/redis-buckets';
+import { isRedisUrl } from './subscriptions/redis-connection';
 import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { WsOperationGuard } from './security/ws-operation-guard';
 import { Reconciler } from './reconciler/reconciler';
@@ -87,13 +89,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const production = config.nodeEnv === 'production';
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
   const limits = new OperationLimits(config.limits, production);
-  const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst, undefined, options.rateLimitClock);
+  const limiter = rateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
+  const webhookLimiter = rateLimiter(config.rateLimit.webhookPerSecond, config.rateLimit.webhookBurst);
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
   // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all.
   const apqStore = config.persistedDocuments.mode === 'allow' ? await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
   const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
-  const httpGuard = new HttpOperationGuard(limiter, recorder);
+  const httpGuard = new HttpOperationGuard(limiter, recorder, webhookLimiter);
   const sockets = new PrincipalSockets();
   const wsGuard = new WsOperationGuard({ schema, documents, limits, limiter, recorder, metrics, logger, principals: services.principals, sockets });
   // A logout, a bank (dis)connected or a revoked user anywhere: this instance forgets what it remembered of them,
@@ -193,9 +196,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       })
     )
       return;
-    if (path.startsWith('/webhooks/') && (await services.live.webhooks.handle(req, res, path, requestId))) return;
+    if (path.startsWith('/webhooks/')) {
+      if (!(await httpGuard.admitWebhook(req, res, requestId))) return;
+      if (await services.live.webhooks.handle(req, res, path, requestId)) return;
+    }
     if (path.startsWith('/auth/')) {
-      if (!httpGuard.admitSignIn(req, res, requestId)) return;
+      if (!(await httpGuard.admitSignIn(req, res, requestId))) return;
       const handled = await handleAuthRoute(path, req, res, requestId, {
         authUrl: config.provider.authUrl,
         clientId: config.provider.clientId,
@@ -218,7 +224,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const started = performance.now();
     // Resolved before the body is read: the rate limit is per principal, and a refused request costs no more.
     const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
-    if (!httpGuard.admit(req, res, principal, requestId, started)) return;
+    if (!(await httpGuard.admit(req, res, principal, requestId, started))) return;
     let body: unknown;
     let answerKey: string | undefined;
     let search = requestUrl(req).search;
@@ -329,6 +335,18 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     });
   }
 
+  /**
+   * With CACHE_URL on Redis, buckets shared by every instance (on wall time, which they agree on); otherwise this
+   * process's own (on a monotonic clock).
+   */
+  function rateLimiter(perSecond: number, burst: number): RateLimiter {
+    if (!isRedisUrl(config.cacheUrl)) return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock);
+    const shared = new RedisBuckets(config.cacheUrl, options.keyPrefix ?? '');
+    return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock ?? Date.now, shared, (error) =>
+      logger.warn({ err: error }, 'the rate-limit store (CACHE_URL) failed: limiting per instance until it answers'),
+    );
+  }
+
   // Apollo adds the introspection rule itself when introspection is off; graphql-ws needs it spelt out.
   const validationRules = [...limits.validationRules, ...(production ? [NoSchemaIntrospectionCustomRule] : [])];
   const graphqlWs = startGraphqlWs(httpServer, {
@@ -383,6 +401,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await stopIdentityEvents();
         await services.close();
         await apqStore?.disconnect();
+        await limiter.close();
+        await webhookLimiter.close();
         await telemetry.shutdown();
       })();
       return closing;
