@@ -89,6 +89,8 @@ export interface PersistedDocumentsConfig {
   mode: 'off' | 'allow' | 'only';
   /** JSON of id -> document (GraphQL Code Generator client preset, Relay, or Apollo's manifest format). */
   manifestPath: string | undefined;
+  /** What one principal may register by APQ over 24 h (mode allow). */
+  apqQuota: { documents: number; bytes: number };
 }
 
 /**
@@ -334,7 +336,11 @@ function readPersistedDocuments(env: Env, read: Reader, problems: string[]): Per
     problems.push('PERSISTED_DOCUMENTS=only needs PERSISTED_DOCUMENTS_MANIFEST, the JSON file of the documents clients may run (npm run persist writes one)');
   }
   if (mode === 'off' && manifestPath !== undefined) problems.push('PERSISTED_DOCUMENTS_MANIFEST is only used with PERSISTED_DOCUMENTS=allow or only');
-  return { mode, manifestPath };
+  const apqQuota = {
+    documents: read.integer('PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS', 200, { min: 0, max: 1_000_000 }),
+    bytes: read.integer('PERSISTED_DOCUMENTS_APQ_MAX_BYTES', 1024 * 1024, { min: 0, max: 1024 * 1024 * 1024 }),
+  };
+  return { mode, manifestPath, apqQuota };
 }
 
 const OTEL_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, parse, validate, type GraphQLSchema } from 'graphql';
 import { handleAuthRoute } from './auth/auth.routes';
 import { credentialsFromHeaders, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
@@ -30,6 +30,8 @@ import { costLimitPlugin } from './security/cost-limit.plugin';
 import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-masking';
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
+import { rateLimitKey } from './security/principal-key';
+import { ApqStore } from './persisted/apq-store';
 import { loadManifest } from './persisted/manifest';
 import { isOwnPage, PersistedDocuments, type DocumentRequest } from './persisted/persisted-documents';
 import { createKeyv } from './store/keyv.factory';
@@ -94,7 +96,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
   // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all.
-  const apqStore = config.persistedDocuments.mode === 'allow' ? await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
+  const apqStore =
+    config.persistedDocuments.mode === 'allow'
+      ? new ApqStore(
+          await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`),
+          (text) => isRunnable(schema, text, limits),
+          config.persistedDocuments.apqQuota,
+        )
+      : undefined;
   const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
   const httpGuard = new HttpOperationGuard(limiter, recorder, webhookLimiter);
   const sockets = new PrincipalSockets();
@@ -308,7 +317,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     /** The text to run (undefined: none given), or false when the request was refused and answered. */
     async function resolveDocument(request: DocumentRequest): Promise<string | undefined | false> {
       try {
-        return await documents.resolve(request, isOwnPage(req.headers));
+        return await documents.resolve(
+          request,
+          isOwnPage(req.headers),
+          rateLimitKey(principal, () => req.socket.remoteAddress),
+        );
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error;
         httpGuard.documentRefused(req, res, principal, requestId, started, error);
@@ -408,6 +421,15 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       return closing;
     },
   };
+}
+
+/** A document this gateway would run: it parses within the token limit and passes validation, limits included. */
+function isRunnable(schema: GraphQLSchema, text: string, limits: OperationLimits): boolean {
+  try {
+    return validate(schema, parse(text, limits.parseOptions), limits.allValidationRules).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Marks the operations whose answers the AnswerCache may keep: data-API reads only, and only without errors. */

@@ -237,10 +237,24 @@ describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
 
 describe('loadConfig: persisted documents', () => {
   it('is off by default, and only needs a manifest', () => {
-    expect(loadConfig({}).persistedDocuments).toEqual({ mode: 'off', manifestPath: undefined });
-    expect(loadConfig({ PERSISTED_DOCUMENTS: 'allow' }).persistedDocuments).toEqual({ mode: 'allow', manifestPath: undefined });
+    const apqQuota = { documents: 200, bytes: 1024 * 1024 };
+    expect(loadConfig({}).persistedDocuments).toEqual({ mode: 'off', manifestPath: undefined, apqQuota });
+    expect(loadConfig({ PERSISTED_DOCUMENTS: 'allow' }).persistedDocuments).toEqual({ mode: 'allow', manifestPath: undefined, apqQuota });
     expect(problemsOf({ PERSISTED_DOCUMENTS: 'only' })).toEqual([expect.stringMatching(/^PERSISTED_DOCUMENTS=only needs PERSISTED_DOCUMENTS_MANIFEST/)]);
     expect(problemsOf({ PERSISTED_DOCUMENTS: 'strict' })).toEqual(['PERSISTED_DOCUMENTS must be one of off, allow, only; got "strict"']);
     expect(problemsOf({ PERSISTED_DOCUMENTS_MANIFEST: 'manifest.json' })).toEqual([expect.stringMatching(/only used with PERSISTED_DOCUMENTS=allow or only/)]);
+  });
+
+  it('reads the APQ quota per principal', () => {
+    expect(
+      loadConfig({ PERSISTED_DOCUMENTS: 'allow', PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS: '10', PERSISTED_DOCUMENTS_APQ_MAX_BYTES: '2048' }).persistedDocuments
+        .apqQuota,
+    ).toEqual({
+      documents: 10,
+      bytes: 2048,
+    });
+    expect(problemsOf({ PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS: 'many' })).toEqual([
+      'PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS must be an integer from 0 to 1000000; got "many"',
+    ]);
   });
 });
