@@ -91,6 +91,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const production = config.nodeEnv === 'production';
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
   const limits = new OperationLimits(config.limits, production);
+  // With CACHE_URL on Redis, one connection holds the buckets every instance shares.
+  const sharedBuckets = isRedisUrl(config.cacheUrl) ? new RedisBuckets(config.cacheUrl, options.keyPrefix ?? '') : undefined;
   const limiter = rateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   const webhookLimiter = rateLimiter(config.rateLimit.webhookPerSecond, config.rateLimit.webhookBurst);
   const maskError = createErrorMasker({ production });
@@ -348,14 +350,10 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     });
   }
 
-  /**
-   * With CACHE_URL on Redis, buckets shared by every instance (on wall time, which they agree on); otherwise this
-   * process's own (on a monotonic clock).
-   */
+  /** Shared buckets count on wall time, which the instances agree on; this process's own on a monotonic clock. */
   function rateLimiter(perSecond: number, burst: number): RateLimiter {
-    if (!isRedisUrl(config.cacheUrl)) return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock);
-    const shared = new RedisBuckets(config.cacheUrl, options.keyPrefix ?? '');
-    return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock ?? Date.now, shared, (error) =>
+    if (!sharedBuckets) return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock);
+    return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock ?? Date.now, sharedBuckets, (error) =>
       logger.warn({ err: error }, 'the rate-limit store (CACHE_URL) failed: limiting per instance until it answers'),
     );
   }
@@ -414,8 +412,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await stopIdentityEvents();
         await services.close();
         await apqStore?.disconnect();
-        await limiter.close();
-        await webhookLimiter.close();
+        await sharedBuckets?.close();
         await telemetry.shutdown();
       })();
       return closing;

@@ -22,7 +22,6 @@ export interface SharedBuckets {
    * while the store is known to be unreachable (it failed moments ago); a rejection is a fresh failure.
    */
   take(key: string, perSecond: number, burst: number, nowMs: number): Promise<{ allowed: boolean; tokens: number } | undefined>;
-  close(): Promise<void>;
 }
 
 interface Bucket {
@@ -80,10 +79,6 @@ export class RateLimiter {
 
   get size(): number {
     return this.buckets.size;
-  }
-
-  async close(): Promise<void> {
-    await this.shared?.close();
   }
 
   private takeLocal(key: string, now: number): RateLimitDecision {

@@ -40,7 +40,8 @@ return {allowed, tostring(tokens)}
 
 /**
  * Rate-limit buckets in Redis (CACHE_URL), shared by every instance. Keys are `<prefix>ratelimit:<principal key>`
- * and expire once their bucket would be full again, so idle principals leave nothing behind.
+ * and expire once their bucket would be full again, so idle principals leave nothing behind. One instance serves
+ * every limiter of a gateway (their keys differ: `sign-in:`, `webhook:`); the gateway closes it.
  */
 export class RedisBuckets implements SharedBuckets {
   private client: RedisClient | undefined;

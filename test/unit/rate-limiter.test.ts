@@ -49,7 +49,6 @@ describe('RateLimiter with shared buckets', () => {
         tokens.set(key, Math.max(0, left - 1));
         return { allowed: left >= 1, tokens: Math.max(0, left - 1) };
       },
-      close: async () => undefined,
     };
     return store;
   }
