@@ -89,10 +89,15 @@ export interface OperationLimitsConfig {
   maxBodyBytes: number;
 }
 
-/** A token bucket per principal (session, merchant key, or client IP when anonymous); `perSecond` 0 turns it off. */
+/**
+ * A token bucket per principal (user, merchant key, or client IP when anonymous), shared by the instances through
+ * Redis when CACHE_URL is Redis; `perSecond` 0 turns it off. Webhook deliveries have a bucket per source address.
+ */
 export interface RateLimitConfig {
   perSecond: number;
   burst: number;
+  webhookPerSecond: number;
+  webhookBurst: number;
 }
 
 /** Sessions and WebSockets: how long they live, how often a socket's owner is checked again, and the caps on live work (docs/security.md). */
@@ -113,6 +118,8 @@ export interface PersistedDocumentsConfig {
   mode: 'off' | 'allow' | 'only';
   /** JSON of id -> document (GraphQL Code Generator client preset, Relay, or Apollo's manifest format). */
   manifestPath: string | undefined;
+  /** What one principal may register by APQ over 24 h (mode allow). */
+  apqQuota: { documents: number; bytes: number };
 }
 
 /**
@@ -131,6 +138,8 @@ export interface TelemetryConfig {
   sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
   /** The ratio for the traceidratio samplers. */
   samplerRatio: number;
+  /** OTEL_TRUST_INBOUND_SAMPLING: an inbound `traceparent`'s sampled flag decides (else the root sampler does). */
+  trustInboundSampling: boolean;
 }
 
 export interface Config {
@@ -167,7 +176,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Every query and mutation's deadline: provider calls and their retries spend only what is left of it. */
   operationTimeoutMs: number;
-  /** When set, GET /metrics needs `Authorization: Bearer <this>`. */
+  /** When set, GET /metrics needs `Authorization: Bearer <this>`; production requires it. */
   metricsToken: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   persistedDocuments: PersistedDocumentsConfig;
@@ -180,6 +189,8 @@ export interface AppIdentityConfig {
   audience: string;
   /** Accepted JWS algorithms; never `none`. */
   algorithms: string[];
+  /** AUTH_MAX_TOKEN_AGE: a token issued (`iat`) longer ago than this is refused, whatever its `exp` says. */
+  maxTokenAgeSeconds: number;
 }
 
 /** Asymmetric JWS algorithms only: with a JWKS, an HMAC "key" would be public. */
@@ -263,6 +274,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
 
   if (nodeEnv === 'production') refuseDevelopmentDefaults(env, problems);
+  const allowInsecurePublicUrl = read.oneOf('ALLOW_INSECURE_PUBLIC_URL', ['true', 'false'] as const, 'false') === 'true';
 
   const merchantKeysRaw = env.MERCHANT_KEYS;
   const merchantKeys = merchantKeysRaw === undefined ? [randomBytes(24).toString('base64url')] : read.merchantKeys('MERCHANT_KEYS');
@@ -323,6 +335,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     rateLimit: {
       perSecond: read.number('RATE_LIMIT_PER_SECOND', 20, { min: 0, max: 1_000_000 }),
       burst: read.integer('RATE_LIMIT_BURST', 60, { min: 1, max: 1_000_000 }),
+      webhookPerSecond: read.number('WEBHOOK_RATE_LIMIT_PER_SECOND', 50, { min: 0, max: 1_000_000 }),
+      webhookBurst: read.integer('WEBHOOK_RATE_LIMIT_BURST', 200, { min: 1, max: 1_000_000 }),
     },
     live: {
       sessionIdleTimeoutMs: read.duration('SESSION_IDLE_TIMEOUT', 12 * 3600 * 1000, { minMs: 1_000, maxMs: 365 * 24 * 3600 * 1000 }),
@@ -339,6 +353,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     telemetry: readTelemetry(env, read, problems),
   };
 
+  if (nodeEnv === 'production') refuseInsecureProduction(config, allowInsecurePublicUrl, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
@@ -361,6 +376,25 @@ function refuseDevelopmentDefaults(env: Env, problems: string[]): void {
   }
 }
 
+/**
+ * What production must not run without: an https public address (session and login cookies are `Secure` only on
+ * https, and browsers send others over plain HTTP), and a token on /metrics (which names routes, principals' counts
+ * and provider failures). ALLOW_INSECURE_PUBLIC_URL=true is for a deployment that knows its TLS ends in front of a
+ * plain-HTTP PUBLIC_URL it cannot change.
+ */
+function refuseInsecureProduction(config: Config, allowInsecurePublicUrl: boolean, problems: string[]): void {
+  if (!allowInsecurePublicUrl && !config.publicUrl?.startsWith('https:')) {
+    problems.push(
+      `PUBLIC_URL must be an https:// address with NODE_ENV=production (cookies are marked Secure only on https); got ${config.publicUrl === undefined ? 'none (the listening address, http)' : JSON.stringify(config.publicUrl)}. Set ALLOW_INSECURE_PUBLIC_URL=true to run on plain HTTP anyway`,
+    );
+  }
+  if (config.metricsToken === undefined) {
+    problems.push(
+      'METRICS_TOKEN is required with NODE_ENV=production: GET /metrics then needs "Authorization: Bearer <METRICS_TOKEN>" (at least 16 characters without spaces)',
+    );
+  }
+}
+
 /** The provider settings of the embedded sandbox, once it listens; index.ts and the tests use this. */
 export function withProvider(config: Readonly<Config>, provider: ProviderConfig): Readonly<ResolvedConfig> {
   return Object.freeze({ ...config, provider });
@@ -373,7 +407,11 @@ function readPersistedDocuments(env: Env, read: Reader, problems: string[]): Per
     problems.push('PERSISTED_DOCUMENTS=only needs PERSISTED_DOCUMENTS_MANIFEST, the JSON file of the documents clients may run (npm run persist writes one)');
   }
   if (mode === 'off' && manifestPath !== undefined) problems.push('PERSISTED_DOCUMENTS_MANIFEST is only used with PERSISTED_DOCUMENTS=allow or only');
-  return { mode, manifestPath };
+  const apqQuota = {
+    documents: read.integer('PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS', 200, { min: 0, max: 1_000_000 }),
+    bytes: read.integer('PERSISTED_DOCUMENTS_APQ_MAX_BYTES', 1024 * 1024, { min: 0, max: 1024 * 1024 * 1024 }),
+  };
+  return { mode, manifestPath, apqQuota };
 }
 
 const OTEL_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
@@ -415,6 +453,7 @@ function readTelemetry(env: Env, read: Reader, problems: string[]): TelemetryCon
     resourceAttributes: keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES', problems),
     sampler,
     samplerRatio,
+    trustInboundSampling: read.oneOf('OTEL_TRUST_INBOUND_SAMPLING', ['true', 'false'] as const, 'false') === 'true',
   };
 }
 
@@ -603,6 +642,7 @@ class Reader {
     const given = names.filter((name) => this.env[name] !== undefined && this.env[name] !== '');
     if (given.length === 0) {
       if (this.env.AUTH_ALGORITHMS !== undefined) this.problems.push('AUTH_ALGORITHMS is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
+      if (this.env.AUTH_MAX_TOKEN_AGE !== undefined) this.problems.push('AUTH_MAX_TOKEN_AGE is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
       return undefined;
     }
     if (given.length < names.length) {
@@ -617,7 +657,28 @@ class Reader {
     if (algorithms.length === 0 || unknown.length > 0) {
       this.problems.push(`AUTH_ALGORITHMS must be a comma-separated list of ${JWT_ALGORITHMS.join(', ')}; got ${JSON.stringify(this.env.AUTH_ALGORITHMS)}`);
     }
-    return { jwksUrl: this.url('AUTH_JWKS_URL'), issuer: this.env.AUTH_ISSUER!, audience: this.env.AUTH_AUDIENCE!, algorithms };
+    return {
+      jwksUrl: this.url('AUTH_JWKS_URL'),
+      issuer: this.env.AUTH_ISSUER!,
+      audience: this.env.AUTH_AUDIENCE!,
+      algorithms,
+      maxTokenAgeSeconds: this.durationSeconds('AUTH_MAX_TOKEN_AGE', 24 * 60 * 60, { min: 60, max: 30 * 24 * 60 * 60 }),
+    };
+  }
+
+  /** A duration: whole seconds, or a number with s, m, h or d (`90s`, `30m`, `24h`, `7d`). */
+  durationSeconds(name: string, fallback: number, bounds: { min: number; max: number }): number {
+    const value = this.env[name];
+    if (value === undefined) return fallback;
+    const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+    const seconds = match ? Number(match[1]) * { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'] : Number.NaN;
+    if (!Number.isSafeInteger(seconds) || seconds < bounds.min || seconds > bounds.max) {
+      this.problems.push(
+        `${name} must be a duration from ${bounds.min} s to ${bounds.max / 86_400} d: whole seconds or a number with s, m, h or d (e.g. 24h); got ${JSON.stringify(value)}`,
+      );
+      return fallback;
+    }
+    return seconds;
   }
 
   memoryOrRedis(name: string): string {

@@ -218,13 +218,55 @@ function withoutSecrets(value: unknown, secrets: readonly string[]): unknown {
   return Object.fromEntries(Object.entries(record).map(([key, item]) => [withoutSecrets(key, secrets), withoutSecrets(item, secrets)]));
 }
 
-/** Slugs are the provider's documented error identifiers; anything not shaped like one is not shown. */
-const PROVIDER_ERROR_SLUG = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+/**
+ * The error identifiers an app may see as `extensions.providerError`: the problem types of the payments, payouts
+ * and verification APIs, the data API's codes and OAuth's (RFC 6749 §5.2, RFC 6750 §3.1), as the provider
+ * interface (docs/provider-choices.md) and its sandbox use them. Anything else the provider sends, however
+ * slug-shaped, is not shown: a body can carry any text in `type` or `error`, and the log has it.
+ */
+const PROVIDER_ERROR_SLUGS: ReadonlySet<string> = new Set([
+  // problem+json types (https://docs.truelayer.com/docs/error-types#<slug>)
+  'invalid-parameters',
+  'invalid-signature',
+  'forbidden',
+  'unauthenticated',
+  'not-found',
+  'method-not-allowed',
+  'payload-too-large',
+  'payment-not-refundable',
+  'refund-limit-exceeded',
+  'idempotency-key-reuse',
+  'idempotency-key-concurrency-conflict',
+  'rate-limit-exceeded',
+  'internal-server-error',
+  'service-unavailable',
+  // the data API's `error`
+  'account_not_found',
+  'card_not_found',
+  'task_not_found',
+  'task_not_ready',
+  'invalid_date_range',
+  'insufficient_scope',
+  'invalid_token',
+  'not_found',
+  'method_not_allowed',
+  // OAuth's `error`
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'invalid_scope',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'unsupported_response_type',
+  'access_denied',
+  'server_error',
+  'temporarily_unavailable',
+]);
 
 function attachUpstream<E extends GatewayError>(error: E, response: UpstreamResponse | undefined, context: UpstreamErrorContext): E {
   // The provider's own identifier for what went wrong lets an app tell cases apart without the provider's prose.
   const slug = upstreamErrorKind(response?.body);
-  if (slug !== undefined && PROVIDER_ERROR_SLUG.test(slug)) error.extensions.providerError = slug;
+  if (slug !== undefined && PROVIDER_ERROR_SLUGS.has(slug)) error.extensions.providerError = slug;
   const traceId = asRecord(response?.body)?.trace_id;
   const original = new ProviderResponseError(
     context.route,

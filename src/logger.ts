@@ -9,17 +9,30 @@ import { activeTraceIds } from './telemetry/trace-ids';
  * quote them back.
  */
 
-/** Keys whose values are credentials or personal account numbers wherever they appear. */
+/**
+ * Keys whose values are credentials, card data or personal account numbers wherever they appear. Matched on the
+ * key's normalised form (lower case, `-` and `_` removed), so `X-Api-Key`, `client-secret`, `clientSecret` and
+ * `CLIENT_SECRET` are one key. `pin`, `otp`, `pan` and `cvv` are whole keys only: `spinner` or `option` are not.
+ */
 const SECRET_KEY =
-  /^(authorization|proxy-authorization|cookie|set-cookie|password|passwd|secret|client_?secret|.*tokens?|.*api_?key|merchant_?keys?|private_?key(_?pem)?|signing_?key|code_?verifier|.*signature|jws|connection_?params|.*iban)$/i;
+  /^(authorization|proxyauthorization|cookie|setcookie|password|passwd|passphrase|.*secret|.*tokens?|.*apikey|merchantkeys?|privatekey(pem)?|signingkey|codeverifier|.*signature|jws|connectionparams|.*iban|loginbinding|.*credentials?|pan|cardpan|cardnumber|cardno|primaryaccountnumber|cvv2?|cvc2?|csc|cardsecuritycode|securitycode|pin|pincode|cardpin|otp|otpcode|totp|onetimepassword|onetimecode)$/;
+
+function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key.toLowerCase().replace(/[-_]/g, ''));
+}
 
 const REDACTED = '[redacted]';
+/** A configured secret shorter than this is not masked literally: it would blank ordinary words. */
+const MIN_LITERAL_LENGTH = 8;
+/** The values a logger masks literally (see maskLiterallyIn); children of a pino logger inherit it by prototype. */
+const LITERAL_SECRETS = Symbol('bankgraph.literalSecrets');
 const TRACE_ID_KEY = /^(traceId|spanId)$/;
 const MAX_DEPTH = 10;
 const MAX_ARRAY_ITEMS = 100;
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(
+  const literals: string[] = [];
+  const logger = pino(
     {
       level,
       base: { service: 'bankgraph' },
@@ -27,35 +40,50 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       mixin: () => activeTraceIds() ?? {},
       formatters: {
         level: (label) => ({ level: label }),
-        log: (object) => sanitizeForLog(object) as Record<string, unknown>,
+        log: (object) => sanitizeForLog(object, literals) as Record<string, unknown>,
       },
       // Errors are turned into plain objects by sanitizeForLog; pino's own serializer would re-type them as Object.
       serializers: { err: (value: unknown) => value },
       hooks: {
         logMethod(args, method) {
-          method.apply(this, args.map((arg) => (typeof arg === 'string' ? maskSecretsInText(arg) : arg)) as Parameters<typeof method>);
+          method.apply(this, args.map((arg) => (typeof arg === 'string' ? maskSecretsInText(arg, literals) : arg)) as Parameters<typeof method>);
         },
       },
     },
     destination,
   );
+  Object.defineProperty(logger, LITERAL_SECRETS, { value: literals });
+  return logger;
+}
+
+/**
+ * Values this logger (and its children) must never write, wherever they turn up in text: the configured merchant
+ * keys, which the opaque-token rule misses when they are short or of letters only. A logger not made by
+ * createLogger is left as it is.
+ */
+export function maskLiterallyIn(logger: Logger, values: readonly string[]): void {
+  const literals = (logger as unknown as Record<symbol, string[] | undefined>)[LITERAL_SECRETS];
+  if (!literals) return;
+  for (const value of values) if (value.length >= MIN_LITERAL_LENGTH && !literals.includes(value)) literals.push(value);
+  // Longest first, so a key that contains another is blanked whole.
+  literals.sort((a, b) => b.length - a.length);
 }
 
 /** A copy of `value` that is safe to write to a log. */
-export function sanitizeForLog(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
-  if (typeof value === 'string') return maskSecretsInText(value);
+export function sanitizeForLog(value: unknown, literals: readonly string[] = [], depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
+  if (typeof value === 'string') return maskSecretsInText(value, literals);
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[circular]';
   if (depth >= MAX_DEPTH) return '[truncated]';
   seen.add(value);
   if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${(value as ArrayBufferView).byteLength} bytes]`;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
-  if (value instanceof Error) return sanitizeForLog(errorToObject(value), depth, seen);
-  if (value instanceof URL) return maskSecretsInText(value.href);
-  if (value instanceof Map) return sanitizeForLog(Object.fromEntries(value), depth + 1, seen);
-  if (typeof Headers !== 'undefined' && value instanceof Headers) return sanitizeForLog(Object.fromEntries(value.entries()), depth + 1, seen);
+  if (value instanceof Error) return sanitizeForLog(errorToObject(value), literals, depth, seen);
+  if (value instanceof URL) return maskSecretsInText(value.href, literals);
+  if (value instanceof Map) return sanitizeForLog(Object.fromEntries(value), literals, depth + 1, seen);
+  if (typeof Headers !== 'undefined' && value instanceof Headers) return sanitizeForLog(Object.fromEntries(value.entries()), literals, depth + 1, seen);
   if (Array.isArray(value)) {
-    const items = value.slice(0, MAX_ARRAY_ITEMS).map((item) => sanitizeForLog(item, depth + 1, seen));
+    const items = value.slice(0, MAX_ARRAY_ITEMS).map((item) => sanitizeForLog(item, literals, depth + 1, seen));
     if (value.length > MAX_ARRAY_ITEMS) items.push(`[${value.length - MAX_ARRAY_ITEMS} more]`);
     return items;
   }
@@ -66,8 +94,8 @@ export function sanitizeForLog(value: unknown, depth = 0, seen: WeakSet<object> 
       result[key] = item;
       continue;
     }
-    result[safeKey(key, result)] =
-      SECRET_KEY.test(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, depth + 1, seen);
+    result[safeKey(key, result, literals)] =
+      isSecretKey(key) && item !== null && item !== undefined && typeof item !== 'boolean' ? REDACTED : sanitizeForLog(item, literals, depth + 1, seen);
   }
   return result;
 }
@@ -76,8 +104,8 @@ export function sanitizeForLog(value: unknown, depth = 0, seen: WeakSet<object> 
  * Keys are text too: a provider body can use a token or an IBAN as a JSON key (a map keyed by account or by token).
  * A masked key keeps its place; when two mask to the same text, the later ones are numbered so none is lost.
  */
-function safeKey(key: string, taken: Record<string, unknown>): string {
-  const masked = maskSecretsInText(key);
+function safeKey(key: string, taken: Record<string, unknown>, literals: readonly string[]): string {
+  const masked = maskSecretsInText(key, literals);
   if (masked === key) return key;
   let name = masked;
   for (let n = 2; Object.hasOwn(taken, name); n += 1) name = `${masked}#${n}`;
@@ -101,10 +129,12 @@ export function maskIbans(text: string): string {
   return text.replace(IBAN_PATTERN, (_match, head: string, tail: string) => `${head}****${tail}`);
 }
 
-/** Credentials that can turn up inside free text: messages, stacks, URLs, provider bodies. */
-export function maskSecretsInText(text: string): string {
+/** Credentials that can turn up inside free text: messages, stacks, URLs, provider bodies; `literals` as they are. */
+export function maskSecretsInText(text: string, literals: readonly string[] = []): string {
+  let unmasked = text;
+  for (const literal of literals) if (unmasked.includes(literal)) unmasked = unmasked.split(literal).join(REDACTED);
   return maskIbans(
-    text
+    unmasked
       .replace(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED)
       .replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`)
       // JWS / JWT, detached-payload JWS (header..signature) included.

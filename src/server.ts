@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, parse, validate, type GraphQLSchema } from 'graphql';
 import { handleAuthRoute } from './auth/auth.routes';
 import { credentialsFromHeaders, type Principal } from './auth/principal';
 import type { ResolvedConfig } from './config';
@@ -19,7 +19,7 @@ import { PayloadTooLargeError, readBody } from './http/body';
 import { withRequestIdOnErrors } from './http/request-id-on-errors';
 import { requestUrl } from './http/request-url';
 import { sendError } from './http/respond';
-import { createLogger, type Logger } from './logger';
+import { createLogger, maskLiterallyIn, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { HttpRequestTracker } from './ops/http-request-tracker';
 import { operationObserverPlugin } from './ops/operation-observer.plugin';
@@ -31,6 +31,8 @@ import { httpSubscriptionPlugin } from './security/http-subscription.plugin';
 import { createErrorMasker, INTERNAL_ERROR_MESSAGE } from './security/error-masking';
 import { HttpOperationGuard } from './security/http-operation-guard';
 import { OperationLimits } from './security/operation-limits';
+import { rateLimitKey } from './security/principal-key';
+import { ApqStore } from './persisted/apq-store';
 import { loadManifest } from './persisted/manifest';
 import { isOwnPage, PersistedDocuments, type DocumentRequest } from './persisted/persisted-documents';
 import { createKeyv } from './store/keyv.factory';
@@ -41,6 +43,8 @@ import { traceOperation } from './telemetry/operation-span';
 import { SpanKind, SpanStatusCode, Telemetry } from './telemetry/telemetry';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { RateLimiter } from './security/rate-limiter';
+import { RedisBuckets } from './security/redis-buckets';
+import { isRedisUrl } from './subscriptions/redis-connection';
 import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { SubscriptionCaps } from './security/subscription-caps';
 import { WsOperationGuard } from './security/ws-operation-guard';
@@ -81,6 +85,7 @@ export interface GatewayOptions {
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  maskLiterallyIn(logger, [...config.merchantKeys, config.provider.clientSecret, ...(config.metricsToken === undefined ? [] : [config.metricsToken])]);
   const metrics = new GatewayMetrics();
   // Read first: a bad manifest stops start-up before anything is opened.
   const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
@@ -94,13 +99,23 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const production = config.nodeEnv === 'production';
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
   const limits = new OperationLimits(config.limits, production);
-  const limiter = new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst, undefined, options.rateLimitClock);
+  // With CACHE_URL on Redis, one connection holds the buckets every instance shares.
+  const sharedBuckets = isRedisUrl(config.cacheUrl) ? new RedisBuckets(config.cacheUrl, options.keyPrefix ?? '') : undefined;
+  const limiter = rateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
+  const webhookLimiter = rateLimiter(config.rateLimit.webhookPerSecond, config.rateLimit.webhookBurst);
   const maskError = createErrorMasker({ production });
   const recorder = new OperationRecorder(logger, metrics);
   // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all.
-  const apqStore = config.persistedDocuments.mode === 'allow' ? await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`) : undefined;
+  const apqStore =
+    config.persistedDocuments.mode === 'allow'
+      ? new ApqStore(
+          await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`),
+          (text) => isRunnable(schema, text, limits),
+          config.persistedDocuments.apqQuota,
+        )
+      : undefined;
   const documents = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
-  const httpGuard = new HttpOperationGuard(limiter, recorder);
+  const httpGuard = new HttpOperationGuard(limiter, recorder, webhookLimiter);
   const sockets = new PrincipalSockets({
     maxSocketsPerPrincipal: config.live.maxSocketsPerPrincipal,
     recheckMs: config.live.principalRecheckMs,
@@ -223,9 +238,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       })
     )
       return;
-    if (path.startsWith('/webhooks/') && (await services.live.webhooks.handle(req, res, path, requestId))) return;
+    if (path.startsWith('/webhooks/')) {
+      if (!(await httpGuard.admitWebhook(req, res, requestId))) return;
+      if (await services.live.webhooks.handle(req, res, path, requestId)) return;
+    }
     if (path.startsWith('/auth/')) {
-      if (!httpGuard.admitSignIn(req, res, requestId)) return;
+      if (!(await httpGuard.admitSignIn(req, res, requestId))) return;
       const handled = await handleAuthRoute(path, req, res, requestId, {
         authUrl: config.provider.authUrl,
         clientId: config.provider.clientId,
@@ -251,7 +269,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     const lookup = services.revocations.begin();
     res.once('close', () => services.revocations.end(lookup));
     const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
-    if (!httpGuard.admit(req, res, principal, requestId, started)) return;
+    if (!(await httpGuard.admit(req, res, principal, requestId, started))) return;
     let body: unknown;
     let answerKey: string | undefined;
     let search = requestUrl(req).search;
@@ -335,7 +353,11 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     /** The text to run (undefined: none given), or false when the request was refused and answered. */
     async function resolveDocument(request: DocumentRequest): Promise<string | undefined | false> {
       try {
-        return await documents.resolve(request, isOwnPage(req.headers));
+        return await documents.resolve(
+          request,
+          isOwnPage(req.headers),
+          rateLimitKey(principal, () => req.socket.remoteAddress),
+        );
       } catch (error) {
         if (!(error instanceof GatewayError)) throw error;
         httpGuard.documentRefused(req, res, principal, requestId, started, error);
@@ -360,6 +382,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
       status: 200,
       answerCache: 'hit',
     });
+  }
+
+  /** Shared buckets count on wall time, which the instances agree on; this process's own on a monotonic clock. */
+  function rateLimiter(perSecond: number, burst: number): RateLimiter {
+    if (!sharedBuckets) return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock);
+    return new RateLimiter(perSecond, burst, undefined, options.rateLimitClock ?? Date.now, sharedBuckets, (error) =>
+      logger.warn({ err: error }, 'the rate-limit store (CACHE_URL) failed: limiting per instance until it answers'),
+    );
   }
 
   // Apollo adds the introspection rule itself when introspection is off; graphql-ws needs it spelt out.
@@ -418,11 +448,21 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         sockets.stop();
         await services.close();
         await apqStore?.disconnect();
+        await sharedBuckets?.close();
         await telemetry.shutdown();
       })();
       return closing;
     },
   };
+}
+
+/** A document this gateway would run: it parses within the token limit and passes validation, limits included. */
+function isRunnable(schema: GraphQLSchema, text: string, limits: OperationLimits): boolean {
+  try {
+    return validate(schema, parse(text, limits.parseOptions), limits.allValidationRules).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Marks the operations whose answers the AnswerCache may keep: data-API reads only, and only without errors. */

@@ -122,7 +122,8 @@ export async function createServices(
   const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
   const sessions = new SessionStore(database, undefined, { idleTimeoutMs: config.live.sessionIdleTimeoutMs });
   const revocations = new RecentRevocations();
-  const connections = new ConnectionStore(database, new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)));
+  const cipher = new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl));
+  const connections = new ConnectionStore(database, cipher);
   const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
@@ -146,7 +147,7 @@ export async function createServices(
     appTokens,
     userTokens: new UserTokenProvider(connections, auth),
     sessions,
-    loginStates: new LoginStateStore(database),
+    loginStates: new LoginStateStore(database, cipher),
     connections,
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity), revocations),
     identityEvents: new IdentityEvents(live.bus),

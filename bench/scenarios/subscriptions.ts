@@ -96,7 +96,7 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
     await openAll();
     const firstRound = { before: fresh, after: await bankgraph.memory(true) };
     await Promise.all(clients.map((client) => client.call('reset', null, 60_000)));
-    await waitForNoWebSockets(bankgraph.info.url);
+    await waitForNoWebSockets(bankgraph.info.url, bankgraph.info.metricsToken);
     const before = await bankgraph.memory(true);
 
     ctx.progress(`subscriptions: opening ${subscribers} subscribers from ${SUBSCRIBER_PROCESSES} processes, ${CONNECT_CONCURRENCY} at a time`);
@@ -205,11 +205,11 @@ function addRows(ctx: BenchContext, m: Measured): void {
 }
 
 /** Polls the gateway's /metrics until it has no WebSocket open: the warm-up round's sockets are all closed there. */
-async function waitForNoWebSockets(gatewayUrl: string, timeoutMs = 30_000): Promise<void> {
+async function waitForNoWebSockets(gatewayUrl: string, metricsToken: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let open = Number.NaN;
   while (Date.now() < deadline) {
-    const metrics = await (await fetch(`${gatewayUrl}/metrics`)).text();
+    const metrics = await (await fetch(`${gatewayUrl}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
     open = Number(/^bankgraph_websocket_connections (\S+)$/m.exec(metrics)?.[1]);
     if (open === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -18,9 +18,12 @@ export interface GatewayInit {
 export interface GatewayInfo {
   url: string;
   merchantKey: string;
+  /** GET /metrics needs it as a bearer token (production requires METRICS_TOKEN). */
+  metricsToken: string;
 }
 
 const MERCHANT_KEY = 'bench-merchant-key-0123456789';
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 // bankgraph as it runs in production: production mode, silent logs, the default durable store (an SQLite file,
 // here in a temporary directory) and the in-memory cache and pubsub. One exception: the per-client rate limit is
@@ -39,11 +42,14 @@ runChild(async (init) => {
     STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
     MERCHANT_KEYS: MERCHANT_KEY,
     TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // The bench talks plain HTTP on loopback.
+    ALLOW_INSECURE_PUBLIC_URL: 'true',
+    METRICS_TOKEN,
     RATE_LIMIT_PER_SECOND: '0',
     ...env,
   });
   const gateway = await createGateway(withProvider(base, provider), { keyPrefix });
-  const info: GatewayInfo = { url: gateway.url, merchantKey: MERCHANT_KEY };
+  const info: GatewayInfo = { url: gateway.url, merchantKey: MERCHANT_KEY, metricsToken: METRICS_TOKEN };
   return {
     info,
     async close() {

@@ -186,8 +186,10 @@ export interface SessionsTable {
 
 /** A sign-in between /auth/login and /auth/callback; `bindingHash` ties it to the browser or app that started it. */
 export interface LoginStatesTable {
+  /** SHA-256 of the state (base64url): the state itself is never stored. */
   state: string;
   bindingHash: string;
+  /** The PKCE verifier, encrypted with the token cipher (the state's hash as associated data). */
   codeVerifier: string;
   returnTo: string | null;
   responseMode: 'cookie' | 'json';

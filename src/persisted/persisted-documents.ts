@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type Keyv from 'keyv';
 import {
   BadUserInputError,
   PersistedDocumentRequiredError,
@@ -8,6 +7,7 @@ import {
   PersistedQueryNotFoundError,
   PersistedQueryNotSupportedError,
 } from '../errors';
+import type { ApqStore } from './apq-store';
 
 export type PersistedDocumentsMode = 'off' | 'allow' | 'only';
 
@@ -19,8 +19,6 @@ export interface DocumentRequest {
   extensions?: unknown;
 }
 
-/** Apollo keeps APQ entries until evicted; a day bounds what an anonymous client can park in a shared Redis. */
-const APQ_TTL_MS = 24 * 60 * 60 * 1000;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 export function sha256Hex(text: string): string {
@@ -31,7 +29,8 @@ export function sha256Hex(text: string): string {
  * Turns a request that names a document by hash or id into one that carries its text, and enforces the mode:
  * - off: text only; a hash is answered PERSISTED_QUERY_NOT_SUPPORTED, so an APQ client goes back to sending text.
  * - allow: text; a manifest id or hash; Apollo's automatic persisted queries, registered in the cache backend
- *   (CACHE_URL), so every instance on one Redis knows a hash any of them was taught.
+ *   (CACHE_URL), so every instance on one Redis knows a hash any of them was taught (src/persisted/apq-store.ts:
+ *   only documents that parse and validate, within a quota per principal).
  * - only: manifest documents only; text and unknown hashes are refused, APQ registration too (it would let a client
  *   teach the gateway any document). In development, the playground page of this gateway may still send text.
  */
@@ -39,15 +38,16 @@ export class PersistedDocuments {
   constructor(
     readonly mode: PersistedDocumentsMode,
     private readonly manifest: ReadonlyMap<string, string>,
-    private readonly apq: Keyv<string> | undefined,
+    private readonly apq: ApqStore | undefined,
     private readonly development: boolean,
   ) {}
 
   /**
    * The document text to run, or undefined when the request named none (left to GraphQL's own "no query" error).
-   * `fromPlayground`: the request came from this gateway's own page (see isOwnPage).
+   * `fromPlayground`: the request came from this gateway's own page (see isOwnPage). `principalKey`: whose APQ
+   * quota a registration spends (src/security/principal-key.ts); without one, a registration runs but is not stored.
    */
-  async resolve(request: DocumentRequest, fromPlayground: boolean): Promise<string | undefined> {
+  async resolve(request: DocumentRequest, fromPlayground: boolean, principalKey?: string): Promise<string | undefined> {
     const text = typeof request.query === 'string' && request.query !== '' ? request.query : undefined;
     const reference = referenceOf(request);
     if (!reference) {
@@ -76,7 +76,7 @@ export class PersistedDocuments {
       if (this.mode === 'only') {
         throw new PersistedDocumentRequiredError('This document is not among the operations this gateway was built with, and this gateway runs no others.');
       }
-      await this.apq?.set(reference.hash, text, APQ_TTL_MS);
+      await this.apq?.register(reference.hash, text, principalKey);
       return text;
     }
     const stored = this.manifest.get(reference.id) ?? (reference.hash === undefined ? undefined : this.manifest.get(reference.hash));

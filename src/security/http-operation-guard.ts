@@ -17,11 +17,13 @@ export class HttpOperationGuard {
   constructor(
     private readonly limiter: RateLimiter,
     private readonly recorder: OperationRecorder,
+    /** Webhook deliveries' own allowance per source address (WEBHOOK_RATE_LIMIT_*). */
+    private readonly webhookLimiter: RateLimiter,
   ) {}
 
   /** Spends one token of the principal's allowance; false (and the 429 sent) when there is none left. */
-  admit(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): boolean {
-    const decision = this.limiter.take(rateLimitKey(principal, () => req.socket.remoteAddress));
+  async admit(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): Promise<boolean> {
+    const decision = await this.limiter.admit(rateLimitKey(principal, () => req.socket.remoteAddress));
     if (decision.allowed) return true;
     const error = rateLimitedError(decision.retryAfterSeconds);
     sendGraphQLRefusal(req, res, 429, formattedRefusal(error), requestId, { 'retry-after': String(decision.retryAfterSeconds) });
@@ -33,10 +35,23 @@ export class HttpOperationGuard {
    * The sign-in routes have an allowance per client address of their own (each /auth/login stores a login state,
    * so a flood would fill the store): past it, 429 in those routes' error shape.
    */
-  admitSignIn(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
-    const decision = this.limiter.take(`sign-in:${rateLimitKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
+  async admitSignIn(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<boolean> {
+    const decision = await this.limiter.admit(`sign-in:${rateLimitKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
     if (decision.allowed) return true;
     sendError(res, 429, 'FORBIDDEN', `Too many requests from this client; retry after ${decision.retryAfterSeconds} s.`, requestId, {
+      'retry-after': String(decision.retryAfterSeconds),
+    });
+    return false;
+  }
+
+  /**
+   * Webhook deliveries, per source address, before anything else is done with them: checking a signature costs an
+   * ES512 verification (and may fetch the provider's keys), which anyone could otherwise make the gateway do at will.
+   */
+  async admitWebhook(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<boolean> {
+    const decision = await this.webhookLimiter.admit(`webhook:${rateLimitKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
+    if (decision.allowed) return true;
+    sendError(res, 429, 'FORBIDDEN', `Too many webhook deliveries from this address; retry after ${decision.retryAfterSeconds} s.`, requestId, {
       'retry-after': String(decision.retryAfterSeconds),
     });
     return false;

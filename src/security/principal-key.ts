@@ -2,14 +2,15 @@ import { isIPv6 } from 'node:net';
 import type { Principal } from '../auth/principal';
 
 /**
- * Whose allowance an operation spends: the session (or the app user), the merchant key, or — for anyone not signed in, including
- * callers with a bad token (else inventing tokens would mint fresh buckets) — the client's address, asked for only then
+ * Whose allowance an operation spends: the user (whichever of their sessions or app tokens it came with, else
+ * signing in again would mint a fresh bucket), the merchant key, or — for anyone not signed in, including callers
+ * with a bad token (else inventing tokens would mint fresh buckets) — the client's address, asked for only then
  * (reading a socket's peer address is a system call).
  */
 export function rateLimitKey(principal: Principal, remoteAddress: () => string | undefined): string {
   switch (principal.kind) {
     case 'user':
-      return principal.sessionKey ? `session:${principal.sessionKey}` : `user:${principal.userId}`;
+      return `user:${principal.userId}`;
     case 'merchant':
       return `merchant:${principal.keyId}`;
     default:

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { Database } from '../db/database';
+import type { TokenCipher } from '../identity/token-cipher';
 
 /** What the gateway must remember between sending a user to the bank and the bank sending them back. */
 export interface LoginState {
@@ -16,18 +18,27 @@ export interface LoginState {
 /** Ten minutes is ample for a bank sign-in, and short enough that a stolen state is useless later. */
 export const LOGIN_STATE_TTL_MS = 10 * 60 * 1000;
 
+/**
+ * Sign-ins in progress. A copied database or backup must not let anyone finish one: the row is keyed by the
+ * state's SHA-256 (the callback brings the state, so the key is found again; the row does not give it away), and
+ * the PKCE verifier is encrypted with the token cipher, bound to that key so it cannot be moved to another row.
+ */
 export class LoginStateStore {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly cipher: TokenCipher,
+  ) {}
 
   async put(state: string, value: LoginState, now = Date.now()): Promise<void> {
     // Expired ones go here, so the table holds at most ten minutes of sign-ins.
     await this.database.db.deleteFrom('loginStates').where('expiresAtMs', '<=', now).execute();
+    const key = stateKey(state);
     await this.database.db
       .insertInto('loginStates')
       .values({
-        state,
+        state: key,
         bindingHash: value.bindingHash,
-        codeVerifier: value.codeVerifier,
+        codeVerifier: this.cipher.encrypt(value.codeVerifier, key),
         returnTo: value.returnTo ?? null,
         responseMode: value.responseMode,
         userId: value.userId ?? null,
@@ -38,14 +49,19 @@ export class LoginStateStore {
 
   /** One-time: a state is consumed when read (the delete decides who got it), so a replayed callback is refused. */
   async take(state: string, now = Date.now()): Promise<LoginState | undefined> {
-    const row = await this.database.db.deleteFrom('loginStates').where('state', '=', state).returningAll().executeTakeFirst();
+    const key = stateKey(state);
+    const row = await this.database.db.deleteFrom('loginStates').where('state', '=', key).returningAll().executeTakeFirst();
     if (!row || row.expiresAtMs <= now) return undefined;
     return {
-      codeVerifier: row.codeVerifier,
+      codeVerifier: this.cipher.decrypt(row.codeVerifier, key),
       bindingHash: row.bindingHash,
       returnTo: row.returnTo ?? undefined,
       responseMode: row.responseMode,
       userId: row.userId ?? undefined,
     };
   }
+}
+
+function stateKey(state: string): string {
+  return createHash('sha256').update(state, 'utf8').digest('base64url');
 }

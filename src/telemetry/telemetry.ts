@@ -64,9 +64,16 @@ export class Telemetry {
     return new Telemetry({ provider, tracer: provider.getTracer('bankgraph'), propagator: new W3CTraceContextPropagator() });
   }
 
-  /** The context an incoming request's `traceparent` (and `tracestate`) put it in; the root context without one. */
+  /**
+   * The context an incoming request's `traceparent` put it in; the root context without one. The caller's
+   * `tracestate` is dropped: it is the caller's vendors' data, and every provider call would pass it on.
+   */
   extract(headers: IncomingHttpHeaders): Context {
-    return this.sdk ? this.sdk.propagator.extract(ROOT_CONTEXT, headers, HEADER_GETTER) : ROOT_CONTEXT;
+    if (!this.sdk) return ROOT_CONTEXT;
+    const remote = trace.getSpanContext(this.sdk.propagator.extract(ROOT_CONTEXT, headers, HEADER_GETTER));
+    if (!remote) return ROOT_CONTEXT;
+    const { traceState: _dropped, ...parent } = remote;
+    return trace.setSpanContext(ROOT_CONTEXT, parent);
   }
 
   /** Adds `traceparent` (and `tracestate`) for the span active in `ctx` to outgoing headers. */
@@ -127,8 +134,15 @@ async function exporterFor(config: TelemetryConfig, sdk: TraceSdk): Promise<Span
   return new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers });
 }
 
+/**
+ * The parent-based samplers follow a parent inside this process; a remote parent (an inbound `traceparent`) is
+ * followed only with OTEL_TRUST_INBOUND_SAMPLING=true. Otherwise anyone could have every request traced, whatever
+ * the ratio, by sending the sampled flag: the trace is still continued, but the root sampler decides.
+ */
 function samplerFor(config: TelemetryConfig, sdk: TraceSdk): Sampler {
   const ratio = new sdk.TraceIdRatioBasedSampler(config.samplerRatio);
+  const parentBased = (root: Sampler): Sampler =>
+    new sdk.ParentBasedSampler(config.trustInboundSampling ? { root } : { root, remoteParentSampled: root, remoteParentNotSampled: root });
   switch (config.sampler) {
     case 'always_on':
       return new sdk.AlwaysOnSampler();
@@ -137,10 +151,10 @@ function samplerFor(config: TelemetryConfig, sdk: TraceSdk): Sampler {
     case 'traceidratio':
       return ratio;
     case 'parentbased_always_off':
-      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
+      return parentBased(new sdk.AlwaysOffSampler());
     case 'parentbased_traceidratio':
-      return new sdk.ParentBasedSampler({ root: ratio });
+      return parentBased(ratio);
     default:
-      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
+      return parentBased(new sdk.AlwaysOnSampler());
   }
 }

@@ -40,6 +40,8 @@ describe('SIGTERM', () => {
         STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
         MERCHANT_KEYS: 'sigterm-test-merchant-key-0123',
         TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32),
+        ALLOW_INSECURE_PUBLIC_URL: 'true',
+        METRICS_TOKEN: 'sigterm-test-metrics-token-0123',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

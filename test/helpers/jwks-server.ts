@@ -8,7 +8,7 @@ export interface TestIdp {
   jwksUrl: string;
   issuer: string;
   /** A JWS with the given claims; `kid` and `alg` may be overridden, `key` signs with another key. */
-  sign(claims: Record<string, unknown>, options?: { kid?: string; key?: KeyObject }): string;
+  sign(claims: Record<string, unknown>, options?: { kid?: string; key?: KeyObject; typ?: string }): string;
   /** An unsigned token (`alg: none`), as an attacker would send one. */
   unsigned(claims: Record<string, unknown>): string;
   close(): Promise<void>;
@@ -32,7 +32,7 @@ export async function startTestIdp(): Promise<TestIdp> {
     jwksUrl: `${url}/jwks`,
     issuer: `${url}/`,
     sign(claims, options = {}) {
-      const input = `${encode({ alg: 'ES256', typ: 'JWT', kid: options.kid ?? jwk.kid })}.${encode(claims)}`;
+      const input = `${encode({ alg: 'ES256', typ: options.typ ?? 'JWT', kid: options.kid ?? jwk.kid })}.${encode(claims)}`;
       const signature = createSign('SHA256')
         .update(input)
         .sign({ key: options.key ?? privateKey, dsaEncoding: 'ieee-p1363' });

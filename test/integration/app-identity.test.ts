@@ -91,11 +91,26 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
     ['an unknown kid', () => idp.sign(claims(), { kid: 'not-published' })],
     ['a signature by another key', () => idp.sign(claims(), { key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey })],
     ['no subject', () => idp.sign(claims({ sub: undefined }))],
+    [
+      'a token issued more than AUTH_MAX_TOKEN_AGE (24 h) ago, whatever its exp',
+      () => idp.sign(claims({ iat: now() - 25 * 3600, exp: now() + 100 * 365 * 86_400 })),
+    ],
+    ['a token without iat', () => idp.sign(claims({ iat: undefined }))],
+    ['a JWT that is not an access token (typ logout+jwt)', () => idp.sign(claims(), { typ: 'logout+jwt' })],
     ['garbage', () => 'not-a-jwt'],
   ])('refuses %s with UNAUTHENTICATED', async (_what, token) => {
     const result = await stack.graphql(VIEWER, {}, token());
     expect(result.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(result.data ?? null).toBeNull();
+  });
+
+  it('says why a token too old or of another type is refused, and takes an at+jwt access token', async () => {
+    const old = await stack.graphql(VIEWER, {}, idp.sign(claims({ iat: now() - 25 * 3600, exp: now() + 3600 })));
+    expect(old.errors?.[0]?.message).toBe('The access token was issued too long ago (AUTH_MAX_TOKEN_AGE); get a new one from your identity provider.');
+    const other = await stack.graphql(VIEWER, {}, idp.sign(claims(), { typ: 'logout+jwt' }));
+    expect(other.errors?.[0]?.message).toBe('The token is not an access token (its "typ" header is not JWT or at+jwt).');
+    const accessToken = await stack.graphql(VIEWER, {}, idp.sign(claims({ sub: 'app-user-at-jwt' }), { typ: 'at+jwt' }));
+    expect(accessToken.errors).toBeUndefined();
   });
 
   it('accepts no bank-identity session and no bank sign-in at /auth/login', async () => {

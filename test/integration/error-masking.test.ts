@@ -22,7 +22,13 @@ describe('error masking by origin (NODE_ENV=production)', () => {
       },
     });
     stack = await startStack({
-      env: { NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32) },
+      env: {
+        NODE_ENV: 'production',
+        PROVIDER: 'sandbox',
+        TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32),
+        ALLOW_INSECURE_PUBLIC_URL: 'true',
+        METRICS_TOKEN: 'metrics-token-0123456789',
+      },
       gateway: { logger: createLogger('info', sink) },
     });
     session = await stack.signIn('john', 'doe');

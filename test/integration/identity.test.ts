@@ -271,6 +271,8 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       '/%20/evil.example',
       '/%E2%80%8B/evil.example',
       '/%00',
+      '/caf%C3%A9',
+      '/%E4%BD%A0%E5%A5%BD',
       `/${'a'.repeat(512)}`,
       '',
     ];

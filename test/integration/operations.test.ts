@@ -179,7 +179,14 @@ describe('operations', () => {
 
     beforeAll(async () => {
       stack = await startStack({
-        env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+        env: {
+          NODE_ENV: 'production',
+          PROVIDER: 'sandbox',
+          LOG_LEVEL: 'silent',
+          TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+          ALLOW_INSECURE_PUBLIC_URL: 'true',
+          METRICS_TOKEN: 'metrics-token-0123456789',
+        },
       });
     });
 

@@ -195,6 +195,44 @@ describe('persisted documents', () => {
     });
   });
 
+  describe('PERSISTED_DOCUMENTS=allow: what APQ stores', () => {
+    let stack: Stack;
+
+    beforeAll(async () => {
+      stack = await startStack({ env: { PERSISTED_DOCUMENTS: 'allow', PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS: '2' } });
+    });
+    afterAll(async () => stack?.close());
+
+    const apq = (text: string): Body => ({ persistedQuery: { version: 1, sha256Hash: sha256(text) } });
+
+    it('stores only documents that parse and validate: junk and invalid operations are answered, never kept', async () => {
+      const junk = `${'x'.repeat(90 * 1024)} ${randomUUID()}`;
+      const refused = await post(stack.gateway.url, { query: junk, extensions: apq(junk) });
+      expect(refused.status).toBe(400);
+      expect(refused.errors?.[0]?.message).toMatch(/^Syntax Error/);
+      expect(codeOf(await post(stack.gateway.url, { extensions: apq(junk) }))).toBe('PERSISTED_QUERY_NOT_FOUND');
+      const invalid = `query Invalid${randomUUID().replace(/-/g, '')} { noSuchField }`;
+      const unknownField = await post(stack.gateway.url, { query: invalid, extensions: apq(invalid) });
+      expect(unknownField.status).toBe(400);
+      expect(unknownField.errors?.[0]?.message).toMatch(/Cannot query field "noSuchField"/);
+      expect(codeOf(await post(stack.gateway.url, { extensions: apq(invalid) }))).toBe('PERSISTED_QUERY_NOT_FOUND');
+    });
+
+    it('stores at most its quota for one principal; past it the text still runs, and other principals have their own', async () => {
+      const documents = [1, 2, 3].map((n) => `query Quota${n}${randomUUID().replace(/-/g, '')} { __typename }`);
+      for (const document of documents) {
+        expect(await post(stack.gateway.url, { query: document, extensions: apq(document) })).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+      }
+      expect(await post(stack.gateway.url, { extensions: apq(documents[0]!) })).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+      expect(await post(stack.gateway.url, { extensions: apq(documents[1]!) })).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+      expect(codeOf(await post(stack.gateway.url, { extensions: apq(documents[2]!) }))).toBe('PERSISTED_QUERY_NOT_FOUND');
+      // An anonymous client (counted by its address) registers the third under its own quota.
+      const anonymous = { authorization: '' };
+      expect(await post(stack.gateway.url, { query: documents[2]!, extensions: apq(documents[2]!) }, anonymous)).toMatchObject({ status: 200 });
+      expect(await post(stack.gateway.url, { extensions: apq(documents[2]!) })).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+    });
+  });
+
   describe('PERSISTED_DOCUMENTS=allow with APQ in Redis, two instances', () => {
     const prefix = `bankgraph-test-${randomUUID().slice(0, 8)}:`;
     let stack: Stack;

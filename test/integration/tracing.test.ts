@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { ROOT_CONTEXT as ROOT_CONTEXT_FOR_SAMPLER } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from '../../src/logger';
 import { startStack, type Stack } from '../helpers/stack';
@@ -114,6 +115,53 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
     }
     const operation = await waitFor(() => spans().find((span) => span.name === 'query Accounts'), 'the WebSocket operation span');
     expect(operation.attributes).toMatchObject({ 'bankgraph.transport': 'ws', 'bankgraph.outcome': 'success' });
+  });
+});
+
+describe("a caller's trace context: continued, never deciding sampling unless trusted, its tracestate dropped", () => {
+  // With a ratio of one half, the ratio sampler keeps BY_RATIO's trace and drops NOT_BY_RATIO's (checked below
+  // against the SDK's own sampler), so a request shows who decided.
+  const BY_RATIO = '00000000000000000000000000000001';
+  const NOT_BY_RATIO = 'ffffffff00000000000000000000000f';
+  const ENV_RATIO = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' };
+  const stacks: Stack[] = [];
+  afterAll(async () => {
+    for (const stack of stacks) await stack.close();
+  });
+
+  async function stackWith(env: Record<string, string>): Promise<{ stack: Stack; exporter: InMemorySpanExporter }> {
+    const exporter = new InMemorySpanExporter();
+    const stack = await startStack({ env: { ...ENV_RATIO, ...env }, gateway: { spanExporter: exporter } });
+    stacks.push(stack);
+    return { stack, exporter };
+  }
+
+  const traceparent = (traceId: string, sampled: boolean): string => `00-${traceId}-00f067aa0ba902b7-${sampled ? '01' : '00'}`;
+
+  it('lets the ratio decide whatever the sampled flag says, and passes on no tracestate', async () => {
+    const { TraceIdRatioBasedSampler, SamplingDecision } = await import('@opentelemetry/sdk-trace-base');
+    const ratio = new TraceIdRatioBasedSampler(0.5);
+    const decide = (traceId: string): unknown => ratio.shouldSample(ROOT_CONTEXT_FOR_SAMPLER, traceId).decision;
+    expect(decide(BY_RATIO)).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(decide(NOT_BY_RATIO)).toBe(SamplingDecision.NOT_RECORD);
+
+    const { stack, exporter } = await stackWith({});
+    // Sampled by the caller, not by the ratio: not traced.
+    expect((await stack.graphql('{ __typename }', {}, undefined, { traceparent: traceparent(NOT_BY_RATIO, true) })).errors).toBeUndefined();
+    // Not sampled by the caller, sampled by the ratio: traced, in the caller's trace, without the caller's tracestate.
+    const answer = await stack.graphql('{ __typename }', {}, undefined, { traceparent: traceparent(BY_RATIO, false), tracestate: 'vendor=caller-data-0042' });
+    expect(answer.errors).toBeUndefined();
+    await waitFor(() => (exporter.getFinishedSpans().some((span) => span.name === 'POST /graphql') ? true : undefined), 'the request span');
+    const finished = exporter.getFinishedSpans();
+    expect(new Set(finished.map((span) => span.spanContext().traceId))).toEqual(new Set([BY_RATIO]));
+    expect(finished.filter((span) => span.spanContext().traceState !== undefined).map((span) => span.name)).toEqual([]);
+  });
+
+  it('follows the sampled flag with OTEL_TRUST_INBOUND_SAMPLING=true', async () => {
+    const { stack, exporter } = await stackWith({ OTEL_TRUST_INBOUND_SAMPLING: 'true' });
+    expect((await stack.graphql('{ __typename }', {}, undefined, { traceparent: traceparent(NOT_BY_RATIO, true) })).errors).toBeUndefined();
+    const request = await waitFor(() => exporter.getFinishedSpans().find((span) => span.name === 'POST /graphql'), 'the request span');
+    expect(request.spanContext().traceId).toBe(NOT_BY_RATIO);
   });
 });
 

@@ -100,15 +100,55 @@ describe('loadConfig', () => {
   it('refuses to start in production on development defaults, naming every variable to set', () => {
     expect(problemsOf({ NODE_ENV: 'production' }).sort()).toEqual([
       expect.stringMatching(/^MERCHANT_KEYS is required with NODE_ENV=production/),
+      expect.stringMatching(/^METRICS_TOKEN is required with NODE_ENV=production/),
       expect.stringMatching(/^PROVIDER is required with NODE_ENV=production/),
+      expect.stringMatching(/^PUBLIC_URL must be an https:\/\/ address with NODE_ENV=production/),
       expect.stringMatching(/^TOKEN_ENCRYPTION_KEY is required in production/),
     ]);
     const key = 'ab'.repeat(32);
-    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key })).toEqual([
+    const secure = { PUBLIC_URL: 'https://gateway.example', METRICS_TOKEN: 'metrics-token-0123456789' };
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key, ...secure })).toEqual([
       expect.stringMatching(/^MERCHANT_KEYS is required/),
     ]);
-    const chosen = loadConfig({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: key });
+    const chosen = loadConfig({
+      NODE_ENV: 'production',
+      PROVIDER: 'sandbox',
+      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa',
+      TOKEN_ENCRYPTION_KEY: key,
+      ...secure,
+    });
     expect(chosen.merchantKeysGenerated).toBe(false);
+  });
+
+  it('refuses an http PUBLIC_URL and an open /metrics in production, unless plain HTTP is allowed on purpose', () => {
+    const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    const token = { METRICS_TOKEN: 'metrics-token-0123456789' };
+    expect(problemsOf({ ...production, ...token, PUBLIC_URL: 'http://gateway.example' })).toEqual([
+      'PUBLIC_URL must be an https:// address with NODE_ENV=production (cookies are marked Secure only on https); got "http://gateway.example". Set ALLOW_INSECURE_PUBLIC_URL=true to run on plain HTTP anyway',
+    ]);
+    expect(problemsOf({ ...production, ...token, PORT: '0' })).toEqual([expect.stringMatching(/^PUBLIC_URL must be an https:\/\/ address.*got none/)]);
+    expect(loadConfig({ ...production, ...token, PUBLIC_URL: 'http://gateway.example', ALLOW_INSECURE_PUBLIC_URL: 'true' }).publicUrl).toBe(
+      'http://gateway.example',
+    );
+    expect(problemsOf({ ...production, PUBLIC_URL: 'https://gateway.example' })).toEqual([
+      'METRICS_TOKEN is required with NODE_ENV=production: GET /metrics then needs "Authorization: Bearer <METRICS_TOKEN>" (at least 16 characters without spaces)',
+    ]);
+    expect(problemsOf({ ...production, ...token, PUBLIC_URL: 'https://gateway.example', ALLOW_INSECURE_PUBLIC_URL: 'yes' })).toEqual([
+      'ALLOW_INSECURE_PUBLIC_URL must be one of true, false; got "yes"',
+    ]);
+    // Outside production, the development defaults stand.
+    expect(loadConfig({ PUBLIC_URL: 'http://localhost:4000' }).metricsToken).toBeUndefined();
+  });
+
+  it('reads AUTH_MAX_TOKEN_AGE as a duration, 24 h by default', () => {
+    const identity = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
+    expect(loadConfig(identity).appIdentity?.maxTokenAgeSeconds).toBe(86_400);
+    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '90m' }).appIdentity?.maxTokenAgeSeconds).toBe(5_400);
+    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '3600' }).appIdentity?.maxTokenAgeSeconds).toBe(3_600);
+    expect(problemsOf({ ...identity, AUTH_MAX_TOKEN_AGE: '100y' })).toEqual([
+      'AUTH_MAX_TOKEN_AGE must be a duration from 60 s to 30 d: whole seconds or a number with s, m, h or d (e.g. 24h); got "100y"',
+    ]);
+    expect(problemsOf({ AUTH_MAX_TOKEN_AGE: '1h' })).toEqual(['AUTH_MAX_TOKEN_AGE is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE']);
   });
 
   it('reads ALLOWED_ORIGINS as origins and refuses anything else', () => {
@@ -129,7 +169,7 @@ describe('loadConfig', () => {
   it('has documented operation limits, rate limit and shutdown defaults', () => {
     const config = loadConfig({});
     expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 5_000, maxCost: 20_000, maxBodyBytes: 102_400 });
-    expect(config.rateLimit).toEqual({ perSecond: 20, burst: 60 });
+    expect(config.rateLimit).toEqual({ perSecond: 20, burst: 60, webhookPerSecond: 50, webhookBurst: 200 });
     expect(config.shutdownTimeoutMs).toBe(10_000);
     expect(config.metricsToken).toBeUndefined();
     expect(config.providerKind).toBe('sandbox');
@@ -240,10 +280,24 @@ describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
 
 describe('loadConfig: persisted documents', () => {
   it('is off by default, and only needs a manifest', () => {
-    expect(loadConfig({}).persistedDocuments).toEqual({ mode: 'off', manifestPath: undefined });
-    expect(loadConfig({ PERSISTED_DOCUMENTS: 'allow' }).persistedDocuments).toEqual({ mode: 'allow', manifestPath: undefined });
+    const apqQuota = { documents: 200, bytes: 1024 * 1024 };
+    expect(loadConfig({}).persistedDocuments).toEqual({ mode: 'off', manifestPath: undefined, apqQuota });
+    expect(loadConfig({ PERSISTED_DOCUMENTS: 'allow' }).persistedDocuments).toEqual({ mode: 'allow', manifestPath: undefined, apqQuota });
     expect(problemsOf({ PERSISTED_DOCUMENTS: 'only' })).toEqual([expect.stringMatching(/^PERSISTED_DOCUMENTS=only needs PERSISTED_DOCUMENTS_MANIFEST/)]);
     expect(problemsOf({ PERSISTED_DOCUMENTS: 'strict' })).toEqual(['PERSISTED_DOCUMENTS must be one of off, allow, only; got "strict"']);
     expect(problemsOf({ PERSISTED_DOCUMENTS_MANIFEST: 'manifest.json' })).toEqual([expect.stringMatching(/only used with PERSISTED_DOCUMENTS=allow or only/)]);
+  });
+
+  it('reads the APQ quota per principal', () => {
+    expect(
+      loadConfig({ PERSISTED_DOCUMENTS: 'allow', PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS: '10', PERSISTED_DOCUMENTS_APQ_MAX_BYTES: '2048' }).persistedDocuments
+        .apqQuota,
+    ).toEqual({
+      documents: 10,
+      bytes: 2048,
+    });
+    expect(problemsOf({ PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS: 'many' })).toEqual([
+      'PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS must be an integer from 0 to 1000000; got "many"',
+    ]);
   });
 });

@@ -80,6 +80,8 @@ describe('identity configuration', () => {
         PROVIDER: 'sandbox',
         MERCHANT_KEYS: 'merchant-key-0123456789',
         TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        PUBLIC_URL: 'https://gateway.example',
+        METRICS_TOKEN: 'metrics-token-0123456789',
       }),
     ).toEqual([]);
   });
@@ -95,6 +97,7 @@ describe('identity configuration', () => {
       issuer: 'https://idp.example/',
       audience: 'api',
       algorithms: ['RS256', 'ES256'],
+      maxTokenAgeSeconds: 86_400,
     });
     for (const algorithms of ['none', 'HS256', 'RS256,none', '']) {
       expect(problemsOf({ ...full, AUTH_ALGORITHMS: algorithms })[0]).toMatch(/^AUTH_ALGORITHMS must be a comma-separated list of RS256/);
@@ -120,6 +123,8 @@ describe('checkReturnTo', () => {
     '/\u200b/x',
     '/\u2028',
     '/x\u007f',
+    '/caf\u00e9',
+    '/\u4f60\u597d',
     `/${'a'.repeat(512)}`,
     'https://evil.example',
   ])('refuses %j', (path) => {

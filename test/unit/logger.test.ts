@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, maskIbans, maskSecretsInText, sanitizeForLog } from '../../src/logger';
+import { createLogger, maskIbans, maskLiterallyIn, maskSecretsInText, sanitizeForLog } from '../../src/logger';
 
 /** The log sanitizer on its own: whatever a future change logs by mistake, credentials and IBANs stay out. */
 describe('log sanitising', () => {
@@ -42,6 +42,49 @@ describe('log sanitising', () => {
     expect(text).toContain('"amount":10');
     // Booleans are kept: `tokenEndpoint: true` says nothing secret.
     expect(out.tokenEndpoint).toBe(true);
+  });
+
+  it('recognises secret keys whatever their case, hyphens or underscores, card and one-time codes included', () => {
+    const secretFields = {
+      'X-Api-Key': 'api-key-value',
+      'x-api-key': 'api-key-value-2',
+      'client-secret': 'client-secret-value',
+      CLIENT_SECRET: 'client-secret-value-2',
+      'Login-Binding': 'login-binding-value',
+      login_binding: 'login-binding-value-2',
+      credential: 'credential-value',
+      Credentials: 'credentials-value',
+      passphrase: 'passphrase-value',
+      card_number: '4111111111111111',
+      cardNumber: '4000056655665556',
+      PAN: '5555555555554444',
+      CVV: 'cvv-value-123',
+      cvc: 'cvc-value-456',
+      'security-code': 'security-code-value',
+      pin: 'pin-value-1234',
+      PIN_CODE: 'pin-code-value',
+      otp: 'otp-value-654321',
+      'one-time-password': 'one-time-password-value',
+      'Code-Verifier': 'code-verifier-value',
+    };
+    const out = sanitizeForLog({ headers: secretFields, spinner: 'kept', option: 'kept', pinned: 'kept', cardBrand: 'visa' }) as Record<string, unknown>;
+    const text = JSON.stringify(out);
+    for (const value of Object.values(secretFields)) expect(text).not.toContain(value);
+    expect(out).toMatchObject({ spinner: 'kept', option: 'kept', pinned: 'kept', cardBrand: 'visa' });
+  });
+
+  it('masks the configured merchant keys literally in free text, however short or plain they are', () => {
+    const { logger, text } = capture();
+    const letters = 'OnlyLettersMerchantKey';
+    const short = 'mk-2024-abcdefgh';
+    maskLiterallyIn(logger, [letters, short]);
+    const child = logger.child({ component: 'test' });
+    child.warn({ err: new Error(`unknown key ${letters}`), note: `pasted ${short} here`, [short]: 1 }, `Variable "$n" got invalid value "${short}"`);
+    logger.info(`key=${letters}`);
+    const written = text();
+    expect(written).toContain('[redacted]');
+    expect(written).not.toContain(letters);
+    expect(written).not.toContain(short);
   });
 
   it('masks secrets used as keys, at any depth, keeping every entry', () => {

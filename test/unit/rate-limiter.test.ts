@@ -1,5 +1,5 @@
 import { addressKey, rateLimitKey } from '../../src/security/principal-key';
-import { RateLimiter } from '../../src/security/rate-limiter';
+import { RateLimiter, type SharedBuckets } from '../../src/security/rate-limiter';
 
 describe('RateLimiter (token bucket)', () => {
   it('allows a burst, then the refill rate, and says when to retry', () => {
@@ -37,7 +37,57 @@ describe('RateLimiter (token bucket)', () => {
   });
 });
 
+describe('RateLimiter with shared buckets', () => {
+  /** A store's buckets of 3 tokens, never refilled (the limiters' clocks stand still). */
+  function sharedStore(): SharedBuckets & { down: boolean } {
+    const tokens = new Map<string, number>();
+    const store = {
+      down: false,
+      async take(key: string) {
+        if (store.down) throw new Error('store down');
+        const left = tokens.get(key) ?? 3;
+        tokens.set(key, Math.max(0, left - 1));
+        return { allowed: left >= 1, tokens: Math.max(0, left - 1) };
+      },
+    };
+    return store;
+  }
+
+  it('decides by the shared bucket, which other instances spend from too', async () => {
+    const shared = sharedStore();
+    const one = new RateLimiter(1, 3, 100, () => 0, shared);
+    const two = new RateLimiter(1, 3, 100, () => 0, shared);
+    const decisions = [await one.admit('u'), await two.admit('u'), await one.admit('u'), await two.admit('u')];
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false]);
+    // `take` cannot wait: it decides from the copy the last answer left, which knows the bucket is empty.
+    expect(one.take('u').allowed).toBe(false);
+  });
+
+  it('falls back to its own buckets when the shared store fails, and reports the failure', async () => {
+    const shared = sharedStore();
+    shared.down = true;
+    const failures: unknown[] = [];
+    const limiter = new RateLimiter(
+      1,
+      2,
+      100,
+      () => 0,
+      shared,
+      (error) => failures.push(error),
+    );
+    const decisions = [await limiter.admit('u'), await limiter.admit('u'), await limiter.admit('u')];
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, false]);
+    expect(failures).toHaveLength(3);
+  });
+});
+
 describe('whose allowance', () => {
+  it('keys a user by the user, whichever session or token they came with', () => {
+    expect(rateLimitKey({ kind: 'user', userId: 'u1', sessionKey: 'session-a' }, () => '10.0.0.1')).toBe('user:u1');
+    expect(rateLimitKey({ kind: 'user', userId: 'u1', sessionKey: 'session-b' }, () => '10.0.0.2')).toBe('user:u1');
+    expect(rateLimitKey({ kind: 'user', userId: 'u1', expiresAtMs: 1 }, () => '10.0.0.3')).toBe('user:u1');
+  });
+
   it('keys sessions, merchant keys, and anyone else by address', () => {
     expect(rateLimitKey({ kind: 'merchant', keyId: 'merchant-1' }, () => '10.0.0.1')).toBe('merchant:merchant-1');
     expect(rateLimitKey({ kind: 'anonymous' }, () => '10.0.0.1')).toBe('ip:10.0.0.1');

@@ -24,6 +24,21 @@ afterEach(async () => {
   provider = undefined;
 });
 
+describe("a caller's trace context", () => {
+  it("continues the caller's trace in provider calls without the caller's tracestate", async () => {
+    const { telemetry } = await traced();
+    const parent = telemetry.extract({
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      tracestate: 'vendor=caller-data-0042,other=x',
+    });
+    const outgoing: Record<string, string> = {};
+    await telemetry.span('request', { parent }, async () => telemetry.inject(context.active(), outgoing));
+    expect(outgoing.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
+    expect(outgoing.tracestate).toBeUndefined();
+    await telemetry.shutdown();
+  });
+});
+
 describe('provider call spans', () => {
   it('is one client span per send, with the attempt, the retry reason and the status, each sending its own traceparent', async () => {
     const { telemetry, exporter } = await traced();

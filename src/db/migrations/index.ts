@@ -6,6 +6,7 @@ import * as payoutLimits from './0005_payout_limits';
 import * as sessions from './0006_sessions';
 import * as dataTasks from './0007_data_tasks';
 import * as refundAttempts from './0008_refund_attempts';
+import * as hardening from './0009_hardening';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_sessions': sessions,
   '0007_data_tasks': dataTasks,
   '0008_refund_attempts': refundAttempts,
+  '0009_hardening': hardening,
 };

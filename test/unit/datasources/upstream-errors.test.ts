@@ -94,6 +94,17 @@ describe('upstreamErrorFrom', () => {
     expect(error.extensions.providerError).toBeUndefined();
   });
 
+  it('shows only provider error identifiers from the known list, however slug-shaped the others are', () => {
+    for (const body of [{ error: 'db01_primary_down' }, problem(409, 'something-new'), { type: 'https://evil.example/#user-jane.doe-at-10.0.3.7' }]) {
+      const error = upstreamErrorFrom({ status: 409, headers: {}, body }, context);
+      expect(error.extensions.providerError).toBeUndefined();
+    }
+    for (const slug of ['refund-limit-exceeded', 'rate-limit-exceeded', 'unauthenticated', 'invalid_token', 'unsupported_grant_type']) {
+      const body = slug.includes('-') ? problem(409, slug) : { error: slug };
+      expect(upstreamErrorFrom({ status: 409, headers: {}, body }, context).extensions.providerError).toBe(slug);
+    }
+  });
+
   it('treats token-endpoint 400s as the gateway’s fault, not the user’s input', () => {
     const error = upstreamErrorFrom({ status: 400, headers: {}, body: { error: 'invalid_scope' } }, { route: 'auth.clientCredentials', tokenEndpoint: true });
     expect(error).toBeInstanceOf(UpstreamError);

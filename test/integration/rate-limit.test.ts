@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { requireRedis, REDIS_URL } from '../helpers/redis';
+import { startStack, type Stack } from '../helpers/stack';
+import { connectWs, disposeWsClients } from '../helpers/ws-client';
+
+/**
+ * Whose allowance a request spends, and where it is kept. The bucket refills so slowly here (one token in 100 s)
+ * that a test's few seconds refill none: every count is exact.
+ */
+const SLOW_REFILL = { RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: '60' };
+const QUERY = 'query Count { __typename }';
+
+/** `count` requests spread over `tokens` in turn, twenty at a time; how many were answered 200 and 429. */
+async function spend(count: number, send: (index: number) => Promise<{ status: number }>): Promise<{ ok: number; limited: number }> {
+  let ok = 0;
+  let limited = 0;
+  for (let start = 0; start < count; start += 20) {
+    const answers = await Promise.all(Array.from({ length: Math.min(20, count - start) }, (_, offset) => send(start + offset)));
+    for (const { status } of answers) {
+      if (status === 200) ok += 1;
+      else if (status === 429) limited += 1;
+      else throw new Error(`unexpected HTTP ${status}`);
+    }
+  }
+  return { ok, limited };
+}
+
+describe('the rate limit of one user', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: SLOW_REFILL });
+  });
+  afterAll(async () => {
+    await disposeWsClients();
+    await stack?.close();
+  });
+
+  it('is one allowance across all their sessions, over HTTP and WebSocket', async () => {
+    const sessions = [await stack.signIn('john', 'doe'), await stack.signIn('john', 'doe'), await stack.signIn('john', 'doe')];
+    const other = await stack.signIn('jane', 'doe');
+    const spent = await spend(180, (index) => stack.graphql(QUERY, {}, sessions[index % 3]));
+    expect(spent).toEqual({ ok: 60, limited: 120 });
+    // A fresh session of the same user has no fresh allowance, over either transport.
+    const fresh = await stack.signIn('john', 'doe');
+    expect((await stack.graphql(QUERY, {}, fresh)).status).toBe(429);
+    const ws = connectWs(stack.gateway.url, fresh);
+    expect((await ws.subscribe(QUERY).next()).errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'RATE_LIMITED' });
+    // Another user's allowance is their own.
+    expect((await stack.graphql(QUERY, {}, other)).status).toBe(200);
+  });
+});
+
+describe('the rate limit across instances sharing Redis (CACHE_URL)', () => {
+  const prefix = `bankgraph-test-rate-${randomUUID().slice(0, 8)}:`;
+  let a: Stack;
+  let b: Stack;
+
+  beforeAll(async () => {
+    await requireRedis('The shared rate-limit tests');
+    const options = { env: { ...SLOW_REFILL, CACHE_URL: REDIS_URL }, gateway: { keyPrefix: prefix } };
+    a = await startStack(options);
+    b = await startStack(options);
+  });
+  afterAll(async () => {
+    await disposeWsClients();
+    await Promise.allSettled([a?.close(), b?.close()]);
+    const client = createClient({ url: REDIS_URL });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is one allowance for a merchant key, whichever instance each request reaches', async () => {
+    const spent = await spend(120, (index) => (index % 2 === 0 ? a : b).graphql(QUERY, {}, a.merchantKey));
+    expect(spent).toEqual({ ok: 60, limited: 60 });
+    // Once B has heard from Redis, its WebSockets refuse the same principal too.
+    expect((await b.graphql(QUERY, {}, b.merchantKey)).status).toBe(429);
+    const ws = connectWs(b.gateway.url, b.merchantKey);
+    expect((await ws.subscribe(QUERY).next()).errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'RATE_LIMITED' });
+  });
+});
+
+describe('webhook deliveries', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { WEBHOOK_RATE_LIMIT_PER_SECOND: '0.01', WEBHOOK_RATE_LIMIT_BURST: '5' } });
+  });
+  afterAll(async () => stack?.close());
+
+  it('are limited per source address before any signature is checked', async () => {
+    const forged = 'eyJhbGciOiJFUzUxMiIsImtpZCI6ImtleSJ9..c2lnbmF0dXJl';
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const answer = await fetch(`${stack.gateway.url}/webhooks/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'tl-signature': forged, 'x-tl-webhook-timestamp': new Date().toISOString() },
+        body: '{"type":"refund_executed"}',
+      });
+      statuses.push(answer.status);
+      if (answer.status === 429) {
+        expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(await answer.json()).toMatchObject({ error: { code: 'FORBIDDEN', message: expect.stringContaining('webhook deliveries') } });
+      } else {
+        await answer.body?.cancel();
+      }
+    }
+    expect(statuses.slice(0, 5).every((status) => status !== 429 && status >= 400)).toBe(true);
+    expect(statuses.slice(5)).toEqual([429, 429, 429, 429, 429]);
+    // GraphQL has an allowance of its own.
+    expect((await stack.graphql(QUERY, {}, stack.merchantKey)).status).toBe(200);
+  });
+});
