@@ -3,11 +3,10 @@
  * whichever transport it came over, so a client cannot double its allowance by opening a WebSocket.
  *
  * With `shared` buckets (Redis, when CACHE_URL is Redis) every instance spends from the same bucket, so a principal's
- * allowance is the same whichever instance and however many instances it reaches. `admit` waits for the shared
- * bucket's answer; `take` (for callers that cannot wait) decides from this instance's copy of it, brought up to date
- * by each answer, so it can let through what other instances spent since its last answer. When the shared store fails
- * or is slow, both fall back to this instance's own buckets: the limit holds per instance, and requests are not
- * refused for an outage of the limiter's store.
+ * allowance is the same whichever instance and however many instances it reaches, over HTTP and WebSocket alike:
+ * `admit` waits for the shared bucket's answer. When the shared store fails or is slow, it falls back to this
+ * instance's own buckets: the limit holds per instance, and requests are not refused for an outage of the limiter's
+ * store.
  */
 export interface RateLimitDecision {
   allowed: boolean;
@@ -45,20 +44,6 @@ export class RateLimiter {
 
   get enabled(): boolean {
     return this.perSecond > 0;
-  }
-
-  /** Decides at once, from this instance's buckets (copies of the shared ones when there are shared buckets). */
-  take(key: string): RateLimitDecision {
-    if (!this.enabled) return { allowed: true, retryAfterSeconds: 0 };
-    const now = this.now();
-    const decision = this.takeLocal(key, now);
-    if (this.shared) {
-      this.shared.take(key, this.perSecond, this.burst, now).then(
-        (answer) => answer && this.copy(key, answer.tokens, now),
-        (error: unknown) => this.onSharedFailure(error),
-      );
-    }
-    return decision;
   }
 
   /** Decides from the shared bucket when there is one (from this instance's own when it cannot be reached). */

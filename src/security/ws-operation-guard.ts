@@ -35,6 +35,8 @@ interface OperationState {
   subscriptionField?: string;
   /** Whose live work it is (SubscriptionCaps): the user, the merchant key, or the address of a caller not signed in. */
   capKey: string;
+  /** Whose allowance it spends: the rate limit's and the APQ quota's key, the same as over HTTP. */
+  rateKey: string;
   /** An active subscription, counted against the caps until it finishes. */
   subscriptionCounted?: boolean;
   outcome?: ReturnType<typeof outcomeOf>;
@@ -95,7 +97,7 @@ export class WsOperationGuard {
         let query: string | undefined;
         try {
           // graphql-ws requires `query` to be a string: a client naming a persisted document sends "" with it.
-          query = await this.deps.documents.resolve(payload, isOwnPage(connection.extra.headers));
+          query = await this.deps.documents.resolve(payload, isOwnPage(connection.extra.headers), state.rateKey);
         } catch (error) {
           if (error instanceof GatewayError) return [error];
           throw error;
@@ -177,13 +179,15 @@ export class WsOperationGuard {
       started: performance.now(),
       principal: describePrincipal(principal),
       capKey: liveWorkKey(principal, ctx.extra),
+      rateKey: rateLimitKey(principal, () => ctx.extra.remoteAddress),
       operationName,
       operationType: undefined,
       requestId: newRequestId(),
       executing: false,
     };
     this.stateOf(ctx).set(id, state);
-    const decision = this.deps.limiter.take(rateLimitKey(principal, () => ctx.extra.remoteAddress));
+    // Waits for the shared bucket (Redis), as HTTP does, so the allowance is one across instances on both transports.
+    const decision = await this.deps.limiter.admit(state.rateKey);
     if (!decision.allowed) state.retryAfterSeconds = decision.retryAfterSeconds;
     return state;
   }

@@ -84,6 +84,16 @@ describe('the rate limit across instances sharing Redis (CACHE_URL)', () => {
     const ws = connectWs(b.gateway.url, b.merchantKey);
     expect((await ws.subscribe(QUERY).next()).errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'RATE_LIMITED' });
   });
+
+  it('is one allowance over WebSockets too, whichever instance each socket is on', async () => {
+    // Not signed in: the principal is the client address, the same on both instances' sockets.
+    const sockets = [connectWs(a.gateway.url), connectWs(b.gateway.url)];
+    const spent = await spend(120, async (index) => {
+      const result = await sockets[index % 2]!.subscribe(QUERY).next();
+      return { status: result.errors?.[0]?.extensions?.reason === 'RATE_LIMITED' ? 429 : result.errors ? 500 : 200 };
+    });
+    expect(spent).toEqual({ ok: 60, limited: 60 });
+  });
 });
 
 describe('webhook deliveries', () => {

@@ -2,37 +2,38 @@ import { addressKey, rateLimitKey } from '../../src/security/principal-key';
 import { RateLimiter, type SharedBuckets } from '../../src/security/rate-limiter';
 
 describe('RateLimiter (token bucket)', () => {
-  it('allows a burst, then the refill rate, and says when to retry', () => {
+  it('allows a burst, then the refill rate, and says when to retry', async () => {
     let now = 0;
     const limiter = new RateLimiter(2, 3, 100, () => now);
-    expect([1, 2, 3].map(() => limiter.take('a').allowed)).toEqual([true, true, true]);
-    expect(limiter.take('a')).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect([(await limiter.admit('a')).allowed, (await limiter.admit('a')).allowed, (await limiter.admit('a')).allowed]).toEqual([true, true, true]);
+    expect(await limiter.admit('a')).toEqual({ allowed: false, retryAfterSeconds: 1 });
     now += 500; // one token back at 2/s
-    expect(limiter.take('a').allowed).toBe(true);
-    expect(limiter.take('a').allowed).toBe(false);
+    expect((await limiter.admit('a')).allowed).toBe(true);
+    expect((await limiter.admit('a')).allowed).toBe(false);
     // Another key has its own bucket.
-    expect(limiter.take('b').allowed).toBe(true);
+    expect((await limiter.admit('b')).allowed).toBe(true);
   });
 
-  it('rounds Retry-After up to whole seconds for slow refill rates', () => {
+  it('rounds Retry-After up to whole seconds for slow refill rates', async () => {
     const limiter = new RateLimiter(0.1, 1, 100, () => 0);
-    limiter.take('slow');
-    expect(limiter.take('slow')).toEqual({ allowed: false, retryAfterSeconds: 10 });
+    await limiter.admit('slow');
+    expect(await limiter.admit('slow')).toEqual({ allowed: false, retryAfterSeconds: 10 });
   });
 
-  it('is off at 0 per second', () => {
+  it('is off at 0 per second', async () => {
     const limiter = new RateLimiter(0, 1);
-    expect(Array.from({ length: 100 }, () => limiter.take('x').allowed).every(Boolean)).toBe(true);
+    const decisions = await Promise.all(Array.from({ length: 100 }, () => limiter.admit('x')));
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
   });
 
-  it('bounds its memory: idle buckets go first, then the least recently used', () => {
+  it('bounds its memory: idle buckets go first, then the least recently used', async () => {
     let now = 0;
     const limiter = new RateLimiter(1, 2, 10, () => now);
-    for (let i = 0; i < 10; i += 1) limiter.take(`k${i}`);
+    for (let i = 0; i < 10; i += 1) await limiter.admit(`k${i}`);
     now += 5_000; // all refilled: nothing worth keeping
-    limiter.take('new');
+    await limiter.admit('new');
     expect(limiter.size).toBe(1);
-    for (let i = 0; i < 20; i += 1) limiter.take(`busy${i}`);
+    for (let i = 0; i < 20; i += 1) await limiter.admit(`busy${i}`);
     expect(limiter.size).toBeLessThanOrEqual(10);
   });
 });
@@ -59,8 +60,6 @@ describe('RateLimiter with shared buckets', () => {
     const two = new RateLimiter(1, 3, 100, () => 0, shared);
     const decisions = [await one.admit('u'), await two.admit('u'), await one.admit('u'), await two.admit('u')];
     expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true, false]);
-    // `take` cannot wait: it decides from the copy the last answer left, which knows the bucket is empty.
-    expect(one.take('u').allowed).toBe(false);
   });
 
   it('falls back to its own buckets when the shared store fails, and reports the failure', async () => {
