@@ -22,7 +22,7 @@ describe('error masking by origin (NODE_ENV=production)', () => {
       },
     });
     stack = await startStack({
-      env: { NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32) },
+      env: { NODE_ENV: 'production', PROVIDER: 'sandbox', IDENTITY: 'bank', TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32) },
       gateway: { logger: createLogger('info', sink) },
     });
     session = await stack.signIn('john', 'doe');

@@ -179,7 +179,7 @@ describe('operations', () => {
 
     beforeAll(async () => {
       stack = await startStack({
-        env: { NODE_ENV: 'production', PROVIDER: 'sandbox', LOG_LEVEL: 'silent', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+        env: { NODE_ENV: 'production', PROVIDER: 'sandbox', IDENTITY: 'bank', LOG_LEVEL: 'silent', TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
       });
     });
 

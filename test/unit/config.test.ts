@@ -83,12 +83,19 @@ describe('loadConfig', () => {
       expect.stringMatching(/^MERCHANT_KEYS is required with NODE_ENV=production/),
       expect.stringMatching(/^PROVIDER is required with NODE_ENV=production/),
       expect.stringMatching(/^TOKEN_ENCRYPTION_KEY is required in production/),
+      expect.stringMatching(/^app identity is the default with NODE_ENV=production/),
     ]);
     const key = 'ab'.repeat(32);
-    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', IDENTITY: 'bank', TOKEN_ENCRYPTION_KEY: key })).toEqual([
       expect.stringMatching(/^MERCHANT_KEYS is required/),
     ]);
-    const chosen = loadConfig({ NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: key });
+    const chosen = loadConfig({
+      NODE_ENV: 'production',
+      PROVIDER: 'sandbox',
+      IDENTITY: 'bank',
+      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa',
+      TOKEN_ENCRYPTION_KEY: key,
+    });
     expect(chosen.merchantKeysGenerated).toBe(false);
   });
 

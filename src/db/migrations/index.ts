@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as leases from './0001_leases';
 import * as money from './0002_money';
 import * as identity from './0003_identity';
+import * as identityPeople from './0004_identity_people';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -11,4 +12,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0001_leases': leases,
   '0002_money': money,
   '0003_identity': identity,
+  '0004_identity_people': identityPeople,
 };
