@@ -519,7 +519,10 @@ class Reader {
     const given = names.filter((name) => this.env[name] !== undefined && this.env[name] !== '');
     const identity = this.oneOf('IDENTITY', ['app', 'bank'] as const, given.length > 0 || nodeEnv === 'production' ? 'app' : 'bank');
     if (identity === 'bank') {
-      if (given.length > 0) this.problems.push(`${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} only used with IDENTITY=app; IDENTITY=bank signs users in through their bank`);
+      if (given.length > 0)
+        this.problems.push(
+          `${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} only used with IDENTITY=app; IDENTITY=bank signs users in through their bank`,
+        );
       if (this.env.AUTH_ALGORITHMS !== undefined) this.problems.push('AUTH_ALGORITHMS is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
       return undefined;
     }

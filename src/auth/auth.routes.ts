@@ -219,11 +219,11 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
 /** Why a bank sign-in was refused after the bank signed the person in (docs/identity.md, "Who a grant belongs to"). */
 const REFUSALS: Record<Extract<GrantOutcome, { kind: 'refused' }>['reason'], string> = {
   revoked:
-    'This bank login belongs to a user whose access has been revoked, so it cannot sign in (not even as a new user). Ask the service that revoked it to reinstate the user.',
+    'This bank login belongs to a user whose access has been revoked, so it cannot sign in, not even as a new user. Only the service that revoked the user can reinstate them.',
   'another-user':
     'This bank login belongs to another user of this app, so it cannot be added to the one signed in here. Sign out first, then sign in with that bank login.',
   'not-shown-to-be-yours':
-    'Nothing shows that this bank login is the signed-in user\'s own (the bank gave another name, or it shares accounts with theirs without showing all of them), so it was not added. If it is someone else\'s, sign out first and sign in with it; a bank login joins a signed-in user only when its holder name matches theirs and it shares no account with their other logins at that bank.',
+    "Nothing shows that this bank login is the signed-in user's own (the bank gave another name, or it shares accounts with theirs without showing all of them), so it was not added. If it is someone else's, sign out first and sign in with it; a bank login joins a signed-in user only when its holder name matches theirs and it shares no account with their other logins at that bank.",
 };
 
 /** Bank identity decides whose a grant is; in app identity the app has signed its user in already. */

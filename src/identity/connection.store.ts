@@ -42,8 +42,7 @@ export type GrantOwner = { kind: 'recognise' } | { kind: 'signed-in'; userId: st
  * - `not-shown-to-be-yours`: a signed-in user tried to add a login that nothing shows to be theirs.
  */
 export type GrantOutcome =
-  | { kind: 'added'; userId: string; connectionId: string }
-  | { kind: 'refused'; reason: 'revoked' | 'another-user' | 'not-shown-to-be-yours' };
+  { kind: 'added'; userId: string; connectionId: string } | { kind: 'refused'; reason: 'revoked' | 'another-user' | 'not-shown-to-be-yours' };
 
 export interface BankConnectionRecord {
   id: string;
@@ -163,21 +162,16 @@ export class ConnectionStore {
     resources: readonly { kind: 'account' | 'card'; resourceId: string }[],
   ): Promise<KnownLogin[]> {
     if (resources.length === 0) return [];
+    // From the resources (their index), so a sign-in reads only the connections that showed what this grant shows.
     const connections = await trx
-      .selectFrom('bankConnections as c')
+      .selectFrom('connectionResources as r')
+      .innerJoin('bankConnections as c', 'c.id', 'r.connectionId')
       .innerJoin('users as u', 'u.id', 'c.userId')
       .select(['c.id', 'c.userId', 'c.holderDigest', 'c.createdAtMs', 'u.revokedAtMs'])
-      .where('c.providerId', '=', providerId)
+      .distinct()
+      .where('r.providerId', '=', providerId)
+      .where((eb) => eb.or(resources.map((resource) => eb.and([eb('r.kind', '=', resource.kind), eb('r.resourceId', '=', resource.resourceId)]))))
       .where('c.replacedBy', 'is', null)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('connectionResources as r')
-            .select('r.connectionId')
-            .whereRef('r.connectionId', '=', 'c.id')
-            .where((inner) => inner.or(resources.map((resource) => inner.and([inner('r.kind', '=', resource.kind), inner('r.resourceId', '=', resource.resourceId)])))),
-        ),
-      )
       .execute();
     if (connections.length === 0) return [];
     const shown = await trx

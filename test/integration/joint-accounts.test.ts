@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FixtureUser } from '../../src/sandbox/fixtures/types';
-import { CREATE_PAYOUT, dataOf, fixtures, onlyError, user, VERIFY, VIEWER_MONEY, type PayoutView } from '../helpers/money';
+import { CREATE_PAYOUT, dataOf, fixtures, onlyError, user, VERIFY, type PayoutView } from '../helpers/money';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -14,10 +14,20 @@ const VIEWER = /* GraphQL */ `
   query Viewer {
     viewer {
       id
-      accounts { id }
-      connections { id status }
-      verifiedBeneficiaries { iban }
-      payouts { transactionId beneficiaryIban }
+      accounts {
+        id
+      }
+      connections {
+        id
+        status
+      }
+      verifiedBeneficiaries {
+        iban
+      }
+      payouts {
+        transactionId
+        beneficiaryIban
+      }
     }
   }
 `;
@@ -118,6 +128,7 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
 
     it('keeps each holder their user when they sign in again, also with an account opened since', async () => {
       const before = [await viewerOf(await stack.signIn(firstLogin, 'doe')), await viewerOf(await stack.signIn(secondLogin, 'doe'))];
+      expect(before[1]!.id).not.toBe(before[0]!.id);
       const opened = await stack.sandboxJson<{ account_id: string }>('POST', `/sandbox/users/${secondLogin}/accounts`, { displayName: 'New Account' });
       const secondAgain = await stack.signIn(secondLogin, 'doe');
       const after = await viewerOf(secondAgain);
@@ -138,7 +149,7 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
       expect(one.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
     });
 
-    it('refuses a revoked holder\'s login until reinstateUser, while the other holder still signs in', async () => {
+    it("refuses a revoked holder's login until reinstateUser, while the other holder still signs in", async () => {
       const firstUser = (await viewerOf(await stack.signIn(firstLogin, 'doe'))).id;
       const secondUser = (await viewerOf(await stack.signIn(secondLogin, 'doe'))).id;
       expect(dataOf(await stack.graphql(REVOKE, { id: firstUser }, stack.merchantKey))).toEqual({ revokeUser: true });

@@ -88,14 +88,16 @@ describe('identity configuration', () => {
   it('runs bank identity in production only when IDENTITY=bank says so; app identity is the default there', () => {
     const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-0123456789', TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) };
     expect(problemsOf(production)).toEqual([
-      'app identity is the default with NODE_ENV=production: set AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE (your app\'s OIDC provider), or IDENTITY=bank to sign users in through their bank on purpose',
+      "app identity is the default with NODE_ENV=production: set AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE (your app's OIDC provider), or IDENTITY=bank to sign users in through their bank on purpose",
     ]);
     expect(loadConfig({ ...production, IDENTITY: 'bank' }).appIdentity).toBeUndefined();
     const app = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
     expect(loadConfig({ ...production, ...app }).appIdentity?.issuer).toBe('https://idp.example/');
     // Outside production bank identity stays the default; asked for, app identity needs its three settings.
     expect(loadConfig({}).appIdentity).toBeUndefined();
-    expect(problemsOf({ IDENTITY: 'app' })).toEqual(['app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE']);
+    expect(problemsOf({ IDENTITY: 'app' })).toEqual([
+      'app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE',
+    ]);
     expect(problemsOf({ IDENTITY: 'bank', ...app })).toEqual([
       'AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE are only used with IDENTITY=app; IDENTITY=bank signs users in through their bank',
     ]);
@@ -176,12 +178,10 @@ describe('ConnectionStore and SessionStore', () => {
       first.userId,
     );
     expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'] })))).userId).not.toBe(first.userId);
-    expect((await added(connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['a1'], holderName: 'John Doe' })))).userId).not.toBe(
-      first.userId,
-    );
+    expect((await added(connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['a1'], holderName: 'John Doe' })))).userId).not.toBe(first.userId);
   });
 
-  it('keeps two holders of a joint account apart in either order, and never replaces the other holder\'s connection', async () => {
+  it("keeps two holders of a joint account apart in either order, and never replaces the other holder's connection", async () => {
     for (const [firstName, firstOwn, secondName, secondOwn] of [
       ['Ada Green', 'ada-own', 'Ben Green', 'ben-own'],
       ['Ben Green', 'ben-own2', 'Ada Green', 'ada-own2'],
@@ -244,7 +244,7 @@ describe('ConnectionStore and SessionStore', () => {
     expect(linked.userId).toBe(app.userId);
   });
 
-  it('keeps a login\'s view current: an account shown after sign-in must be in the next grant too', async () => {
+  it("keeps a login's view current: an account shown after sign-in must be in the next grant too", async () => {
     const first = await added(connections.addGrant(grant({ accountIds: ['old'], holderName: 'John Doe' })));
     const [connection] = await connections.connectionsOf(first.userId);
     await connections.recordSeen(connection!, 'account', ['old', 'opened-later']);

@@ -9,11 +9,9 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('bank_connections').addColumn('holder_digest', 'text').execute();
   await db.schema.alterTable('bank_connections').addColumn('replaced_by', 'text').execute();
-  await db.schema.createIndex('bank_connections_provider').on('bank_connections').columns(['provider_id', 'replaced_by']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('bank_connections_provider').execute();
   await db.schema.alterTable('bank_connections').dropColumn('replaced_by').execute();
   await db.schema.alterTable('bank_connections').dropColumn('holder_digest').execute();
 }
