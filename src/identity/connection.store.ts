@@ -95,7 +95,7 @@ export class ConnectionStore {
     const outcome = await inTransaction(this.database, async (trx): Promise<GrantOutcome> => {
       const now = this.now();
       const known = await this.loginsSharing(trx, grant.providerId, resources);
-      const recognised = recognisedLogins({ resources: new Set(resources.map(resourceKey)), holderDigest }, known);
+      const recognised = recognisedLogins({ accounts: new Set(grant.accountIds), cards: new Set(grant.cardIds), holderDigest }, known);
       let userId: string | undefined;
       if (owner.kind === 'app-user') {
         userId = owner.userId;
@@ -183,12 +183,15 @@ export class ConnectionStore {
         connections.map((connection) => connection.id),
       )
       .execute();
+    const idsOf = (connectionId: string, kind: 'account' | 'card'): Set<string> =>
+      new Set(shown.filter((row) => row.connectionId === connectionId && row.kind === kind).map((row) => row.resourceId));
     return connections.map((connection) => ({
       connectionId: connection.id,
       userId: connection.userId,
       userRevoked: connection.revokedAtMs !== null,
       holderDigest: connection.holderDigest,
-      resources: new Set(shown.filter((row) => row.connectionId === connection.id).map(resourceKey)),
+      accounts: idsOf(connection.id, 'account'),
+      cards: idsOf(connection.id, 'card'),
       createdAtMs: Number(connection.createdAtMs),
     }));
   }
@@ -349,10 +352,6 @@ export class ConnectionStore {
     this.forgetConnections(userId);
     return revoked;
   }
-}
-
-function resourceKey(resource: { kind: 'account' | 'card'; resourceId: string }): string {
-  return `${resource.kind}:${resource.resourceId}`;
 }
 
 function newId(prefix: string): string {

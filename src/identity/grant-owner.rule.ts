@@ -5,23 +5,27 @@ export interface KnownLogin {
   userRevoked: boolean;
   /** The fingerprint of the holder's normalised full name; null when the bank gave none. */
   holderDigest: string | null;
-  /** `kind:id` of every account and card the connection showed (at sign-in and since). */
-  resources: ReadonlySet<string>;
+  /** Every account id and card id the connection showed (at sign-in and since). */
+  accounts: ReadonlySet<string>;
+  cards: ReadonlySet<string>;
   createdAtMs: number;
 }
 
 /** What a new grant at the same bank shows. */
 export interface GrantFacts {
-  resources: ReadonlySet<string>;
+  accounts: ReadonlySet<string>;
+  cards: ReadonlySet<string>;
   holderDigest: string | undefined;
 }
 
 /**
  * The logins this grant is recognised as (docs/identity.md, "Who a grant belongs to"), best first. A grant is a
  * known login's again only when both hold:
- * - it shows every account and card that login showed: the same ones (the same login signing in again) or more
- *   (an account opened since). Sharing some is not enough: two people with a joint account share it, and neither's
- *   own accounts are in the other's grant;
+ * - it shows every account that login showed: the same ones (the same login signing in again) or more (an account
+ *   opened since). Sharing some is not enough: two people with a joint account share it, and neither's own
+ *   accounts are in the other's grant. Cards are compared only for a login that showed no account (a card-only
+ *   customer): cards are reissued far more often than accounts close, and each holder of a joint account has
+ *   cards of their own anyway;
  * - the bank gave the same holder name for both. This keeps apart two people whose accounts contain one another's
  *   (one holds only the joint account, the other the joint account and more). Without a name on either side
  *   nothing is recognised: the grant becomes a new user, never someone else's.
@@ -30,6 +34,17 @@ export interface GrantFacts {
 export function recognisedLogins(grant: GrantFacts, known: readonly KnownLogin[]): KnownLogin[] {
   if (grant.holderDigest === undefined) return [];
   return known
-    .filter((login) => login.holderDigest === grant.holderDigest && login.resources.size > 0 && [...login.resources].every((id) => grant.resources.has(id)))
-    .sort((a, b) => b.resources.size - a.resources.size || b.createdAtMs - a.createdAtMs || a.connectionId.localeCompare(b.connectionId));
+    .filter((login) => login.holderDigest === grant.holderDigest && showsAllOf(grant, login))
+    .sort((a, b) => shown(b).size - shown(a).size || b.createdAtMs - a.createdAtMs || a.connectionId.localeCompare(b.connectionId));
+}
+
+/** What recognises a login: its accounts, or its cards when it showed no account. */
+function shown(login: KnownLogin): ReadonlySet<string> {
+  return login.accounts.size > 0 ? login.accounts : login.cards;
+}
+
+function showsAllOf(grant: GrantFacts, login: KnownLogin): boolean {
+  const ids = shown(login);
+  const granted = login.accounts.size > 0 ? grant.accounts : grant.cards;
+  return ids.size > 0 && [...ids].every((id) => granted.has(id));
 }

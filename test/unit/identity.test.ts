@@ -172,6 +172,11 @@ describe('ConnectionStore and SessionStore', () => {
     // The newer grant replaced the older one at that bank: one active connection shows the person's accounts.
     expect((await connections.connectionsOf(first.userId)).map((connection) => connection.id)).toEqual([again.connectionId]);
     expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'], holderName: 'John Doe' })))).userId).toBe(first.userId);
+    // A reissued card does not matter to a login that shows accounts; a card-only login is known by its cards.
+    expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c2'], holderName: 'John Doe' })))).userId).toBe(first.userId);
+    const cardOnly = await added(connections.addGrant(grant({ cardIds: ['k1'], holderName: 'Cara Jones' })));
+    expect((await added(connections.addGrant(grant({ cardIds: ['k1', 'k2'], holderName: 'Cara Jones' })))).userId).toBe(cardOnly.userId);
+    expect((await added(connections.addGrant(grant({ cardIds: ['k2'], holderName: 'Cara Jones' })))).userId).not.toBe(cardOnly.userId);
     // Fewer (a closed account, or someone who shares only some of them), another name, no name, another bank: new users.
     expect((await added(connections.addGrant(grant({ cardIds: ['c1'], holderName: 'John Doe' })))).userId).not.toBe(first.userId);
     expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2', 'a3'], cardIds: ['c1'], holderName: 'Jane Doe' })))).userId).not.toBe(
