@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FixtureUser } from '../../src/sandbox/fixtures/types';
 import { CREATE_PAYOUT, dataOf, fixtures, onlyError, user, VERIFY, type PayoutView } from '../helpers/money';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
+import { answerBankPage, startSignIn } from '../helpers/sign-in-steps';
 import { startStack, type Stack } from '../helpers/stack';
 
 /**
@@ -155,6 +156,13 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
       expect(dataOf(await stack.graphql(REVOKE, { id: firstUser }, stack.merchantKey))).toEqual({ revokeUser: true });
 
       await expect(stack.signIn(firstLogin, 'doe')).rejects.toThrow(/HTTP 403: This bank login belongs to a user whose access has been revoked/);
+      // A browser gets the same reason on a page, and no session cookie.
+      const started = await startSignIn(stack.gateway.url, '?returnTo=/graphql');
+      const callback = await answerBankPage(started.bankPage!, { username: firstLogin, password: 'doe' });
+      const page = await fetch(callback, { headers: { cookie: started.loginCookie!, accept: 'text/html' }, redirect: 'manual' });
+      expect(page.status).toBe(403);
+      expect(await page.text()).toContain('This bank login belongs to a user whose access has been revoked');
+      expect(page.headers.getSetCookie().some((cookie) => cookie.startsWith('bankgraph_session=') && !cookie.includes('Max-Age=0'))).toBe(false);
       const second = await viewerOf(await stack.signIn(secondLogin, 'doe'));
       expect(second.id).toBe(secondUser);
       expect(second.accounts.map((account) => account.id).sort()).toEqual(accountIds(user(await fixtures(stack), secondLogin)));
