@@ -291,7 +291,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     sandbox,
     storeUrl: read.storeUrl('STORE_URL', 'sqlite://./data/gateway.sqlite'),
     tokenEncryptionKey: read.encryptionKey('TOKEN_ENCRYPTION_KEY', nodeEnv === 'production'),
-    appIdentity: read.appIdentity(),
+    appIdentity: read.appIdentity(nodeEnv),
     cacheUrl: read.memoryOrRedis('CACHE_URL'),
     pubsubUrl: read.memoryOrRedis('PUBSUB_URL'),
     money: {
@@ -636,17 +636,31 @@ class Reader {
     return key;
   }
 
-  /** All three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, or none (bank identity). */
-  appIdentity(): AppIdentityConfig | undefined {
+  /**
+   * IDENTITY: `app` needs all three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; `bank` none of them. Unset, it is
+   * `app` when any of them is given or in production (bank identity guesses who someone is from what their bank
+   * shows, so production runs it only when asked for: docs/identity.md), else `bank`.
+   */
+  appIdentity(nodeEnv: NodeEnv): AppIdentityConfig | undefined {
     const names = ['AUTH_JWKS_URL', 'AUTH_ISSUER', 'AUTH_AUDIENCE'] as const;
     const given = names.filter((name) => this.env[name] !== undefined && this.env[name] !== '');
-    if (given.length === 0) {
+    const identity = this.oneOf('IDENTITY', ['app', 'bank'] as const, given.length > 0 || nodeEnv === 'production' ? 'app' : 'bank');
+    if (identity === 'bank') {
+      if (given.length > 0)
+        this.problems.push(
+          `${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} only used with IDENTITY=app; IDENTITY=bank signs users in through their bank`,
+        );
       if (this.env.AUTH_ALGORITHMS !== undefined) this.problems.push('AUTH_ALGORITHMS is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
       if (this.env.AUTH_MAX_TOKEN_AGE !== undefined) this.problems.push('AUTH_MAX_TOKEN_AGE is only used with AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE');
       return undefined;
     }
     if (given.length < names.length) {
-      this.problems.push(`app identity needs all of ${names.join(', ')}; missing ${names.filter((name) => !given.includes(name)).join(', ')}`);
+      const missing = names.filter((name) => !given.includes(name)).join(', ');
+      this.problems.push(
+        given.length === 0 && this.env.IDENTITY === undefined
+          ? `app identity is the default with NODE_ENV=production: set ${missing} (your app's OIDC provider), or IDENTITY=bank to sign users in through their bank on purpose`
+          : `app identity needs all of ${names.join(', ')}; missing ${missing}`,
+      );
       return undefined;
     }
     const algorithms = (this.env.AUTH_ALGORITHMS ?? 'RS256,ES256')

@@ -36,6 +36,8 @@ runChild(async (init) => {
     NODE_ENV: 'production',
     // The provider is the bench's own sandbox process (withProvider below); production wants that said.
     PROVIDER: 'sandbox',
+    // The bench signs in through the sandbox bank, as the demos do; production runs that only when asked for.
+    IDENTITY: 'bank',
     LOG_LEVEL: 'silent',
     PORT: '0',
     HOST: '127.0.0.1',

@@ -5,7 +5,7 @@ import type { DataClient } from '../datasources/data.client';
 import { BadUserInputError, ForbiddenError, GatewayError, UnauthenticatedError } from '../errors';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import { redirect, sendError, sendJson } from '../http/respond';
-import type { ConnectionStore } from '../identity/connection.store';
+import type { ConnectionStore, GrantOutcome, GrantOwner } from '../identity/connection.store';
 import type { IdentityEvents } from '../identity/identity-events';
 import type { Logger } from '../logger';
 import type { LoginState, LoginStateStore } from '../store/login-state.store';
@@ -177,7 +177,7 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   // A grant of its own on the circuit breakers (one user's failing bank must not refuse others' sign-ins); random,
   // as nothing about the sign-in may reach the breakers' logs.
   const bearer = { connectionId: `sign-in:${randomBytes(8).toString('hex')}`, token: async () => tokens.accessToken };
-  const [accounts, cards] = await Promise.all([deps.data.accounts(bearer), deps.data.cards(bearer)]);
+  const [accounts, cards, info] = await Promise.all([deps.data.accounts(bearer), deps.data.cards(bearer), deps.data.info(bearer)]);
   const providerId = accounts[0]?.provider.provider_id ?? cards[0]?.provider.provider_id;
   // With nothing shown there is nothing to recognise the person by next time, and one empty sign-in must never
   // become the same user as another; for an app user such a connection could show nothing either.
@@ -186,16 +186,20 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
       'Your bank shared neither accounts nor cards with this sign-in, so it cannot identify you. Sign in again and allow access to at least one account or card.',
     );
   }
-  const connection = await deps.connections.addGrant(
+  const holderName = info.find((entry) => typeof entry.full_name === 'string')?.full_name;
+  const outcome = await deps.connections.addGrant(
     {
       providerId,
       scopes: USER_SCOPES,
       tokens,
       accountIds: accounts.map((account) => account.account_id),
       cardIds: cards.map((card) => card.account_id),
+      holderName,
     },
-    loginState.userId,
+    grantOwner(deps, loginState.userId),
   );
+  if (outcome.kind === 'refused') throw new ForbiddenError(REFUSALS[outcome.reason]);
+  const connection = outcome;
   await deps.identityEvents.publish({ kind: 'connected', userId: connection.userId, connectionId: connection.connectionId });
   const clearLogin = `${LOGIN_COOKIE}=; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=0`;
   if (deps.principals.appIdentity) {
@@ -212,6 +216,22 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   const secure = deps.publicUrl().startsWith('https:') ? '; Secure' : '';
   const cookie = `${SESSION_COOKIE}=${encodeURIComponent(session.sessionToken)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / 1000}${secure}`;
   redirect(res, page.back, { 'set-cookie': [cookie, clearLogin] });
+}
+
+/** Why a bank sign-in was refused after the bank signed the person in (docs/identity.md, "Who a grant belongs to"). */
+const REFUSALS: Record<Extract<GrantOutcome, { kind: 'refused' }>['reason'], string> = {
+  revoked:
+    'This bank login belongs to a user whose access has been revoked, so it cannot sign in, not even as a new user. Only the service that revoked the user can reinstate them.',
+  'another-user':
+    'This bank login belongs to another user of this app, so it cannot be added to the one signed in here. Sign out first, then sign in with that bank login.',
+  'not-shown-to-be-yours':
+    "Nothing shows that this bank login is the signed-in user's own (the bank gave another name, or it shares accounts with theirs without showing all of them), so it was not added. If it is someone else's, sign out first and sign in with it; a bank login joins a signed-in user only when its holder name matches theirs and it shares no account with their other logins at that bank.",
+};
+
+/** Bank identity decides whose a grant is; in app identity the app has signed its user in already. */
+function grantOwner(deps: AuthRoutesDeps, userId: string | null | undefined): GrantOwner {
+  if (userId === null || userId === undefined) return { kind: 'recognise' };
+  return deps.principals.appIdentity ? { kind: 'app-user', userId } : { kind: 'signed-in', userId };
 }
 
 async function logout(req: IncomingMessage, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {

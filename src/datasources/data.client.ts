@@ -7,7 +7,15 @@
 import type { BearerAuth, CallOptions, ProviderHttpClient } from './http.client';
 import { callOptionsOf, providerUrl } from './http.client';
 import type { ProviderList } from './provider-list';
-import type { ProviderAccount, ProviderAccountBalance, ProviderCard, ProviderCardBalance, ProviderTaskAck, ProviderTransaction } from './provider-types';
+import type {
+  ProviderAccount,
+  ProviderAccountBalance,
+  ProviderCard,
+  ProviderCardBalance,
+  ProviderTaskAck,
+  ProviderTransaction,
+  ProviderUserInfo,
+} from './provider-types';
 
 export interface DataClientConfig {
   dataUrl: string;
@@ -106,6 +114,11 @@ export class DataClient {
 
   cards(user: BearerAuth, options?: CallOptions): Promise<ProviderCard[]> {
     return this.fetchAll(user, { resource: 'cards' }, options);
+  }
+
+  /** Who the login is, as the bank says (scope info; docs/provider-choices.md): read once, at sign-in. */
+  info(user: BearerAuth, options: CallOptions = {}): Promise<ProviderUserInfo[]> {
+    return this.results(user, 'data.info', providerUrl(this.config.dataUrl, '/data/v1/info'), options);
   }
 
   accountTransactions(user: BearerAuth, accountId: string, range: DateRange = {}, options?: CallOptions): Promise<ProviderTransaction[]> {

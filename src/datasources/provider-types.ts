@@ -146,6 +146,12 @@ export interface ProviderCard {
   provider: { provider_id: string };
 }
 
+/** GET /data/v1/info: who the login is (TrueLayer's shape; only the name is read). */
+export interface ProviderUserInfo {
+  full_name?: string;
+  update_timestamp?: string;
+}
+
 export interface ProviderCardBalance {
   available: DecimalString;
   currency: string;

@@ -164,6 +164,10 @@ export interface BankConnectionsTable {
   status: ConnectionStatus;
   createdAtMs: number;
   refreshedAtMs: number;
+  /** 0004: the keyed digest of the login's full name as the bank gave it (src/identity/holder-name.ts); null: none given. */
+  holderDigest: string | null;
+  /** 0004: the newer grant of the same login that replaced this one; null while it is the login's latest. */
+  replacedBy: string | null;
 }
 
 /** An account or card id a connection has shown: how a later sign-in is recognised as the same person. */

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { Transaction } from 'kysely';
 import type { Database } from '../db/database';
-import type { ConnectionStatus } from '../db/tables';
+import type { ConnectionStatus, Tables } from '../db/tables';
 import { inTransaction, isUniqueViolation } from '../db/transaction';
 import { BoundedMap } from '../store/bounded-map';
 import { RecentMap } from '../store/recent-map';
+import { recognisedLogins, type KnownLogin } from './grant-owner.rule';
+import { normaliseHolderName } from './holder-name';
 import type { TokenCipher } from './token-cipher';
 
 export interface ProviderTokens {
@@ -13,14 +16,33 @@ export interface ProviderTokens {
   expiresAtMs: number;
 }
 
-/** What one authorization-code grant showed: the bank, its tokens, and the account and card ids it lets us see. */
+/** What one authorization-code grant showed: the bank, its tokens, the account and card ids it lets us see, and whose. */
 export interface Grant {
   providerId: string;
   scopes: string;
   tokens: ProviderTokens;
   accountIds: readonly string[];
   cardIds: readonly string[];
+  /** The login holder's full name as the bank gave it (the info scope); undefined when it gave none. */
+  holderName?: string;
 }
+
+/**
+ * Whose a grant may become:
+ * - `recognise`: bank identity with nobody signed in: the person the grant is recognised as, else a new user;
+ * - `signed-in`: bank identity, adding a bank to the signed-in user: only a grant shown to be that person's;
+ * - `app-user`: app identity: the app has signed its user in, and the grant is theirs.
+ */
+export type GrantOwner = { kind: 'recognise' } | { kind: 'signed-in'; userId: string } | { kind: 'app-user'; userId: string };
+
+/**
+ * A grant stored as a connection, or why it was not:
+ * - `revoked`: it is recognised as a revoked user's login (until the merchant reinstates them);
+ * - `another-user`: a signed-in user tried to add a login recognised as another user's;
+ * - `not-shown-to-be-yours`: a signed-in user tried to add a login that nothing shows to be theirs.
+ */
+export type GrantOutcome =
+  { kind: 'added'; userId: string; connectionId: string } | { kind: 'refused'; reason: 'revoked' | 'another-user' | 'not-shown-to-be-yours' };
 
 export interface BankConnectionRecord {
   id: string;
@@ -55,47 +77,59 @@ export class ConnectionStore {
   }
 
   /**
-   * Stores a grant as a new connection of `userId` when given (signed in already, or the app's user), else of the
-   * user who saw any of its accounts or cards before (the oldest, should two have), else of a new user. An older
-   * connection of that user to the same bank that shares an account or card (active or expired) is replaced by this one.
+   * Stores a grant as a new connection of the user `owner` says, decided inside one transaction so that two
+   * sign-ins of one person at the same moment cannot make two users (docs/identity.md, "Who a grant belongs to").
+   * The owner's older connections at the same bank that share an account or card with it are replaced by it (only
+   * the owner's: a joint holder's connection is never touched).
    */
-  async addGrant(grant: Grant, userId?: string): Promise<{ userId: string; connectionId: string }> {
+  async addGrant(grant: Grant, owner: GrantOwner = { kind: 'recognise' }): Promise<GrantOutcome> {
     const connectionId = newId('conn');
     const refreshTokenEnc = this.cipher.encrypt(grant.tokens.refreshToken, connectionId);
     const accessTokenEnc = this.cipher.encrypt(grant.tokens.accessToken, connectionId);
+    const normalisedName = normaliseHolderName(grant.holderName);
+    const holderDigest = normalisedName === undefined ? undefined : this.cipher.fingerprint(normalisedName);
     const resources = [
       ...grant.accountIds.map((resourceId) => ({ kind: 'account' as const, resourceId })),
       ...grant.cardIds.map((resourceId) => ({ kind: 'card' as const, resourceId })),
     ];
-    return inTransaction(this.database, async (trx) => {
+    const outcome = await inTransaction(this.database, async (trx): Promise<GrantOutcome> => {
       const now = this.now();
-      const seenBy =
-        resources.length === 0
-          ? []
-          : await trx
-              .selectFrom('connectionResources as r')
-              .innerJoin('bankConnections as c', 'c.id', 'r.connectionId')
-              .innerJoin('users as u', 'u.id', 'c.userId')
-              .select(['c.id as connectionId', 'c.userId', 'c.status', 'u.createdAtMs', 'u.revokedAtMs'])
-              .where('r.providerId', '=', grant.providerId)
-              .where((eb) => eb.or(resources.map((resource) => eb.and([eb('r.kind', '=', resource.kind), eb('r.resourceId', '=', resource.resourceId)]))))
-              .execute();
-      let owner = userId;
-      if (owner === undefined) {
-        const known = seenBy.filter((row) => row.revokedAtMs === null).sort((a, b) => a.createdAtMs - b.createdAtMs || a.userId.localeCompare(b.userId))[0];
-        owner = known?.userId;
+      const known = await this.loginsSharing(trx, grant.providerId, resources);
+      const recognised = recognisedLogins({ accounts: new Set(grant.accountIds), cards: new Set(grant.cardIds), holderDigest }, known);
+      let userId: string | undefined;
+      if (owner.kind === 'app-user') {
+        userId = owner.userId;
+      } else {
+        if (recognised.some((login) => login.userRevoked)) return { kind: 'refused', reason: 'revoked' };
+        if (owner.kind === 'recognise') {
+          userId = recognised[0]?.userId;
+        } else if (recognised.length > 0) {
+          if (!recognised.some((login) => login.userId === owner.userId)) return { kind: 'refused', reason: 'another-user' };
+          userId = owner.userId;
+        } else {
+          // Not a login of theirs seen before: a new login joins only when it shares nothing with theirs at this bank
+          // (sharing but not recognised is a joint holder, or a view the rule cannot tell apart) and carries a name
+          // the signed-in user's banks gave too. On a shared browser, this keeps someone else's bank out of the user.
+          const sharesWithTheirs = known.some((login) => login.userId === owner.userId);
+          if (sharesWithTheirs || holderDigest === undefined || !(await this.hasHolderDigest(trx, owner.userId, holderDigest))) {
+            return { kind: 'refused', reason: 'not-shown-to-be-yours' };
+          }
+          userId = owner.userId;
+        }
       }
-      if (owner === undefined) {
-        owner = newId('user');
-        await trx.insertInto('users').values({ id: owner, issuer: null, subject: null, createdAtMs: now, revokedAtMs: null }).execute();
+      if (userId === undefined) {
+        userId = newId('user');
+        await trx.insertInto('users').values({ id: userId, issuer: null, subject: null, createdAtMs: now, revokedAtMs: null }).execute();
       }
-      const replaced = [...new Set(seenBy.filter((row) => row.userId === owner && row.status !== 'revoked').map((row) => row.connectionId))];
-      if (replaced.length > 0) await trx.updateTable('bankConnections').set({ status: 'revoked' }).where('id', 'in', replaced).execute();
+      const replaced = known.filter((login) => login.userId === userId).map((login) => login.connectionId);
+      if (replaced.length > 0) {
+        await trx.updateTable('bankConnections').set({ status: 'revoked', replacedBy: connectionId }).where('id', 'in', replaced).execute();
+      }
       await trx
         .insertInto('bankConnections')
         .values({
           id: connectionId,
-          userId: owner,
+          userId,
           providerId: grant.providerId,
           scopes: grant.scopes,
           refreshTokenEnc,
@@ -104,6 +138,8 @@ export class ConnectionStore {
           status: 'active',
           createdAtMs: now,
           refreshedAtMs: now,
+          holderDigest: holderDigest ?? null,
+          replacedBy: null,
         })
         .execute();
       if (resources.length > 0) {
@@ -113,16 +149,68 @@ export class ConnectionStore {
           .onConflict((oc) => oc.doNothing())
           .execute();
       }
-      return { userId: owner, connectionId };
-    }).then((added) => {
-      this.forgetConnections(added.userId);
-      return added;
+      return { kind: 'added', userId, connectionId };
     });
+    if (outcome.kind === 'added') this.forgetConnections(outcome.userId);
+    return outcome;
+  }
+
+  /** Every login's latest connection at the bank (any status, any user) that showed any of these accounts or cards. */
+  private async loginsSharing(
+    trx: Transaction<Tables>,
+    providerId: string,
+    resources: readonly { kind: 'account' | 'card'; resourceId: string }[],
+  ): Promise<KnownLogin[]> {
+    if (resources.length === 0) return [];
+    // From the resources (their index), so a sign-in reads only the connections that showed what this grant shows.
+    const connections = await trx
+      .selectFrom('connectionResources as r')
+      .innerJoin('bankConnections as c', 'c.id', 'r.connectionId')
+      .innerJoin('users as u', 'u.id', 'c.userId')
+      .select(['c.id', 'c.userId', 'c.holderDigest', 'c.createdAtMs', 'u.revokedAtMs'])
+      .distinct()
+      .where('r.providerId', '=', providerId)
+      .where((eb) => eb.or(resources.map((resource) => eb.and([eb('r.kind', '=', resource.kind), eb('r.resourceId', '=', resource.resourceId)]))))
+      .where('c.replacedBy', 'is', null)
+      .execute();
+    if (connections.length === 0) return [];
+    const shown = await trx
+      .selectFrom('connectionResources')
+      .select(['connectionId', 'kind', 'resourceId'])
+      .where(
+        'connectionId',
+        'in',
+        connections.map((connection) => connection.id),
+      )
+      .execute();
+    const idsOf = (connectionId: string, kind: 'account' | 'card'): Set<string> =>
+      new Set(shown.filter((row) => row.connectionId === connectionId && row.kind === kind).map((row) => row.resourceId));
+    return connections.map((connection) => ({
+      connectionId: connection.id,
+      userId: connection.userId,
+      userRevoked: connection.revokedAtMs !== null,
+      holderDigest: connection.holderDigest,
+      accounts: idsOf(connection.id, 'account'),
+      cards: idsOf(connection.id, 'card'),
+      createdAtMs: Number(connection.createdAtMs),
+    }));
+  }
+
+  /** Whether any connection of the user (any bank, any status) was made with this holder name. */
+  private async hasHolderDigest(trx: Transaction<Tables>, userId: string, holderDigest: string): Promise<boolean> {
+    const found = await trx
+      .selectFrom('bankConnections')
+      .select('id')
+      .where('userId', '=', userId)
+      .where('holderDigest', '=', holderDigest)
+      .limit(1)
+      .executeTakeFirst();
+    return found !== undefined;
   }
 
   /**
-   * Records account or card ids a connection showed after its sign-in (a newly opened account), so the person is
-   * still recognised at a later sign-in when the accounts seen at the first one are gone.
+   * Records account or card ids a connection showed after its sign-in (a newly opened account), so the login's view
+   * stays current: a later grant is recognised as this login's only when it shows all of it (grant-owner.rule.ts).
    */
   async recordSeen(connection: Pick<BankConnectionRecord, 'id' | 'providerId'>, kind: 'account' | 'card', resourceIds: readonly string[]): Promise<void> {
     const fresh = resourceIds.filter((resourceId) => !this.recorded.has(`${connection.id}\n${kind}\n${resourceId}`));
@@ -240,6 +328,16 @@ export class ConnectionStore {
       .executeTakeFirst();
     this.forgetConnections(userId);
     return found;
+  }
+
+  /**
+   * Lifts a revocation: the user may sign in again (their logins are recognised as theirs, each sign-in making a new
+   * connection) and their app tokens are accepted again. Sessions and connections ended by the revocation stay ended.
+   * False when there is no such user.
+   */
+  async reinstateUser(userId: string): Promise<boolean> {
+    const found = await this.database.db.updateTable('users').set({ revokedAtMs: null }).where('id', '=', userId).returning('id').executeTakeFirst();
+    return found !== undefined;
   }
 
   /** Revokes the user: their sessions go, their connections stop; false when there is no such user. */

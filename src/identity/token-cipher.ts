@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -10,8 +10,20 @@ const TAG_BYTES = 16;
  * moved onto another connection's row fails to decrypt instead of lending that connection someone else's bank.
  */
 export class TokenCipher {
+  /** A key of its own for fingerprints, derived from the token key, so no digest is ever made with the cipher's key. */
+  private readonly fingerprintKey: Buffer;
+
   constructor(private readonly key: Buffer) {
     if (key.length !== 32) throw new Error('the token encryption key must be 32 bytes');
+    this.fingerprintKey = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'bankgraph fingerprint v1', 32));
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA256) of personal data the gateway compares but never shows, such as a holder's name:
+   * equal values give equal fingerprints, and a copied database does not let anyone test guesses against them.
+   */
+  fingerprint(value: string): string {
+    return createHmac('sha256', this.fingerprintKey).update(value, 'utf8').digest('base64url');
   }
 
   encrypt(plaintext: string, connectionId: string): string {

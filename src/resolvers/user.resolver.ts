@@ -2,6 +2,7 @@ import { Args, Ctx, FieldResolver, ID, Mutation, Resolver } from 'type-graphql';
 import { requireMerchant, requireUser } from '../auth/principal';
 import type { GatewayContext } from '../context';
 import { NotFoundError } from '../errors';
+import { ReinstateUserArgs } from '../schema/reinstate-user.args';
 import { RevokeUserArgs } from '../schema/revoke-user.args';
 import { Viewer } from '../schema/viewer.type';
 
@@ -21,6 +22,16 @@ export class UserResolver {
     if (!(await context.services.connections.revokeUser(userId))) throw new NotFoundError('No user with that id exists.');
     await context.services.live.dataTasks.forgetUser(userId);
     await context.services.identityEvents.publish({ kind: 'user-revoked', userId });
+    return true;
+  }
+
+  @Mutation(() => Boolean, {
+    description:
+      "Lifts a user's revocation: their bank logins sign in to their user again (until then a revoked user's login is refused, never made a new user), and in app identity their access tokens are accepted again. Ended sessions and bank connections stay ended: the user signs in again. Needs a merchant key.",
+  })
+  async reinstateUser(@Args() { userId }: ReinstateUserArgs, @Ctx() context: GatewayContext): Promise<boolean> {
+    requireMerchant(context.principal);
+    if (!(await context.services.connections.reinstateUser(userId))) throw new NotFoundError('No user with that id exists.');
     return true;
   }
 }

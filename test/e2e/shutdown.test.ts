@@ -33,6 +33,7 @@ describe('SIGTERM', () => {
         ...process.env,
         NODE_ENV: 'production',
         PROVIDER: 'sandbox',
+        IDENTITY: 'bank',
         LOG_LEVEL: 'info',
         PORT: '0',
         SANDBOX_PORT: '0',

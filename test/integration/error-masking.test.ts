@@ -25,6 +25,7 @@ describe('error masking by origin (NODE_ENV=production)', () => {
       env: {
         NODE_ENV: 'production',
         PROVIDER: 'sandbox',
+        IDENTITY: 'bank',
         TOKEN_ENCRYPTION_KEY: 'cd'.repeat(32),
         ALLOW_INSECURE_PUBLIC_URL: 'true',
         METRICS_TOKEN: 'metrics-token-0123456789',

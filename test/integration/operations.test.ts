@@ -182,6 +182,7 @@ describe('operations', () => {
         env: {
           NODE_ENV: 'production',
           PROVIDER: 'sandbox',
+          IDENTITY: 'bank',
           LOG_LEVEL: 'silent',
           TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
           ALLOW_INSECURE_PUBLIC_URL: 'true',

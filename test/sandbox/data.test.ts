@@ -34,7 +34,7 @@ describe('fixtures', () => {
   const allTransactions = (user: FixtureUser): ProviderTransaction[] =>
     [...user.accounts, ...user.cards].flatMap((item) => [...item.transactions, ...item.pendingTransactions]);
 
-  it('seeds john, jane, lee, sam (at both banks), cara and cora (cards only) and nora (nothing) with their logins', () => {
+  it('seeds john, jane, lee, sam (at both banks), cara and cora (cards only), nora (nothing), and ada and ben (a joint account) with their logins', () => {
     expect(users.map((user) => [user.username, user.password, user.providerId, user.name, user.accounts.length, user.cards.length])).toEqual([
       ['john', 'doe', 'mock', 'John Doe', 3, 2],
       ['jane', 'doe', 'mock', 'Jane Smith', 2, 1],
@@ -44,7 +44,15 @@ describe('fixtures', () => {
       ['cara', 'doe', 'mock', 'Cara Jones', 0, 1],
       ['cora', 'doe', 'mock', 'Cora Jones', 0, 1],
       ['nora', 'doe', 'mock', 'Nora Blake', 0, 0],
+      ['ada', 'doe', 'mock', 'Ada Green', 2, 0],
+      ['ben', 'doe', 'mock', 'Ben Green', 2, 0],
     ]);
+    // One joint account in both lists (the same id, IBAN and history), and an account of each holder's own.
+    const [ada, ben] = users.slice(-2) as [FixtureUser, FixtureUser];
+    expect(ada.accounts[1]).toBe(ben.accounts[0]);
+    expect(ada.accounts[1]!.holders).toEqual(['Ada Green', 'Ben Green']);
+    expect(ada.accounts[0]!.holders).toEqual(['Ada Green']);
+    expect(ben.accounts[1]!.holders).toEqual(['Ben Green']);
     const samNorth = users[4]!;
     expect(
       new Set([...samNorth.accounts.map(({ account }) => account.provider.provider_id), ...samNorth.cards.map(({ card }) => card.provider.provider_id)]),
@@ -70,13 +78,20 @@ describe('fixtures', () => {
   });
 
   it('has ids unique across users and valid, consistent bank details', () => {
-    const ids = users.flatMap((user) => [
-      ...user.accounts.map((a) => a.account.account_id),
-      ...user.cards.map((c) => c.card.account_id),
-      ...allTransactions(user).map((t) => t.transaction_id),
-    ]);
+    // A joint account is one account in each holder's list: counted once. Only a joint account is in two lists.
+    const accounts = [...new Set(users.flatMap((user) => user.accounts))];
+    for (const account of accounts) {
+      const holders = users.filter((user) => user.accounts.includes(account));
+      expect(holders.length === 1 || account.holders.length === holders.length).toBe(true);
+    }
+    const cards = users.flatMap((user) => user.cards);
+    const ids = [
+      ...accounts.map((a) => a.account.account_id),
+      ...cards.map((c) => c.card.account_id),
+      ...[...accounts, ...cards].flatMap((item) => [...item.transactions, ...item.pendingTransactions]).map((t) => t.transaction_id),
+    ];
     expect(new Set(ids).size).toBe(ids.length);
-    const ibans = users.flatMap((user) => user.accounts.map((a) => a.account.account_number));
+    const ibans = accounts.map((a) => a.account.account_number);
     expect(new Set(ibans.map((n) => n.iban)).size).toBe(ibans.length);
     for (const number of ibans) {
       expect(isValidIban(number.iban)).toBe(true);
@@ -144,7 +159,7 @@ describe('fixtures', () => {
     expect(user2.password).toBe('doe');
     expect(user2.accounts.map((a) => a.transactions.length)).toEqual([10, 10, 10, 10]);
     expect(user2.cards.map((c) => c.transactions.length)).toEqual([5, 5]);
-    const ids = sized.flatMap((user) => user.accounts.map((a) => a.account.account_number.iban));
+    const ids = [...new Set(sized.flatMap((user) => user.accounts))].map((a) => a.account.account_number.iban);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
@@ -308,6 +323,22 @@ describe('data API, synchronous', () => {
     expect((await get(`/data/v1/accounts/${janeAccount}/balance`, jane)).status).toBe(200);
     expectDataError(await get('/data/v1/results/00000000-0000-4000-8000-000000000000'), 404, 'task_not_found');
     expectDataError(await get('/data/v1/nothing-here'), 404, 'not_found');
+  });
+
+  it('says who signed in (GET /data/v1/info, scope info): each holder of a joint account is told apart by name', async () => {
+    const info = await get('/data/v1/info', lee);
+    expect(info.status).toBe(200);
+    expect(info.body).toEqual({ results: [{ full_name: 'Lee Ming-Hao', update_timestamp: '2026-04-01T06:00:00Z' }] });
+    for (const [username, name] of [
+      ['ada', 'Ada Green'],
+      ['ben', 'Ben Green'],
+    ]) {
+      const token = await getUserToken(sandbox(), { username: username!, password: 'doe' });
+      expect((await get('/data/v1/info', token)).body.results[0].full_name).toBe(name);
+    }
+    const forbidden = await get('/data/v1/info', await getAppToken(sandbox()));
+    expectDataError(forbidden, 403, 'insufficient_scope');
+    expect(forbidden.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="info"');
   });
 
   it('needs a valid user token with the accounts scope', async () => {

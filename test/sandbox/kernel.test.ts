@@ -206,7 +206,27 @@ describe('fixtures route', () => {
     expect(response.body.client).toEqual({ client_id: 'bankgraph-sandbox', redirect_uris: sandbox().context.client.redirectUris });
     expect(
       response.body.users.map((user: { username: string; password: string; providerId: string }) => `${user.username}/${user.password}@${user.providerId}`),
-    ).toEqual(['john/doe@mock', 'jane/doe@mock', 'lee/doe@mock', 'sam/doe@mock', 'sam/doe@mock-north', 'cara/doe@mock', 'cora/doe@mock', 'nora/doe@mock']);
+    ).toEqual([
+      'john/doe@mock',
+      'jane/doe@mock',
+      'lee/doe@mock',
+      'sam/doe@mock',
+      'sam/doe@mock-north',
+      'cara/doe@mock',
+      'cora/doe@mock',
+      'nora/doe@mock',
+      'ada/doe@mock',
+      'ben/doe@mock',
+    ]);
+    // ada and ben share one joint account (both its holders), and each has an account of their own.
+    type Listed = { username: string; accounts: { account: { account_id: string; account_number: { iban: string } }; holders: string[] }[] };
+    const [ada, ben] = ['ada', 'ben'].map((name) => (response.body.users as Listed[]).find((user) => user.username === name)!);
+    const joint = ada!.accounts.filter((item) => ben!.accounts.some((other) => other.account.account_id === item.account.account_id));
+    expect(joint.map((item) => item.holders)).toEqual([['Ada Green', 'Ben Green']]);
+    expect(ben!.accounts.find((item) => item.account.account_id === joint[0]!.account.account_id)!.account.account_number.iban).toBe(
+      joint[0]!.account.account_number.iban,
+    );
+    expect([ada!.accounts.length, ben!.accounts.length]).toEqual([2, 2]);
     expect(response.body.banks).toEqual([
       { providerId: 'mock', name: 'Mock Bank' },
       { providerId: 'mock-north', name: 'Mock North Bank' },

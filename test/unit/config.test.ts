@@ -32,7 +32,15 @@ describe('loadConfig', () => {
   it('listens on loopback outside production unless HOST says otherwise, and on every interface in production', () => {
     expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
     expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
-    const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'a-merchant-key-of-length', TOKEN_ENCRYPTION_KEY: 'A'.repeat(43) + '=' };
+    const production = {
+      NODE_ENV: 'production',
+      PROVIDER: 'sandbox',
+      IDENTITY: 'bank',
+      MERCHANT_KEYS: 'a-merchant-key-of-length',
+      TOKEN_ENCRYPTION_KEY: 'A'.repeat(43) + '=',
+      PUBLIC_URL: 'https://gateway.example',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+    };
     expect(loadConfig(production).host).toBe('0.0.0.0');
   });
 
@@ -104,15 +112,17 @@ describe('loadConfig', () => {
       expect.stringMatching(/^PROVIDER is required with NODE_ENV=production/),
       expect.stringMatching(/^PUBLIC_URL must be an https:\/\/ address with NODE_ENV=production/),
       expect.stringMatching(/^TOKEN_ENCRYPTION_KEY is required in production/),
+      expect.stringMatching(/^app identity is the default with NODE_ENV=production/),
     ]);
     const key = 'ab'.repeat(32);
     const secure = { PUBLIC_URL: 'https://gateway.example', METRICS_TOKEN: 'metrics-token-0123456789' };
-    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', TOKEN_ENCRYPTION_KEY: key, ...secure })).toEqual([
+    expect(problemsOf({ NODE_ENV: 'production', PROVIDER: 'sandbox', IDENTITY: 'bank', TOKEN_ENCRYPTION_KEY: key, ...secure })).toEqual([
       expect.stringMatching(/^MERCHANT_KEYS is required/),
     ]);
     const chosen = loadConfig({
       NODE_ENV: 'production',
       PROVIDER: 'sandbox',
+      IDENTITY: 'bank',
       MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa',
       TOKEN_ENCRYPTION_KEY: key,
       ...secure,
@@ -121,7 +131,13 @@ describe('loadConfig', () => {
   });
 
   it('refuses an http PUBLIC_URL and an open /metrics in production, unless plain HTTP is allowed on purpose', () => {
-    const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa', TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    const production = {
+      NODE_ENV: 'production',
+      PROVIDER: 'sandbox',
+      IDENTITY: 'bank',
+      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa',
+      TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32),
+    };
     const token = { METRICS_TOKEN: 'metrics-token-0123456789' };
     expect(problemsOf({ ...production, ...token, PUBLIC_URL: 'http://gateway.example' })).toEqual([
       'PUBLIC_URL must be an https:// address with NODE_ENV=production (cookies are marked Secure only on https); got "http://gateway.example". Set ALLOW_INSECURE_PUBLIC_URL=true to run on plain HTTP anyway',

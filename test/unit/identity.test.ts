@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { checkReturnTo } from '../../src/auth/return-to';
 import { ConfigError, loadConfig } from '../../src/config';
 import { openDatabase, type Database } from '../../src/db/database';
-import { ConnectionStore, type Grant } from '../../src/identity/connection.store';
+import { ConnectionStore, type Grant, type GrantOutcome } from '../../src/identity/connection.store';
 import { tokenEncryptionKey } from '../../src/identity/encryption-key';
 import { TokenCipher } from '../../src/identity/token-cipher';
 import { SessionStore } from '../../src/store/session.store';
@@ -78,12 +78,32 @@ describe('identity configuration', () => {
       problemsOf({
         NODE_ENV: 'production',
         PROVIDER: 'sandbox',
+        IDENTITY: 'bank',
         MERCHANT_KEYS: 'merchant-key-0123456789',
         TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         PUBLIC_URL: 'https://gateway.example',
         METRICS_TOKEN: 'metrics-token-0123456789',
       }),
     ).toEqual([]);
+  });
+
+  it('runs bank identity in production only when IDENTITY=bank says so; app identity is the default there', () => {
+    const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-0123456789', TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    expect(problemsOf(production)).toEqual([
+      "app identity is the default with NODE_ENV=production: set AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE (your app's OIDC provider), or IDENTITY=bank to sign users in through their bank on purpose",
+    ]);
+    expect(loadConfig({ ...production, IDENTITY: 'bank' }).appIdentity).toBeUndefined();
+    const app = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
+    expect(loadConfig({ ...production, ...app }).appIdentity?.issuer).toBe('https://idp.example/');
+    // Outside production bank identity stays the default; asked for, app identity needs its three settings.
+    expect(loadConfig({}).appIdentity).toBeUndefined();
+    expect(problemsOf({ IDENTITY: 'app' })).toEqual([
+      'app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE',
+    ]);
+    expect(problemsOf({ IDENTITY: 'bank', ...app })).toEqual([
+      'AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE are only used with IDENTITY=app; IDENTITY=bank signs users in through their bank',
+    ]);
+    expect(problemsOf({ IDENTITY: 'both' })).toEqual(['IDENTITY must be one of app, bank; got "both"']);
   });
 
   it('takes app identity as all three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, with an algorithm allow-list that has no none or HMAC', () => {
@@ -144,29 +164,109 @@ describe('ConnectionStore and SessionStore', () => {
   });
   afterEach(() => database.close());
 
-  it('recognises a person by any account or card seen before, at the same bank only', async () => {
-    const first = await connections.addGrant(grant({ accountIds: ['a1'], cardIds: ['c1'] }));
-    const again = await connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'] }));
+  const added = async (outcome: Promise<GrantOutcome>): Promise<{ userId: string; connectionId: string }> => {
+    const result = await outcome;
+    if (result.kind !== 'added') throw new Error(`expected the grant to be added, it was refused: ${result.reason}`);
+    return result;
+  };
+
+  it('recognises a login that shows the same or more accounts and cards under the same holder name, at the same bank only', async () => {
+    const first = await added(connections.addGrant(grant({ accountIds: ['a1'], cardIds: ['c1'], holderName: 'John Doe' })));
+    const again = await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'], holderName: 'MR DOE, John' })));
     expect(again.userId).toBe(first.userId);
     // The newer grant replaced the older one at that bank: one active connection shows the person's accounts.
     expect((await connections.connectionsOf(first.userId)).map((connection) => connection.id)).toEqual([again.connectionId]);
-    expect((await connections.addGrant(grant({ cardIds: ['c1'] }))).userId).toBe(first.userId);
-    expect((await connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['a1'] }))).userId).not.toBe(first.userId);
-    expect((await connections.addGrant(grant({ cardIds: ['c9'] }))).userId).not.toBe(first.userId);
+    expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'], holderName: 'John Doe' })))).userId).toBe(first.userId);
+    // A reissued card does not matter to a login that shows accounts; a card-only login is known by its cards.
+    expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c2'], holderName: 'John Doe' })))).userId).toBe(first.userId);
+    const cardOnly = await added(connections.addGrant(grant({ cardIds: ['k1'], holderName: 'Cara Jones' })));
+    expect((await added(connections.addGrant(grant({ cardIds: ['k1', 'k2'], holderName: 'Cara Jones' })))).userId).toBe(cardOnly.userId);
+    expect((await added(connections.addGrant(grant({ cardIds: ['k2'], holderName: 'Cara Jones' })))).userId).not.toBe(cardOnly.userId);
+    // Fewer (a closed account, or someone who shares only some of them), another name, no name, another bank: new users.
+    expect((await added(connections.addGrant(grant({ cardIds: ['c1'], holderName: 'John Doe' })))).userId).not.toBe(first.userId);
+    expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2', 'a3'], cardIds: ['c1'], holderName: 'Jane Doe' })))).userId).not.toBe(
+      first.userId,
+    );
+    expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'] })))).userId).not.toBe(first.userId);
+    expect((await added(connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['a1'], holderName: 'John Doe' })))).userId).not.toBe(first.userId);
   });
 
-  it('recognises the person by an account first seen after sign-in, once the viewer has shown it', async () => {
-    const first = await connections.addGrant(grant({ accountIds: ['old'] }));
+  it("keeps two holders of a joint account apart in either order, and never replaces the other holder's connection", async () => {
+    for (const [firstName, firstOwn, secondName, secondOwn] of [
+      ['Ada Green', 'ada-own', 'Ben Green', 'ben-own'],
+      ['Ben Green', 'ben-own2', 'Ada Green', 'ada-own2'],
+    ] as const) {
+      const joint = `joint-${firstOwn}`;
+      const one = await added(connections.addGrant(grant({ accountIds: [firstOwn, joint], holderName: firstName })));
+      // A third holder with only the joint account: all of it is in the first holder's grant, yet it is someone else.
+      const other = await added(connections.addGrant(grant({ accountIds: [joint], holderName: 'Cal Green' })));
+      const two = await added(connections.addGrant(grant({ accountIds: [joint, secondOwn], holderName: secondName })));
+      expect(new Set([one.userId, other.userId, two.userId]).size).toBe(3);
+      expect((await connections.connectionsOf(one.userId)).map((connection) => connection.status)).toEqual(['active']);
+    }
+  });
+
+  it('refuses a login recognised as a revoked user until they are reinstated; a joint holder still signs in', async () => {
+    const john = await added(connections.addGrant(grant({ accountIds: ['j1', 'joint'], holderName: 'John Doe' })));
+    expect(await connections.revokeUser(john.userId)).toBe(true);
+    expect(await connections.addGrant(grant({ accountIds: ['j1', 'joint'], holderName: 'John Doe' }))).toEqual({ kind: 'refused', reason: 'revoked' });
+    expect(await connections.addGrant(grant({ accountIds: ['j1', 'joint', 'j2'], holderName: 'John Doe' }))).toEqual({ kind: 'refused', reason: 'revoked' });
+    const jane = await added(connections.addGrant(grant({ accountIds: ['joint', 'n1'], holderName: 'Jane Doe' })));
+    expect(jane.userId).not.toBe(john.userId);
+    expect(await connections.reinstateUser(john.userId)).toBe(true);
+    expect((await added(connections.addGrant(grant({ accountIds: ['j1', 'joint'], holderName: 'John Doe' })))).userId).toBe(john.userId);
+    expect(await connections.reinstateUser('user_nobody')).toBe(false);
+  });
+
+  it('adds a login to the signed-in user only when it is shown to be theirs', async () => {
+    const john = await added(connections.addGrant(grant({ accountIds: ['j1', 'joint'], holderName: 'John Doe' })));
+    const jane = await added(connections.addGrant(grant({ accountIds: ['joint', 'n1'], holderName: 'Jane Doe' })));
+    const signedIn = { kind: 'signed-in' as const, userId: john.userId };
+    // Jane's login, on John's browser: recognised as hers, or not yet seen but sharing his joint account.
+    expect(await connections.addGrant(grant({ accountIds: ['joint', 'n1'], holderName: 'Jane Doe' }), signedIn)).toEqual({
+      kind: 'refused',
+      reason: 'another-user',
+    });
+    expect(await connections.addGrant(grant({ accountIds: ['joint', 'z1'], holderName: 'Zoe Doe' }), signedIn)).toEqual({
+      kind: 'refused',
+      reason: 'not-shown-to-be-yours',
+    });
+    // Someone else's unrelated login, or one without a name: nothing shows it is John's.
+    expect(await connections.addGrant(grant({ accountIds: ['x1'], holderName: 'Xavier Roe' }), signedIn)).toEqual({
+      kind: 'refused',
+      reason: 'not-shown-to-be-yours',
+    });
+    expect(await connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['x2'] }), signedIn)).toEqual({
+      kind: 'refused',
+      reason: 'not-shown-to-be-yours',
+    });
+    // John's own login at another bank (same name), and his login again: added to him.
+    expect((await added(connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['n9'], holderName: 'John Doe' }), signedIn))).userId).toBe(
+      john.userId,
+    );
+    expect((await added(connections.addGrant(grant({ accountIds: ['j1', 'joint'], holderName: 'John Doe' }), signedIn))).userId).toBe(john.userId);
+    expect((await connections.connectionsOf(jane.userId)).map((connection) => connection.status)).toEqual(['active']);
+  });
+
+  it('gives an app user the grant the app connected, whatever it shows', async () => {
+    const app = await connections.appUser('https://idp.example/', 'sub-9');
+    const linked = await added(connections.addGrant(grant({ accountIds: ['a1'] }), { kind: 'app-user', userId: app.userId }));
+    expect(linked.userId).toBe(app.userId);
+  });
+
+  it("keeps a login's view current: an account shown after sign-in must be in the next grant too", async () => {
+    const first = await added(connections.addGrant(grant({ accountIds: ['old'], holderName: 'John Doe' })));
     const [connection] = await connections.connectionsOf(first.userId);
     await connections.recordSeen(connection!, 'account', ['old', 'opened-later']);
     await connections.recordSeen(connection!, 'account', ['opened-later']);
-    // The old account is closed: the next grant shows only the one opened later.
-    expect((await connections.addGrant(grant({ accountIds: ['opened-later'] }))).userId).toBe(first.userId);
+    expect((await added(connections.addGrant(grant({ accountIds: ['old', 'opened-later'], holderName: 'John Doe' })))).userId).toBe(first.userId);
+    // A same-named co-holder of only the old account does not take this user.
+    expect((await added(connections.addGrant(grant({ accountIds: ['old'], holderName: 'John Doe' })))).userId).not.toBe(first.userId);
   });
 
   it("remembers a user's connection list for a moment, and forgets it at once on a change made here or announced", async () => {
-    const first = await connections.addGrant(grant({ accountIds: ['a1'] }));
-    const second = await connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['n1'] }), first.userId);
+    const first = await added(connections.addGrant(grant({ accountIds: ['a1'] })));
+    const second = await added(connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['n1'] }), { kind: 'app-user', userId: first.userId }));
     const ids = async (): Promise<string[]> => (await connections.connectionsOf(first.userId)).map((connection) => connection.id);
     expect(await ids()).toEqual([first.connectionId, second.connectionId]);
     // A change this store did not make (another instance's) is not seen while the list is remembered...
@@ -178,7 +278,7 @@ describe('ConnectionStore and SessionStore', () => {
     // A change made through this store is seen at once.
     await connections.revoke(first.userId, first.connectionId);
     expect(await ids()).toEqual([]);
-    const third = await connections.addGrant(grant({ accountIds: ['a2'] }), first.userId);
+    const third = await added(connections.addGrant(grant({ accountIds: ['a2'] }), { kind: 'app-user', userId: first.userId }));
     expect(await ids()).toEqual([third.connectionId]);
     await connections.markExpired(third.connectionId);
     expect((await connections.connectionsOf(first.userId)).map((connection) => connection.status)).toEqual(['expired']);
@@ -189,7 +289,7 @@ describe('ConnectionStore and SessionStore', () => {
   it('reads the connection list again once it is older than recentMs', async () => {
     let now = 1_000_000;
     const clocked = new ConnectionStore(database, new TokenCipher(randomBytes(32)), () => now, 1_000);
-    const { userId, connectionId } = await clocked.addGrant(grant({ accountIds: ['a1'] }));
+    const { userId, connectionId } = await added(clocked.addGrant(grant({ accountIds: ['a1'] })));
     expect(await clocked.connectionsOf(userId)).toHaveLength(1);
     await database.db.updateTable('bankConnections').set({ status: 'revoked' }).where('id', '=', connectionId).execute();
     now += 999;
@@ -201,7 +301,7 @@ describe('ConnectionStore and SessionStore', () => {
   it('links a grant to the given user, and keeps a revoked user revoked', async () => {
     const app = await connections.appUser('https://idp.example/', 'sub-1');
     expect(await connections.appUser('https://idp.example/', 'sub-1')).toEqual(app);
-    const linked = await connections.addGrant(grant({ accountIds: ['a1'] }), app.userId);
+    const linked = await added(connections.addGrant(grant({ accountIds: ['a1'] }), { kind: 'app-user', userId: app.userId }));
     expect(linked.userId).toBe(app.userId);
     expect(await connections.tokens(linked.connectionId)).toEqual(tokens);
 

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as leases from './0001_leases';
 import * as money from './0002_money';
 import * as identity from './0003_identity';
+import * as identityPeople from './0004_identity_people';
 import * as payoutLimits from './0005_payout_limits';
 import * as sessions from './0006_sessions';
 import * as dataTasks from './0007_data_tasks';
@@ -16,6 +17,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0001_leases': leases,
   '0002_money': money,
   '0003_identity': identity,
+  '0004_identity_people': identityPeople,
   '0005_payout_limits': payoutLimits,
   '0006_sessions': sessions,
   '0007_data_tasks': dataTasks,

@@ -87,7 +87,8 @@ function sendLoginForm(
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
     .join('\n');
-  const logins = [...new Set(context.fixtures.users.slice(0, 8).map((user) => `${user.username} / ${user.password}`))].map(escapeHtml).join(', ');
+  const named = context.fixtures.users.filter((user) => !/^user\d+$/.test(user.username));
+  const logins = [...new Set(named.map((user) => `${user.username} / ${user.password}`))].map(escapeHtml).join(', ');
   const banks = MOCK_BANKS.map(
     (bank) => `<option value="${escapeHtml(bank.providerId)}"${bank.providerId === shown.bank ? ' selected' : ''}>${escapeHtml(bank.name)}</option>`,
   ).join('');
@@ -105,7 +106,7 @@ ${hiddenInputs}
 <button type="submit" name="action" value="allow">Sign in and allow</button>
 <button type="submit" name="action" value="deny" formnovalidate>Cancel</button>
 </form>
-<p class="hint">Sandbox test logins: ${logins} (sam banks with both; cara and cora have cards only; nora has nothing to share).</p>`,
+<p class="hint">Sandbox test logins: ${logins} (sam banks with both; cara and cora have cards only; nora has nothing to share; ada and ben share a joint account).</p>`,
     new URL(request.redirectUri).origin,
   );
 }

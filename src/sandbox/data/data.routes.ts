@@ -7,6 +7,9 @@ import { dataApiUser } from './data-auth';
 import { dateRange, deliveryMode, inRange } from './query';
 import { DataTasks } from './tasks';
 
+/** When the bank last refreshed what it knows of its customers (fixed, as the seeded data is). */
+const INFO_UPDATED = '2026-04-01T06:00:00Z';
+
 /** What one data call returns, computed when the request arrives (async tasks hand back exactly this later). */
 type Resolve = (user: FixtureUser, req: SandboxRequest) => readonly unknown[];
 
@@ -28,6 +31,11 @@ export const registerDataRoutes: RouteModule = ({ provider }, context) => {
     });
 
   provider
+    // Who signed in, as TrueLayer's info endpoint answers it (docs/provider-choices.md, "Account data").
+    .add('GET', '/data/v1/info', (req, res) => {
+      const { user } = dataApiUser(req, context, 'info');
+      sendProviderResults(res, 200, [{ full_name: user.name, update_timestamp: INFO_UPDATED }]);
+    })
     .add('GET', '/data/v1/accounts', endpoint((user) => user.accounts.map((item) => item.account)))
     .add('GET', '/data/v1/accounts/:accountId/balance', endpoint((user, req) => [findAccount(user, req.params.accountId!).balance]))
     .add('GET', '/data/v1/accounts/:accountId/transactions', transactions(findAccount, 'transactions'))

@@ -1,0 +1,50 @@
+/** One login's latest view at a bank, as a connection recorded it: whose it is, the name given, what it showed. */
+export interface KnownLogin {
+  connectionId: string;
+  userId: string;
+  userRevoked: boolean;
+  /** The fingerprint of the holder's normalised full name; null when the bank gave none. */
+  holderDigest: string | null;
+  /** Every account id and card id the connection showed (at sign-in and since). */
+  accounts: ReadonlySet<string>;
+  cards: ReadonlySet<string>;
+  createdAtMs: number;
+}
+
+/** What a new grant at the same bank shows. */
+export interface GrantFacts {
+  accounts: ReadonlySet<string>;
+  cards: ReadonlySet<string>;
+  holderDigest: string | undefined;
+}
+
+/**
+ * The logins this grant is recognised as (docs/identity.md, "Who a grant belongs to"), best first. A grant is a
+ * known login's again only when both hold:
+ * - it shows every account that login showed: the same ones (the same login signing in again) or more (an account
+ *   opened since). Sharing some is not enough: two people with a joint account share it, and neither's own
+ *   accounts are in the other's grant. Cards are compared only for a login that showed no account (a card-only
+ *   customer): cards are reissued far more often than accounts close, and each holder of a joint account has
+ *   cards of their own anyway;
+ * - the bank gave the same holder name for both. This keeps apart two people whose accounts contain one another's
+ *   (one holds only the joint account, the other the joint account and more). Without a name on either side
+ *   nothing is recognised: the grant becomes a new user, never someone else's.
+ * Best first: the login that showed the most (the closest to this grant), then the latest.
+ */
+export function recognisedLogins(grant: GrantFacts, known: readonly KnownLogin[]): KnownLogin[] {
+  if (grant.holderDigest === undefined) return [];
+  return known
+    .filter((login) => login.holderDigest === grant.holderDigest && showsAllOf(grant, login))
+    .sort((a, b) => shown(b).size - shown(a).size || b.createdAtMs - a.createdAtMs || a.connectionId.localeCompare(b.connectionId));
+}
+
+/** What recognises a login: its accounts, or its cards when it showed no account. */
+function shown(login: KnownLogin): ReadonlySet<string> {
+  return login.accounts.size > 0 ? login.accounts : login.cards;
+}
+
+function showsAllOf(grant: GrantFacts, login: KnownLogin): boolean {
+  const ids = shown(login);
+  const granted = login.accounts.size > 0 ? grant.accounts : grant.cards;
+  return ids.size > 0 && [...ids].every((id) => granted.has(id));
+}
