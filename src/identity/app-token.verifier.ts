@@ -48,6 +48,16 @@ export class AppTokenVerifier {
   }
 }
 
+/** A claim jose refused: missing, not of its type, or not the value this gateway accepts (which it does not name). */
+function claimProblem(claim: string, reason: string): string {
+  if (reason === 'missing') return `The access token has no "${claim}" claim; it is required.`;
+  if (reason === 'invalid') return `The access token's "${claim}" claim is malformed (${claim === 'sub' ? 'a string' : 'a number of seconds'} is expected).`;
+  if (claim === 'nbf') return 'The access token is not valid yet ("nbf" is in the future); check the clocks of the identity provider and this gateway.';
+  if (claim === 'iss') return 'The access token was issued by another identity provider ("iss" is not the one this gateway trusts).';
+  if (claim === 'aud') return 'The access token is meant for another API ("aud" does not name this gateway\'s audience).';
+  return `The access token's "${claim}" claim has a value this gateway does not accept.`;
+}
+
 /** Says what was wrong with the token, never what the gateway expected in full (issuer and audience stay private). */
 function reasonFor(jose: Jose, error: unknown): string {
   const { errors } = jose;
@@ -56,7 +66,7 @@ function reasonFor(jose: Jose, error: unknown): string {
       ? 'The access token was issued too long ago (AUTH_MAX_TOKEN_AGE); get a new one from your identity provider.'
       : 'The access token has expired; get a new one from your identity provider.';
   }
-  if (error instanceof errors.JWTClaimValidationFailed) return `The access token's "${error.claim}" claim is not accepted here.`;
+  if (error instanceof errors.JWTClaimValidationFailed) return claimProblem(error.claim, error.reason);
   if (error instanceof errors.JOSEAlgNotAllowed) return 'The access token is signed with an algorithm this gateway does not accept.';
   if (error instanceof errors.JWKSNoMatchingKey) return 'The access token is signed with a key the identity provider does not publish.';
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return "The identity provider's keys could not be read; try again shortly.";

@@ -104,6 +104,27 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
     expect(result.data ?? null).toBeNull();
   });
 
+  it.each([
+    ['exp missing', () => claims({ exp: undefined }), 'The access token has no "exp" claim; it is required.'],
+    ['iat missing', () => claims({ iat: undefined }), 'The access token has no "iat" claim; it is required.'],
+    ['exp not a number', () => claims({ exp: 'tomorrow' }), 'The access token\'s "exp" claim is malformed (a number of seconds is expected).'],
+    ['exp passed', () => claims({ iat: now() - 7200, exp: now() - 3600 }), 'The access token has expired; get a new one from your identity provider.'],
+    [
+      'nbf ahead',
+      () => claims({ nbf: now() + 3600 }),
+      'The access token is not valid yet ("nbf" is in the future); check the clocks of the identity provider and this gateway.',
+    ],
+    [
+      'another issuer',
+      () => claims({ iss: 'https://other-idp.example/' }),
+      'The access token was issued by another identity provider ("iss" is not the one this gateway trusts).',
+    ],
+    ['another audience', () => claims({ aud: 'another-api' }), 'The access token is meant for another API ("aud" does not name this gateway\'s audience).'],
+  ])('says what is wrong with a token whose %s', async (_what, tokenClaims, message) => {
+    const result = await stack.graphql(VIEWER, {}, idp.sign(tokenClaims()));
+    expect(result.errors?.[0]).toMatchObject({ message, extensions: { code: 'UNAUTHENTICATED' } });
+  });
+
   it('says why a token too old or of another type is refused, and takes an at+jwt access token', async () => {
     const old = await stack.graphql(VIEWER, {}, idp.sign(claims({ iat: now() - 25 * 3600, exp: now() + 3600 })));
     expect(old.errors?.[0]?.message).toBe('The access token was issued too long ago (AUTH_MAX_TOKEN_AGE); get a new one from your identity provider.');
