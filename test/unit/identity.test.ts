@@ -88,7 +88,14 @@ describe('identity configuration', () => {
   });
 
   it('runs bank identity in production only when IDENTITY=bank says so; app identity is the default there', () => {
-    const production = { NODE_ENV: 'production', PROVIDER: 'sandbox', MERCHANT_KEYS: 'merchant-key-0123456789', TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) };
+    const production = {
+      NODE_ENV: 'production',
+      PROVIDER: 'sandbox',
+      MERCHANT_KEYS: 'merchant-key-0123456789',
+      TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32),
+      PUBLIC_URL: 'https://gateway.example',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+    };
     expect(problemsOf(production)).toEqual([
       "app identity is the default with NODE_ENV=production: set AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE (your app's OIDC provider), or IDENTITY=bank to sign users in through their bank on purpose",
     ]);
