@@ -4,7 +4,7 @@ import { ForbiddenError, UnauthenticatedError } from '../errors';
 import type { AppTokenVerifier } from '../identity/app-token.verifier';
 import type { ConnectionStore } from '../identity/connection.store';
 import type { RecentRevocations } from '../identity/recent-revocations';
-import { sessionKey, type SessionStore } from '../store/session.store';
+import { SESSION_TOKEN_PREFIX, sessionKey, type SessionStore } from '../store/session.store';
 
 export const SESSION_COOKIE = 'bankgraph_session';
 
@@ -94,7 +94,9 @@ export class PrincipalResolver {
       token = readCookie(credentials.cookie, SESSION_COOKIE);
     }
     if (token === undefined) return { kind: 'anonymous' };
+    const bearer = credentials.authorization !== undefined && credentials.authorization !== '';
     if (this.appTokens) {
+      if (!JWT_SHAPE.test(token)) return { kind: 'invalid', reason: UNKNOWN_KEY_OR_TOKEN_APP };
       const verified = await this.appTokens.verify(token);
       if (!verified.ok) return { kind: 'invalid', reason: verified.reason };
       const user = await this.connections.appUser(verified.issuer, verified.subject);
@@ -102,12 +104,20 @@ export class PrincipalResolver {
       return { kind: 'user', userId: user.userId, expiresAtMs: verified.expiresAtMs };
     }
     const session = await this.sessions.get(token, options);
-    if (!session) return { kind: 'invalid', reason: 'The session token is unknown or has expired; sign in again at /auth/login.' };
+    if (!session) {
+      const sessionLike = !bearer || token.startsWith(SESSION_TOKEN_PREFIX);
+      return { kind: 'invalid', reason: sessionLike ? 'The session token is unknown or has expired; sign in again at /auth/login.' : UNKNOWN_KEY_OR_SESSION };
+    }
     return { kind: 'user', userId: session.userId, sessionKey: sessionKey(token), expiresAtMs: session.expiresAtMs };
   }
 }
 
 const REVOKED_USER = 'This user has been revoked.';
+/** Three base64url segments: anything else sent with app identity cannot be an access token. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+const SAME_KEYS = 'A merchant key must be one of MERCHANT_KEYS, the same list on every instance of the gateway';
+const UNKNOWN_KEY_OR_SESSION = `The bearer token is not a merchant key of this gateway, nor a session token it issued (those start with ${SESSION_TOKEN_PREFIX}). ${SAME_KEYS}; a session comes from /auth/login.`;
+const UNKNOWN_KEY_OR_TOKEN_APP = `The bearer token is not a merchant key of this gateway, nor an access token (a signed JWT). ${SAME_KEYS}; a user sends the access token of your identity provider.`;
 const ENDED_SESSION = 'This session has ended (logged out or revoked); sign in again at /auth/login.';
 
 export function credentialsFromHeaders(headers: IncomingHttpHeaders): { authorization?: string; cookie?: string } {

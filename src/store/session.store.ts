@@ -13,6 +13,12 @@ export interface Session {
 /** How long a gateway session lasts; the provider tokens of the user's connections are refreshed as often as needed. */
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 
+/**
+ * Every session token starts with this, so an unknown bearer token can be told apart: a session that ended, or a
+ * merchant key this instance does not know. Sessions made before the prefix stay valid until they end.
+ */
+export const SESSION_TOKEN_PREFIX = 'bgs_';
+
 /** SESSION_IDLE_TIMEOUT's default. */
 export const SESSION_IDLE_TIMEOUT_MS = 12 * 3600 * 1000;
 
@@ -61,7 +67,7 @@ export class SessionStore {
   }
 
   async create(userId: string, now = this.now()): Promise<{ sessionToken: string; expiresAt: string }> {
-    const sessionToken = randomBytes(32).toString('base64url');
+    const sessionToken = SESSION_TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const expiresAtMs = now + SESSION_TTL_MS;
     // Ended sessions go here, so the table holds only live ones (plus at most one sign-in's worth).
     await this.database.db

@@ -125,6 +125,14 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
     expect(result.errors?.[0]).toMatchObject({ message, extensions: { code: 'UNAUTHENTICATED' } });
   });
 
+  it('says that a bearer token that is no JWT is not a merchant key of this gateway either', async () => {
+    const result = await stack.graphql(VIEWER, {}, 'merchant-key-of-another-instance');
+    expect(result.errors?.[0]?.message).toBe(
+      'The bearer token is not a merchant key of this gateway, nor an access token (a signed JWT). ' +
+        'A merchant key must be one of MERCHANT_KEYS, the same list on every instance of the gateway; a user sends the access token of your identity provider.',
+    );
+  });
+
   it('says why a token too old or of another type is refused, and takes an at+jwt access token', async () => {
     const old = await stack.graphql(VIEWER, {}, idp.sign(claims({ iat: now() - 25 * 3600, exp: now() + 3600 })));
     expect(old.errors?.[0]?.message).toBe('The access token was issued too long ago (AUTH_MAX_TOKEN_AGE); get a new one from your identity provider.');

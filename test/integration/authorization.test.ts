@@ -88,7 +88,24 @@ describe('authorization of the money operations', () => {
   it.each(operations)('refuses %s with an unknown bearer token: UNAUTHENTICATED', async (_name, document, variables) => {
     const result = await stack.graphql(document, variables(), 'not-a-session-or-key');
     expect(onlyError(result).extensions?.code).toBe('UNAUTHENTICATED');
-    expect(onlyError(result).message).toMatch(/sign in again/i);
+    expect(onlyError(result).message).toBe(
+      'The bearer token is not a merchant key of this gateway, nor a session token it issued (those start with bgs_). ' +
+        'A merchant key must be one of MERCHANT_KEYS, the same list on every instance of the gateway; a session comes from /auth/login.',
+    );
+  });
+
+  it('tells a session that ended from a merchant key it does not know', async () => {
+    const session = await stack.signIn('lee', 'doe');
+    expect(session).toMatch(/^bgs_[A-Za-z0-9_-]{43}$/);
+    const logout = await fetch(`${stack.gateway.url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
+    expect(logout.status).toBe(204);
+    const ended = onlyError(await stack.graphql(READ_PAYOUT, { id: johnsPayout.transactionId }, session));
+    expect(ended).toMatchObject({
+      extensions: { code: 'UNAUTHENTICATED' },
+      message: expect.stringMatching(/^This session has ended|^The session token is unknown or has expired/),
+    });
+    const otherKey = onlyError(await stack.graphql(READ_PAYMENT, { id: settledPaymentId }, 'merchant-key-of-another-instance'));
+    expect(otherKey.message).toContain('not a merchant key of this gateway');
   });
 
   it('checks who asks before what they sent: no credentials and a bad input is UNAUTHENTICATED', async () => {
