@@ -26,9 +26,10 @@ const MERCHANT_KEY = 'bench-merchant-key-0123456789';
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 // bankgraph as it runs in production: production mode, silent logs, the default durable store (an SQLite file,
-// here in a temporary directory) and the in-memory cache and pubsub. One exception: the per-client rate limit is
-// off, because the bench's load comes from one session (or one merchant key) where production's comes from many;
-// left on, it would measure the limiter refusing requests, not the gateway answering them.
+// here in a temporary directory) and the in-memory cache and pubsub. One exception: the limits per principal (the
+// rate limit, and the caps on WebSockets and subscriptions) are lifted, because the bench's load comes from one
+// session (or one merchant key) where production's comes from many; left on, it would measure the limits refusing
+// requests and subscribers, not the gateway answering them.
 runChild(async (init) => {
   const { provider, env, keyPrefix } = init as GatewayInit;
   const dataDir = mkdtempSync(join(tmpdir(), 'bankgraph-bench-'));
@@ -48,6 +49,8 @@ runChild(async (init) => {
     ALLOW_INSECURE_PUBLIC_URL: 'true',
     METRICS_TOKEN,
     RATE_LIMIT_PER_SECOND: '0',
+    WS_MAX_SOCKETS_PER_PRINCIPAL: '1000000',
+    MAX_SUBSCRIPTIONS_PER_PRINCIPAL: '10000000',
     ...env,
   });
   const gateway = await createGateway(withProvider(base, provider), { keyPrefix });

@@ -113,18 +113,7 @@ export class RefundKeyStore {
     const createdAtMs = Date.parse(attempt.createdAt);
     const result = await this.database.db
       .insertInto('refundKeys')
-      .values({
-        idempotencyKey: attempt.idempotencyKey,
-        fingerprint: attempt.fingerprint,
-        paymentId: attempt.paymentId,
-        request: JSON.stringify(attempt.request),
-        generated: attempt.generated ? 1 : 0,
-        refundId: null,
-        createdAtMs,
-        expiresAtMs: createdAtMs + REFUND_KEY_TTL_MS,
-        answered: 0,
-        sentAtMs: createdAtMs,
-      })
+      .values({ ...requestColumns(attempt), refundId: null, createdAtMs, expiresAtMs: createdAtMs + REFUND_KEY_TTL_MS, answered: 0, sentAtMs: createdAtMs })
       .onConflict((conflict) =>
         conflict
           .column('idempotencyKey')
@@ -176,11 +165,7 @@ export class RefundKeyStore {
       this.database.db
         .insertInto('refundKeys')
         .values({
-          idempotencyKey: attempt.idempotencyKey,
-          fingerprint: attempt.fingerprint,
-          paymentId: attempt.paymentId,
-          request: JSON.stringify(attempt.request),
-          generated: attempt.generated ? 1 : 0,
+          ...requestColumns(attempt),
           refundId,
           createdAtMs,
           expiresAtMs: options.answered ? now + REFUND_KEY_TTL_MS : createdAtMs + REFUND_KEY_TTL_MS,
@@ -268,6 +253,17 @@ export class RefundKeyStore {
     const result = await query.executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
   }
+}
+
+/** The columns that hold what was asked under a key: written with the first attempt, never changed after. */
+function requestColumns(attempt: Pick<RefundAttempt, 'idempotencyKey' | 'fingerprint' | 'paymentId' | 'request' | 'generated'>) {
+  return {
+    idempotencyKey: attempt.idempotencyKey,
+    fingerprint: attempt.fingerprint,
+    paymentId: attempt.paymentId,
+    request: JSON.stringify(attempt.request),
+    generated: attempt.generated ? 1 : 0,
+  };
 }
 
 function fromRow(row: Selectable<RefundKeysTable>): RefundAttempt {

@@ -4,6 +4,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { freePort } from '../helpers/ports';
+
 const ROOT = join(__dirname, '..', '..');
 
 /**
@@ -73,14 +75,6 @@ describe('first start: ports and sandbox:login', () => {
     blockers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return (server.address() as { port: number }).port;
-  }
-
-  async function freePort(): Promise<number> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise((resolve) => server.close(resolve));
-    return port;
   }
 
   it('PORT=<port> npm start, then sandbox:login -- john with no PORT: the token works on that gateway', async () => {

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOnce } from '../helpers/build';
+import { freePort } from '../helpers/ports';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { requireRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait-for';
@@ -18,14 +18,6 @@ function recipe(): string[] {
   const block = /```sh\n([\s\S]*?)```/.exec(section);
   if (!block) throw new Error('docs/scaling.md has no sh block under "Two instances on this machine"');
   return block[1]!.trim().split('\n');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

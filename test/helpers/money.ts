@@ -53,6 +53,34 @@ export const READ_PAYMENT = /* GraphQL */ `
   query ReadPayment($id: ID!) { payment(id: $id) { id refundedAmountInMinor refunds { ${REFUND_FIELDS} } } }
 `;
 
+export const APPROVE_PAYOUT = /* GraphQL */ `
+  mutation Approve($id: ID!) {
+    approvePayout(transactionId: $id) {
+      transactionId
+      status
+      amountInMinor
+    }
+  }
+`;
+export const DECLINE_PAYOUT = /* GraphQL */ `
+  mutation Decline($id: ID!, $reason: String!) {
+    declinePayout(transactionId: $id, reason: $reason) {
+      transactionId
+      status
+    }
+  }
+`;
+export const PAYOUT_UPDATED = /* GraphQL */ `
+  subscription Payout($id: ID!) {
+    payoutUpdated(transactionId: $id) {
+      transactionId
+      status
+    }
+  }
+`;
+/** The reconciler runs only when a test asks (runOnce), so what it repairs is what the test set up. */
+export const QUIET_RECONCILER = { RECONCILE_INTERVAL_MS: String(24 * 60 * 60 * 1000) };
+
 export interface PayoutView {
   transactionId: string;
   status: string;

@@ -19,3 +19,15 @@ export async function requireRedis(who: string): Promise<void> {
     await client.close().catch(() => client.destroy());
   }
 }
+
+/** Deletes every key a test run wrote under `prefix` (its gateways' keyPrefix), so runs sharing a Redis leave nothing behind. */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+  } finally {
+    await client.close();
+  }
+}

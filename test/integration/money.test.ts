@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import {
+  APPROVE_PAYOUT,
   CREATE_PAYOUT,
+  DECLINE_PAYOUT,
   dataOf,
   fixtures,
   ibanOf,
   injectFault,
   ledger,
   onlyError,
+  PAYOUT_UPDATED,
   providerRequests,
+  QUIET_RECONCILER,
   READ_PAYOUT,
   user,
   VERIFY,
@@ -20,33 +24,6 @@ import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 type CreateResult = { createPayout: PayoutView };
-const APPROVE = /* GraphQL */ `
-  mutation Approve($id: ID!) {
-    approvePayout(transactionId: $id) {
-      transactionId
-      status
-      amountInMinor
-    }
-  }
-`;
-const DECLINE = /* GraphQL */ `
-  mutation Decline($id: ID!, $reason: String!) {
-    declinePayout(transactionId: $id, reason: $reason) {
-      transactionId
-      status
-    }
-  }
-`;
-const PAYOUT_UPDATED = /* GraphQL */ `
-  subscription Payout($id: ID!) {
-    payoutUpdated(transactionId: $id) {
-      transactionId
-      status
-    }
-  }
-`;
-/** The reconciler runs only when a test asks (runOnce), so what it repairs is what the test set up. */
-const QUIET_RECONCILER = { RECONCILE_INTERVAL_MS: String(24 * 60 * 60 * 1000) };
 
 async function withdrawalPosts(stack: Stack): Promise<number> {
   return (await providerRequests(stack)).filter((request) => request.method === 'POST' && request.path === '/v1/withdrawals').length;
@@ -99,9 +76,9 @@ describe('the payout policy', () => {
     const live = connectWs(stack.gateway.url, session).subscribe<{ payoutUpdated: { status: string } }>(PAYOUT_UPDATED, { id: waiting.transactionId });
     expect((await live.next()).data?.payoutUpdated.status).toBe('awaiting-approval');
 
-    expect(onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, session)).extensions?.code).toBe('FORBIDDEN');
+    expect(onlyError(await stack.graphql(APPROVE_PAYOUT, { id: waiting.transactionId }, session)).extensions?.code).toBe('FORBIDDEN');
     const approved = dataOf(
-      await stack.graphql<{ approvePayout: { status: string } }>(APPROVE, { id: waiting.transactionId }, stack.merchantKey),
+      await stack.graphql<{ approvePayout: { status: string } }>(APPROVE_PAYOUT, { id: waiting.transactionId }, stack.merchantKey),
     ).approvePayout;
     expect(approved.status).toBe('authorised');
     expect(await withdrawalPosts(stack)).toBe(before + 1);
@@ -112,7 +89,7 @@ describe('the payout policy', () => {
     );
     expect(pushed).toBe('authorised');
 
-    const again = onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, stack.merchantKey));
+    const again = onlyError(await stack.graphql(APPROVE_PAYOUT, { id: waiting.transactionId }, stack.merchantKey));
     expect(again.extensions?.code).toBe('BAD_USER_INPUT');
     expect(again.message).toContain('authorised');
   });
@@ -123,15 +100,15 @@ describe('the payout policy', () => {
     const live = connectWs(stack.gateway.url, session).subscribe<{ payoutUpdated: { status: string } }>(PAYOUT_UPDATED, { id: waiting.transactionId });
     expect((await live.next()).data?.payoutUpdated.status).toBe('awaiting-approval');
 
-    const badReason = onlyError(await stack.graphql(DECLINE, { id: waiting.transactionId, reason: '   ' }, stack.merchantKey));
+    const badReason = onlyError(await stack.graphql(DECLINE_PAYOUT, { id: waiting.transactionId, reason: '   ' }, stack.merchantKey));
     expect(badReason.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'reason' });
     const declined = dataOf(
-      await stack.graphql<{ declinePayout: { status: string } }>(DECLINE, { id: waiting.transactionId, reason: 'Unusual amount' }, stack.merchantKey),
+      await stack.graphql<{ declinePayout: { status: string } }>(DECLINE_PAYOUT, { id: waiting.transactionId, reason: 'Unusual amount' }, stack.merchantKey),
     );
     expect(declined.declinePayout.status).toBe('declined');
     expect((await live.next()).data?.payoutUpdated.status).toBe('declined');
     await live.ended;
-    expect(onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, stack.merchantKey)).extensions?.code).toBe('BAD_USER_INPUT');
+    expect(onlyError(await stack.graphql(APPROVE_PAYOUT, { id: waiting.transactionId }, stack.merchantKey)).extensions?.code).toBe('BAD_USER_INPUT');
     const read = dataOf(await stack.graphql<{ payout: PayoutView }>(READ_PAYOUT, { id: waiting.transactionId }, session)).payout;
     expect(read.status).toBe('declined');
     expect(await withdrawalPosts(stack)).toBe(before);

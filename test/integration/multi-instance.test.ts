@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import { loadConfig, withProvider } from '../../src/config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
@@ -10,7 +9,7 @@ import { dataOf, ibanOf, paymentsIn, REFUND_PAYMENT, user, type PayoutView, type
 import { startWebhookListener, type ReceivedWebhook, type WebhookListener } from '../helpers/sandbox-webhooks';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
-import { REDIS_URL, requireRedis } from '../helpers/redis';
+import { deleteRedisKeys, REDIS_URL, requireRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients, type LiveSubscription } from '../helpers/ws-client';
 import { holdNextSessionLookup } from '../helpers/hold-lookup';
@@ -30,17 +29,6 @@ const REFUND_UPDATED = `subscription Refunds($paymentId: ID!, $refundId: ID) {
   refundUpdated(paymentId: $paymentId, refundId: $refundId) { id status executedAt }
 }`;
 const PAYOUT_UPDATED = `subscription Payout($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status } }`;
-
-async function removeRunKeys(): Promise<void> {
-  const client = createClient({ url: REDIS_URL });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
-  } finally {
-    await client.close();
-  }
-}
 
 describe('two gateway instances sharing PostgreSQL and Redis', () => {
   let schema: PostgresSchema;
@@ -86,7 +74,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   afterAll(async () => {
     await Promise.allSettled([a?.close(), b?.close()]);
     await sandbox?.close();
-    await removeRunKeys().catch(() => undefined);
+    await deleteRedisKeys(PREFIX).catch(() => undefined);
     await schema?.drop();
   });
 

@@ -6,7 +6,22 @@ import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import type { Sandbox } from '../../src/sandbox/sandbox';
 import { createGateway, type Gateway } from '../../src/server';
 import { startTestIdp, type TestIdp } from '../helpers/jwks-server';
-import { CREATE_PAYOUT, dataOf, ibanOf, onlyError, READ_PAYOUT, user, VERIFY, type LedgerEntry, type LoggedRequest, type PayoutView } from '../helpers/money';
+import {
+  APPROVE_PAYOUT,
+  CREATE_PAYOUT,
+  dataOf,
+  DECLINE_PAYOUT,
+  ibanOf,
+  onlyError,
+  PAYOUT_UPDATED,
+  QUIET_RECONCILER,
+  READ_PAYOUT,
+  user,
+  VERIFY,
+  type LedgerEntry,
+  type LoggedRequest,
+  type PayoutView,
+} from '../helpers/money';
 import { createPostgresSchema } from '../helpers/postgres';
 import { answerBankPage } from '../helpers/sign-in-steps';
 import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, startStack, type GraphQLResult, type Stack } from '../helpers/stack';
@@ -21,31 +36,6 @@ import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 const AUDIENCE = 'bankgraph-api';
 const HOUR_MS = 60 * 60 * 1000;
-const APPROVE = /* GraphQL */ `
-  mutation Approve($id: ID!) {
-    approvePayout(transactionId: $id) {
-      transactionId
-      status
-    }
-  }
-`;
-const DECLINE = /* GraphQL */ `
-  mutation Decline($id: ID!, $reason: String!) {
-    declinePayout(transactionId: $id, reason: $reason) {
-      status
-    }
-  }
-`;
-const PAYOUT_UPDATED = /* GraphQL */ `
-  subscription Payout($id: ID!) {
-    payoutUpdated(transactionId: $id) {
-      transactionId
-      status
-    }
-  }
-`;
-/** The reconciler runs only when a test asks (runOnce), so what it repairs is what the test set up. */
-const QUIET_RECONCILER = { RECONCILE_INTERVAL_MS: String(24 * 60 * 60 * 1000) };
 
 type CreateResult = { createPayout: PayoutView };
 
@@ -195,7 +185,7 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     expect(dataOf(await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: someone.userId }, MERCHANT_KEY))).toEqual({ revokeUser: true });
 
     const before = await withdrawalPosts();
-    const refused = onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, MERCHANT_KEY));
+    const refused = onlyError(await stack.graphql(APPROVE_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY));
     expect(refused.extensions).toMatchObject({ code: 'FORBIDDEN', reason: 'PAYOUT_OWNER_REVOKED' });
     expect(refused.message).toContain('revoked');
     expect(await withdrawalPosts()).toBe(before);
@@ -203,9 +193,9 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
       'awaiting-approval',
     );
     expect(
-      dataOf(await stack.graphql<{ declinePayout: { status: string } }>(DECLINE, { id: waiting.transactionId, reason: 'User revoked' }, MERCHANT_KEY)),
+      dataOf(await stack.graphql<{ declinePayout: { status: string } }>(DECLINE_PAYOUT, { id: waiting.transactionId, reason: 'User revoked' }, MERCHANT_KEY)),
     ).toEqual({
-      declinePayout: { status: 'declined' },
+      declinePayout: { transactionId: waiting.transactionId, status: 'declined' },
     });
   });
 
@@ -225,7 +215,7 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     }
 
     const before = await withdrawalPosts();
-    const refused = onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, MERCHANT_KEY));
+    const refused = onlyError(await stack.graphql(APPROVE_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY));
     expect(refused.extensions).toMatchObject({ code: 'PAYOUT_LIMIT_EXCEEDED', limit: 'beneficiary-daily', remainingInMinor: 0 });
     expect(refused.message).toContain(waiting.transactionId);
     expect(await withdrawalPosts()).toBe(before);
@@ -235,9 +225,11 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
 
     // Two of the later payouts declined free 100 000: the 60 000 fits again.
     for (const payout of since.filter((candidate) => candidate.status === 'awaiting-approval').slice(0, 2)) {
-      dataOf(await stack.graphql(DECLINE, { id: payout.transactionId, reason: 'Too many' }, MERCHANT_KEY));
+      dataOf(await stack.graphql(DECLINE_PAYOUT, { id: payout.transactionId, reason: 'Too many' }, MERCHANT_KEY));
     }
-    const approved = dataOf(await stack.graphql<{ approvePayout: { status: string } }>(APPROVE, { id: waiting.transactionId }, MERCHANT_KEY)).approvePayout;
+    const approved = dataOf(
+      await stack.graphql<{ approvePayout: { status: string } }>(APPROVE_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY),
+    ).approvePayout;
     expect(approved.status).toBe('authorised');
     expect(await withdrawalPosts()).toBe(before + 1);
   });
@@ -264,7 +256,7 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     expect(await expiredRepairs()).toBeGreaterThan(expiredBefore);
 
     const before = await withdrawalPosts();
-    const late = onlyError(await stack.graphql(APPROVE, { id: waiting.transactionId }, MERCHANT_KEY));
+    const late = onlyError(await stack.graphql(APPROVE_PAYOUT, { id: waiting.transactionId }, MERCHANT_KEY));
     expect(late.extensions?.code).toBe('BAD_USER_INPUT');
     expect(late.message).toContain('expired');
     expect(await withdrawalPosts()).toBe(before);

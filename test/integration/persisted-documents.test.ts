@@ -3,10 +3,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient as createRedisClient } from '@keyv/redis';
 import { createClient, type SubscribePayload } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createGateway, type Gateway } from '../../src/server';
+import { deleteRedisKeys, REDIS_URL } from '../helpers/redis';
 import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
 
 /*
@@ -14,7 +14,6 @@ import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
  * app toolchains write, and APQ shared through Redis by two instances (Redis must run on 127.0.0.1:6379).
  */
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const TYPENAME = 'query Typename { __typename }';
 const PROVIDERS = 'query Providers { __type(name: "Provider") { name } }';
 const UNLISTED = 'query Unlisted { __schema { queryType { name } } }';
@@ -250,14 +249,7 @@ describe('persisted documents', () => {
     afterAll(async () => {
       await second?.close();
       await stack?.close();
-      const client = createRedisClient({ url: REDIS_URL });
-      client.on('error', () => undefined);
-      await client.connect();
-      try {
-        for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
-      } finally {
-        await client.close();
-      }
+      await deleteRedisKeys(prefix);
     });
 
     it('runs text, manifest hashes and ids', async () => {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
-import { requireRedis, REDIS_URL } from '../helpers/redis';
+import { deleteRedisKeys, requireRedis, REDIS_URL } from '../helpers/redis';
 import { startStack, type Stack } from '../helpers/stack';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
@@ -66,14 +65,7 @@ describe('the rate limit across instances sharing Redis (CACHE_URL)', () => {
   afterAll(async () => {
     await disposeWsClients();
     await Promise.allSettled([a?.close(), b?.close()]);
-    const client = createClient({ url: REDIS_URL });
-    client.on('error', () => undefined);
-    await client.connect();
-    try {
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
-    } finally {
-      await client.close();
-    }
+    await deleteRedisKeys(prefix);
   });
 
   it('is one allowance for a merchant key, whichever instance each request reaches', async () => {

@@ -5,8 +5,8 @@ import { RecentRevocations } from '../../src/identity/recent-revocations';
 import { sessionKey, SessionStore } from '../../src/store/session.store';
 import { principalCheck } from '../../src/subscriptions/principal-recheck';
 import { PrincipalSockets } from '../../src/subscriptions/principal-sockets';
-import { createPostgresSchema } from '../helpers/postgres';
 import { SubscriptionCaps } from '../../src/security/subscription-caps';
+import { storeBackends } from '../helpers/store-backends';
 
 /** Holds the answer of the next query that reads `sessions`, after the database has answered it. */
 class HoldSessionReads implements KyselyPlugin {
@@ -39,16 +39,7 @@ class HoldSessionReads implements KyselyPlugin {
   }
 }
 
-const BACKENDS: { name: string; open(): Promise<{ url: string; cleanUp(): Promise<void> }> }[] = [
-  { name: 'SQLite', open: async () => ({ url: 'sqlite://:memory:', cleanUp: async () => undefined }) },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const schema = await createPostgresSchema('session_store');
-      return { url: schema.url, cleanUp: () => schema.drop() };
-    },
-  },
-];
+const BACKENDS = storeBackends('session_store');
 
 describe.each(BACKENDS)('SessionStore on $name', (backend) => {
   let database: Database;

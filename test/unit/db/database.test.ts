@@ -1,31 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase, migrateToLatest, type Database } from '../../../src/db/database';
 import { DatabaseLeases } from '../../../src/db/database-leases';
 import { inTransaction, isUniqueViolation } from '../../../src/db/transaction';
 import { MIGRATIONS } from '../../../src/db/migrations';
-import { createPostgresSchema, type PostgresSchema } from '../../helpers/postgres';
+import { createPostgresSchema } from '../../helpers/postgres';
+import { storeBackends } from '../../helpers/store-backends';
 
-type Backend = { name: string; open(): Promise<{ url: string; cleanUp(): Promise<void> }> };
-
-const BACKENDS: Backend[] = [
-  {
-    name: 'SQLite',
-    async open() {
-      const directory = mkdtempSync(join(tmpdir(), 'bankgraph-db-'));
-      return { url: `sqlite://${join(directory, 'store.sqlite')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const schema: PostgresSchema = await createPostgresSchema('db_unit');
-      return { url: schema.url, cleanUp: () => schema.drop() };
-    },
-  },
-];
+const BACKENDS = storeBackends('db_unit');
 
 describe.each(BACKENDS)('the relational store on $name', (backend) => {
   let url: string;

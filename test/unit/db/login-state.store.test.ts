@@ -1,30 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { openDatabase, type Database } from '../../../src/db/database';
 import { TokenCipher } from '../../../src/identity/token-cipher';
 import { LoginStateStore } from '../../../src/store/login-state.store';
-import { createPostgresSchema } from '../../helpers/postgres';
+import { storeBackends } from '../../helpers/store-backends';
 
-type Backend = { name: string; open(): Promise<{ url: string; cleanUp(): Promise<void> }> };
-
-const BACKENDS: Backend[] = [
-  {
-    name: 'SQLite',
-    async open() {
-      const directory = mkdtempSync(join(tmpdir(), 'bankgraph-login-state-'));
-      return { url: `sqlite://${join(directory, 'store.sqlite')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const schema = await createPostgresSchema('login_state');
-      return { url: schema.url, cleanUp: () => schema.drop() };
-    },
-  },
-];
+const BACKENDS = storeBackends('login_state');
 
 describe.each(BACKENDS)('LoginStateStore on $name', (backend) => {
   let database: Database;

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ProviderWithdrawalRequest } from '../../../src/datasources/provider-types';
 import { openDatabase, type Database } from '../../../src/db/database';
 import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError } from '../../../src/errors';
@@ -10,26 +7,9 @@ import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout-ledg
 import { approvalCheck } from '../../../src/payouts/payout-approval';
 import { payoutAdmission } from '../../../src/payouts/payout-policy';
 import { AWAITING_APPROVAL, DECLINED, EXPIRED, PENDING_SUBMISSION } from '../../../src/payouts/payout-status';
-import { createPostgresSchema } from '../../helpers/postgres';
+import { storeBackends } from '../../helpers/store-backends';
 
-type Backend = { name: string; open(): Promise<{ url: string; cleanUp(): Promise<void> }> };
-
-const BACKENDS: Backend[] = [
-  {
-    name: 'SQLite',
-    async open() {
-      const directory = mkdtempSync(join(tmpdir(), 'bankgraph-ledger-'));
-      return { url: `sqlite://${join(directory, 'store.sqlite')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const schema = await createPostgresSchema('payout_ledger');
-      return { url: schema.url, cleanUp: () => schema.drop() };
-    },
-  },
-];
+const BACKENDS = storeBackends('payout_ledger');
 
 // The tests below share one IBAN across users: the cap per IBAN is out of their way, and has tests of its own.
 const POLICY = {

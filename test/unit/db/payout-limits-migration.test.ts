@@ -1,29 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator } from 'kysely';
 import { migrateToLatest, openDatabase, type Database } from '../../../src/db/database';
 import { MIGRATIONS } from '../../../src/db/migrations';
-import { createPostgresSchema } from '../../helpers/postgres';
+import { storeBackends } from '../../helpers/store-backends';
 
-type Backend = { name: string; open(): Promise<{ url: string; cleanUp(): Promise<void> }> };
-
-const BACKENDS: Backend[] = [
-  {
-    name: 'SQLite',
-    async open() {
-      const directory = mkdtempSync(join(tmpdir(), 'bankgraph-migration-'));
-      return { url: `sqlite://${join(directory, 'store.sqlite')}`, cleanUp: async () => rmSync(directory, { recursive: true, force: true }) };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    async open() {
-      const schema = await createPostgresSchema('payout_limits_migration');
-      return { url: schema.url, cleanUp: () => schema.drop() };
-    },
-  },
-];
+const BACKENDS = storeBackends('payout_limits_migration');
 
 describe.each(BACKENDS)('migration 0005_payout_limits on $name', (backend) => {
   let cleanUp: () => Promise<void>;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import { createLogger } from '../../../src/logger';
 import { openDatabase, type Database } from '../../../src/db/database';
 import { EventInbox, INBOX_TTL_MS, type InboxEntry } from '../../../src/webhooks/event-inbox';
@@ -7,6 +6,7 @@ import { createPostgresSchema } from '../../helpers/postgres';
 import { RedisLeases, InProcessLeases } from '../../../src/subscriptions/lease';
 import { RedisConnection } from '../../../src/subscriptions/redis-connection';
 import { RedisEventBus } from '../../../src/subscriptions/redis-event-bus';
+import { deleteRedisKeys, REDIS_URL } from '../../helpers/redis';
 import { waitFor } from '../../helpers/wait-for';
 
 /*
@@ -15,7 +15,6 @@ import { waitFor } from '../../helpers/wait-for';
  * and on PostgreSQL (TEST_POSTGRES_URL, or the local server this machine kind runs; without one the test fails).
  */
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const PREFIX = `bankgraph-unit-${randomUUID().slice(0, 8)}:`;
 const logger = createLogger('silent');
 
@@ -80,11 +79,7 @@ describe('leases and the Redis event bus', () => {
   };
 
   afterAll(async () => {
-    const client = createClient({ url: REDIS_URL });
-    client.on('error', () => undefined);
-    await client.connect();
-    for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*` })) if (keys.length > 0) await client.del(keys);
-    await client.close();
+    await deleteRedisKeys(PREFIX);
     await Promise.allSettled(connections.map((connection) => connection.close()));
   });
 
