@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { fixtures, injectFault, paymentsIn, user } from '../helpers/money';
+import { startStack, type Stack } from '../helpers/stack';
+
+interface Seen {
+  data?: unknown;
+  errors?: { message: string; path?: unknown; extensions?: Record<string, unknown> }[];
+}
+
+const MANIFEST_DOCUMENT = 'query Typename { __typename }';
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The same operations over HTTP and over WebSocket, answered or refused at every stage a request passes (limits,
+ * validation, authorization, persisted documents): the client must see the same data and the same errors on both,
+ * whatever the transport. Only the request id differs (one per request) and is left out of the comparison.
+ */
+describe('HTTP and WebSocket give a client the same answers', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bankgraph-parity-'));
+  const manifestPath = join(dir, 'manifest.json');
+  writeFileSync(manifestPath, JSON.stringify({ [sha256(MANIFEST_DOCUMENT)]: MANIFEST_DOCUMENT }));
+  let stack: Stack;
+  let john: string;
+  let paymentId: string;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      env: {
+        PERSISTED_DOCUMENTS: 'allow',
+        PERSISTED_DOCUMENTS_MANIFEST: manifestPath,
+        GRAPHQL_MAX_DEPTH: '8',
+        GRAPHQL_MAX_ALIASES: '3',
+        GRAPHQL_MAX_COST: '400',
+      },
+    });
+    john = await stack.signIn('john', 'doe');
+    paymentId = paymentsIn(await fixtures(stack), 'settled')[0]!.id;
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function overHttp(body: Record<string, unknown>, token: string | undefined): Promise<Seen> {
+    const response = await fetch(`${stack.gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return (await response.json()) as Seen;
+  }
+
+  async function overWs(body: Record<string, unknown>, token: string | undefined): Promise<Seen> {
+    const client = createClient({
+      url: `${stack.gateway.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+      retryAttempts: 0,
+      lazy: true,
+    });
+    try {
+      return await new Promise<Seen>((resolve, reject) => {
+        client.subscribe(
+          { query: '', ...body },
+          {
+            next: (result) => resolve(result as Seen),
+            error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error instanceof Error ? error : new Error(JSON.stringify(error)))),
+            complete: () => undefined,
+          },
+        );
+      });
+    } finally {
+      await client.dispose();
+    }
+  }
+
+  /** What a client reads: the data, and each error's message, path and extensions but the request id. */
+  function seen(answer: Seen): Seen {
+    return {
+      data: answer.data ?? null,
+      errors: answer.errors?.map(({ message, path, extensions }) => {
+        const { requestId: _requestId, ...rest } = extensions ?? {};
+        return { message, path, extensions: rest };
+      }),
+    };
+  }
+
+  const deep = '{ __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }';
+  const cases: [string, () => Record<string, unknown>, () => string | undefined, (answer: Seen) => void][] = [
+    ['an answered query', () => ({ query: '{ viewer { accounts { id displayName currency } } }' }), () => john, (a) => expect(a.errors).toBeUndefined()],
+    ['a query too deep', () => ({ query: deep }), () => john, (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'OPERATION_LIMIT' })],
+    [
+      'a query with too many aliases',
+      () => ({ query: '{ a: viewer { id } b: viewer { id } c: viewer { id } d: viewer { id } }' }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'OPERATION_LIMIT' }),
+    ],
+    [
+      'a query that costs too much',
+      () => ({ query: '{ viewer { accounts { transactions(first: 100) { nodes { amount { amount } } } } } }' }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'OPERATION_LIMIT' }),
+    ],
+    [
+      'a query that does not validate',
+      () => ({ query: '{ viewer { nope } }' }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED' }),
+    ],
+    [
+      'a field the caller may not read',
+      () => ({ query: `{ payment(id: "${paymentId}") { id } }` }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('FORBIDDEN'),
+    ],
+    [
+      'a query of nobody signed in',
+      () => ({ query: '{ viewer { id } }' }),
+      () => undefined,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED'),
+    ],
+    [
+      'a persisted document by its hash',
+      () => ({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(MANIFEST_DOCUMENT) } } }),
+      () => john,
+      (a) => expect(a.data).toEqual({ __typename: 'Query' }),
+    ],
+    [
+      'an unknown persisted document',
+      () => ({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256('query Unknown { __typename }') } } }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND'),
+    ],
+  ];
+
+  it('a query one of whose fields fails at the provider: the rest answered, the same error on both', async () => {
+    const accountId = user(await fixtures(stack), 'john').accounts[0]!.account.account_id;
+    await injectFault(stack, { match: `GET /data/v1/accounts/${accountId}/balance`, status: 400, body: { error: 'invalid_request', error_description: 'no' } });
+    try {
+      const body = { query: '{ viewer { accounts { id balance { current } } } }' };
+      const http = await overHttp(body, john);
+      expect(http.errors?.[0]).toMatchObject({ path: ['viewer', 'accounts', 0, 'balance'], extensions: { providerError: 'invalid_request' } });
+      expect((http.data as { viewer: { accounts: unknown[] } }).viewer.accounts.length).toBeGreaterThan(1);
+      expect(seen(await overWs(body, john))).toEqual(seen(http));
+    } finally {
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
+    }
+  });
+
+  it.each(cases)('%s', async (_what, body, token, isTheCase) => {
+    const http = await overHttp(body(), token());
+    isTheCase(http);
+    expect(seen(await overWs(body(), token()))).toEqual(seen(http));
+  });
+});
