@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findContractViolations, findDescriptionDifferences } from '../../src/schema/contract';
+import { findContractViolations, findDescriptionDifferences } from '../helpers/schema-contract';
 
 // The public contract, committed in the repository (docs/development.md says how it is refreshed).
 const CONTRACT_PATH = path.resolve(__dirname, '../../contract/schema.graphql');

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { buildSchema, findBreakingChanges } from 'graphql';
 import { RESOLVERS } from '../../src/resolvers';
 import { buildGatewaySchema, printGatewaySchema } from '../../src/schema/build-schema';
-import { findContractViolations } from '../../src/schema/contract';
+import { findContractViolations } from '../helpers/schema-contract';
 
 const root = resolve(__dirname, '../..');
 // The committed copy of the public contract; docs/development.md says how it is refreshed.

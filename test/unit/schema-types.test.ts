@@ -7,7 +7,7 @@ import { Account } from '../../src/schema/account.type';
 import { buildGatewaySchema, printGatewaySchema } from '../../src/schema/build-schema';
 import { CardBalance } from '../../src/schema/card-balance.type';
 import { Card } from '../../src/schema/card.type';
-import { findContractViolations, findDescriptionDifferences } from '../../src/schema/contract';
+import { findContractViolations, findDescriptionDifferences } from '../helpers/schema-contract';
 import { CreatePayoutArgs } from '../../src/schema/create-payout.args';
 import { DataResource } from '../../src/schema/data-resource.enum';
 import { DataTaskStatus } from '../../src/schema/data-task-status.enum';
