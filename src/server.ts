@@ -248,6 +248,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         authUrl: config.provider.authUrl,
         clientId: config.provider.clientId,
         publicUrl: () => publicUrl!,
+        production,
         loginStates: services.loginStates,
         sessions: services.sessions,
         connections: services.connections,

@@ -15,6 +15,7 @@ import { SESSION_TTL_MS, sessionKey } from '../store/session.store';
 import { createPkcePair, randomState } from './pkce';
 import { credentialsFromHeaders, readCookie, SESSION_COOKIE, type PrincipalResolver } from './principal';
 import { checkReturnTo } from './return-to';
+import { reachedOrigin, signInBase } from './sign-in-origin';
 import { sendSignInPage } from './sign-in-page';
 import { tokensFrom } from './user-token.provider';
 
@@ -23,6 +24,8 @@ export interface AuthRoutesDeps {
   clientId: string;
   /** This gateway's public address; the callback URL is derived from it. */
   publicUrl: () => string;
+  /** NODE_ENV=production: PUBLIC_URL alone names the callback, whatever loopback name a request came in on. */
+  production: boolean;
   loginStates: LoginStateStore;
   sessions: SessionStore;
   connections: ConnectionStore;
@@ -99,7 +102,7 @@ async function login(url: URL, req: IncomingMessage, res: ServerResponse, deps: 
   if (response !== 'cookie' && response !== 'json') throw new BadUserInputError('response must be "cookie" or "json"', 'response');
   const principal = await deps.principals.resolve(credentialsFromHeaders(req.headers));
   const userId = principal.kind === 'user' ? principal.userId : undefined;
-  const { authorizationUrl, binding } = await begin(deps, { returnTo, responseMode: response, userId });
+  const { authorizationUrl, binding } = await begin(req, deps, { returnTo, responseMode: response, userId });
   redirect(res, authorizationUrl, { 'set-cookie': loginCookie(deps, binding), [LOGIN_BINDING_HEADER]: binding });
 }
 
@@ -130,23 +133,28 @@ async function startConnection(req: IncomingMessage, res: ServerResponse, deps: 
     if (value !== undefined && typeof value !== 'string') throw new BadUserInputError('returnTo must be a string path such as /graphql.', 'returnTo');
     returnTo = value === undefined ? undefined : checkReturnTo(value);
   }
-  const { authorizationUrl, binding } = await begin(deps, { returnTo, responseMode: 'json', userId: principal.userId });
-  sendJson(res, 200, { authorizationUrl, loginBinding: binding }, { 'set-cookie': loginCookie(deps, binding) });
+  const { authorizationUrl, binding } = await begin(req, deps, { returnTo, responseMode: 'json', userId: principal.userId });
+  sendJson(res, 200, { authorizationUrl, loginBinding: binding }, { 'set-cookie': loginCookie(deps, binding), [LOGIN_BINDING_HEADER]: binding });
 }
 
 async function begin(
+  req: IncomingMessage,
   deps: AuthRoutesDeps,
   options: Pick<LoginState, 'returnTo' | 'responseMode' | 'userId'>,
 ): Promise<{ authorizationUrl: string; binding: string }> {
   const state = randomState();
   const binding = randomBytes(24).toString('base64url');
   const { verifier, challenge } = createPkcePair();
-  await deps.loginStates.put(state, { ...options, codeVerifier: verifier, bindingHash: hash(binding) });
+  const publicUrl = deps.publicUrl();
+  // Kept with the state: the code exchange must send the bank this very redirect_uri.
+  const redirectUri = callbackUrl(signInBase(publicUrl, req.headers.host, deps.production));
+  const startedAt = reachedOrigin(publicUrl, req.headers.host);
+  await deps.loginStates.put(state, { ...options, codeVerifier: verifier, bindingHash: hash(binding), redirectUri, startedAt });
   const authorize = new URL(`${deps.authUrl}/`);
   authorize.search = new URLSearchParams({
     response_type: 'code',
     client_id: deps.clientId,
-    redirect_uri: callbackUrl(deps),
+    redirect_uri: redirectUri,
     scope: USER_SCOPES,
     state,
     code_challenge: challenge,
@@ -163,9 +171,10 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   // An app's connection (app identity) ends where it is opened: JSON to an app, a redirect back for a browser.
   page.html = (deps.principals.appIdentity || loginState.responseMode !== 'json') && !wantsJson(req);
   // Before the code is exchanged: a callback opened outside the browser or app that began it signs nobody in.
-  const presented = headerValue(req.headers[LOGIN_BINDING_HEADER]) ?? readCookie(req.headers.cookie, LOGIN_COOKIE);
+  const header = headerValue(req.headers[LOGIN_BINDING_HEADER]);
+  const presented = header ?? readCookie(req.headers.cookie, LOGIN_COOKIE);
   if (presented === undefined || !sameHash(hash(presented), loginState.bindingHash)) {
-    throw new UnauthenticatedError('This sign-in was started in another browser or app, so it cannot be finished here; start again.');
+    throw new UnauthenticatedError(header === undefined ? bindingRefusal(loginState, req, deps) : ANOTHER_BROWSER);
   }
   const bankError = url.searchParams.get('error');
   if (bankError === 'access_denied') throw new UnauthenticatedError('You cancelled the sign-in at your bank; nothing was connected.');
@@ -173,7 +182,8 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   const code = url.searchParams.get('code');
   if (!code) throw new UnauthenticatedError('The bank sent no authorization code; start again.');
 
-  const tokens = tokensFrom(await deps.auth.exchangeCode({ code, redirectUri: callbackUrl(deps), codeVerifier: loginState.codeVerifier }));
+  const redirectUri = loginState.redirectUri ?? callbackUrl(deps.publicUrl());
+  const tokens = tokensFrom(await deps.auth.exchangeCode({ code, redirectUri, codeVerifier: loginState.codeVerifier }));
   // A grant of its own on the circuit breakers (one user's failing bank must not refuse others' sign-ins); random,
   // as nothing about the sign-in may reach the breakers' logs.
   const bearer = { connectionId: `sign-in:${randomBytes(8).toString('hex')}`, token: async () => tokens.accessToken };
@@ -218,6 +228,25 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   redirect(res, page.back, { 'set-cookie': [cookie, clearLogin] });
 }
 
+const ANOTHER_BROWSER = 'This sign-in was started in another browser or app, so it cannot be finished here; start again.';
+
+/**
+ * Why a browser's callback lacks the binding. A browser keeps the login cookie for the address it was set on, so a
+ * callback that comes back to another address (the gateway opened at 127.0.0.1 in production, or at a LAN address,
+ * while PUBLIC_URL says localhost) arrives without it: that is said, with the way out. Only where the sign-in was
+ * started and where the callback came back tell the two cases apart; a foreign browser on the same address gets
+ * the generic refusal.
+ */
+function bindingRefusal(loginState: LoginState, req: IncomingMessage, deps: AuthRoutesDeps): string {
+  const publicUrl = deps.publicUrl();
+  const here = reachedOrigin(publicUrl, req.headers.host);
+  if (loginState.startedAt === undefined || here === undefined || here === loginState.startedAt) return ANOTHER_BROWSER;
+  return (
+    `This sign-in was started at ${loginState.startedAt} but came back to ${here}, and a browser sends the sign-in's cookie only to the address ` +
+    `that set it, so it cannot be finished here: open the gateway at its PUBLIC_URL (${publicUrl}) or set PUBLIC_URL to the address you use, then start again.`
+  );
+}
+
 /** Why a bank sign-in was refused after the bank signed the person in (docs/identity.md, "Who a grant belongs to"). */
 const REFUSALS: Record<Extract<GrantOutcome, { kind: 'refused' }>['reason'], string> = {
   revoked:
@@ -250,8 +279,8 @@ function loginCookie(deps: AuthRoutesDeps, binding: string): string {
   return `${LOGIN_COOKIE}=${binding}; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=${LOGIN_STATE_TTL_MS / 1000}${secure}`;
 }
 
-function callbackUrl(deps: AuthRoutesDeps): string {
-  return `${deps.publicUrl()}/auth/callback`;
+function callbackUrl(base: string): string {
+  return `${base}/auth/callback`;
 }
 
 function hash(value: string): string {

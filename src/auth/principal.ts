@@ -17,7 +17,8 @@ export type Principal =
   /** expiresAtMs: when the credential stops being valid (an app access token's exp, a session's lifetime); a socket opened with it closes then. */
   | { kind: 'user'; userId: string; sessionKey?: string; expiresAtMs?: number }
   | { kind: 'merchant'; keyId: string }
-  | { kind: 'anonymous' }
+  /** appIdentity: no credentials where only the app's access token signs a user in, so the error says that. */
+  | { kind: 'anonymous'; appIdentity?: true }
   /** revoked: the credential was valid until a revocation heard while it was looked up; a socket opened with it closes. */
   | { kind: 'invalid'; reason: string; revoked?: true };
 
@@ -93,7 +94,7 @@ export class PrincipalResolver {
     } else if (!this.appTokens) {
       token = readCookie(credentials.cookie, SESSION_COOKIE);
     }
-    if (token === undefined) return { kind: 'anonymous' };
+    if (token === undefined) return this.appTokens ? { kind: 'anonymous', appIdentity: true } : { kind: 'anonymous' };
     const bearer = credentials.authorization !== undefined && credentials.authorization !== '';
     if (this.appTokens) {
       if (!JWT_SHAPE.test(token)) return { kind: 'invalid', reason: UNKNOWN_KEY_OR_TOKEN_APP };
@@ -142,12 +143,15 @@ export function requireAnyPrincipal(principal: Principal): Exclude<Principal, { 
 }
 
 function unauthenticated(principal: Extract<Principal, { kind: 'anonymous' | 'invalid' }>): UnauthenticatedError {
-  return new UnauthenticatedError(
-    principal.kind === 'invalid'
-      ? principal.reason
-      : 'Sign in first. In a browser: use "Sign in" in the playground, or open /auth/login. From a program: send "Authorization: Bearer <session token>" (from /auth/login?response=json; with app identity, your access token) or a merchant key.',
-  );
+  if (principal.kind === 'invalid') return new UnauthenticatedError(principal.reason);
+  return new UnauthenticatedError(principal.appIdentity ? SEND_ACCESS_TOKEN : SIGN_IN_FIRST);
 }
+
+const SIGN_IN_FIRST =
+  'Sign in first. In a browser: use "Sign in" in the playground, or open /auth/login. From a program: send "Authorization: Bearer <session token>" (from /auth/login?response=json) or a merchant key.';
+/** App identity has no sign-in of its own to offer: the app signs its users in and the gateway checks its tokens. */
+const SEND_ACCESS_TOKEN =
+  'Send your app\'s access token: "Authorization: Bearer <access token>" (WebSocket: connectionParams.authorization; in the playground, the "Access token" field), or a merchant key. This gateway uses app identity, so it has no sign-in of its own.';
 
 export function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;

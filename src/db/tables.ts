@@ -199,5 +199,9 @@ export interface LoginStatesTable {
   responseMode: 'cookie' | 'json';
   /** The user the new connection joins (signed in already, or the app's user); null: bank identity decides. */
   userId: string | null;
+  /** The redirect_uri sent to the bank (0010_login_origin; null in older rows: PUBLIC_URL's callback). */
+  redirectUri: string | null;
+  /** The origin the sign-in was started at (scheme of PUBLIC_URL, the Host header); null when unknown. */
+  startedAt: string | null;
   expiresAtMs: number;
 }

@@ -1,14 +1,14 @@
-import { EXAMPLE_TABS } from './examples';
+import { exampleTabs } from './examples';
 
 /**
  * The browser side of the playground, served as a file (/playground/assets/<hash>/playground.js) because the page's
  * CSP allows no inline script. It runs after the React, ReactDOM, graphql-ws and GraphiQL UMD bundles, which
  * define the globals it uses. Plain ES2017, no build step: it is small and only glues the bundles together.
  */
-export function playgroundClientScript(): string {
+export function playgroundClientScript(appIdentity: boolean): string {
   return `'use strict';
 (function () {
-  var EXAMPLES = ${JSON.stringify(EXAMPLE_TABS)};
+  var EXAMPLES = ${JSON.stringify(exampleTabs(appIdentity))};
 
   // GraphiQL's menus add <style> elements at run time; the page's CSP admits only those carrying its nonce.
   var styleNonce = (document.querySelector('meta[name="bankgraph-style-nonce"]') || {}).content;

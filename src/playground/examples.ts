@@ -4,11 +4,19 @@ export interface ExampleTab {
   variables?: string;
 }
 
-export const EXAMPLE_TABS: readonly ExampleTab[] = [
-  {
-    query: `# Welcome to bankgraph. Sign in above (sandbox bank: john / doe), then press the run button.
+/** How the first tab says this page authenticates, in each identity mode (docs/identity.md). */
+const WELCOME = {
+  bank: `# Welcome to bankgraph. Sign in above (sandbox bank: john / doe), then press the run button.
 # Your session cookie is sent with every request from this page, over HTTP and WebSocket alike.
-query ViewerGraph($first: Int = 5) {
+`,
+  app: `# Welcome to bankgraph. This gateway uses your app's own sign-in (app identity): it makes no sessions.
+# Paste your app's access token into "Access token" above: every request from this page carries it as
+# "Authorization: Bearer <token>", over HTTP and WebSocket alike. "Connect" links a bank to that token's user
+# (POST /auth/connections; sandbox bank: john / doe). Then press the run button.
+`,
+};
+
+const VIEWER_GRAPH = `query ViewerGraph($first: Int = 5) {
   viewer {
     accounts {
       id
@@ -31,8 +39,10 @@ query ViewerGraph($first: Int = 5) {
     payouts { transactionId status amountInMinor currency }
   }
 }
-`,
-  },
+`;
+
+/** The tabs after the first: the same in either identity mode. */
+const FLOW_TABS: readonly ExampleTab[] = [
   {
     query: `# 1. Verify that a name holds one of your accounts: its IBAN becomes a verified beneficiary.
 # 2. Pay out to that IBAN (copy one from verifyAccountHolder's report into the variables).
@@ -140,3 +150,11 @@ subscription DataTaskUpdated($id: ID!) {
     variables: JSON.stringify({ id: '<id from startDataTask>' }, null, 2),
   },
 ];
+
+/** Bank identity's tabs (and the operations `npm run persist` and the fuzz test take from the playground). */
+export const EXAMPLE_TABS: readonly ExampleTab[] = exampleTabs(false);
+
+/** The playground's tabs: the first one says how this page authenticates (a session cookie, or the app's token). */
+export function exampleTabs(appIdentity: boolean): readonly ExampleTab[] {
+  return [{ query: `${appIdentity ? WELCOME.app : WELCOME.bank}${VIEWER_GRAPH}` }, ...FLOW_TABS];
+}

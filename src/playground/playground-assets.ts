@@ -30,7 +30,8 @@ const PACKAGE_FILES: readonly { name: string; packageName: string; file: string;
 export class PlaygroundAssets {
   private readonly byName = new Map<string, PlaygroundAsset>();
 
-  constructor() {
+  /** appIdentity: the page authenticates with the app's access token, and its first tab says so. */
+  constructor(appIdentity: boolean) {
     for (const file of PACKAGE_FILES) {
       const root = dirname(require.resolve(`${file.packageName}/package.json`));
       // Source-map comments point at files not served; browsers would ask for them whenever devtools are open.
@@ -39,7 +40,7 @@ export class PlaygroundAssets {
         .replace(/\/\*# sourceMappingURL=\S+ \*\/\s*$/, '');
       this.add(file.name, file.contentType, Buffer.from(text));
     }
-    this.add('playground.js', 'text/javascript; charset=utf-8', Buffer.from(playgroundClientScript()));
+    this.add('playground.js', 'text/javascript; charset=utf-8', Buffer.from(playgroundClientScript(appIdentity)));
     this.add('playground.css', 'text/css; charset=utf-8', Buffer.from(PLAYGROUND_CSS));
   }
 

@@ -8,6 +8,7 @@ body { display: flex; flex-direction: column; font-family: system-ui, -apple-sys
 .bankgraph-bar button { background: #fff; color: #1f6feb; }
 .bankgraph-bar [hidden] { display: none; }
 .bankgraph-bar #who { color: #24292f; }
+.bankgraph-bar #identity-mode { color: #57606a; }
 .bankgraph-bar .merchant-key { margin-left: auto; color: #57606a; display: flex; align-items: center; gap: 0.5rem; }
 .bankgraph-bar .merchant-key input { font: inherit; padding: 0.2rem 0.5rem; border: 1px solid #d0d7de; border-radius: 6px; width: 22rem; }
 #graphiql { flex: 1; min-height: 0; }

@@ -28,8 +28,9 @@ export class Playground {
 
   private load(): { assets: PlaygroundAssets; page: string } {
     if (!this.loaded) {
-      const assets = new PlaygroundAssets();
-      this.loaded = { assets, page: this.render(assets, this.options.sandbox, this.options.appIdentity ?? false) };
+      const appIdentity = this.options.appIdentity ?? false;
+      const assets = new PlaygroundAssets(appIdentity);
+      this.loaded = { assets, page: this.render(assets, this.options.sandbox, appIdentity) };
     }
     return this.loaded;
   }
@@ -96,8 +97,10 @@ export class Playground {
 
   private render(assets: PlaygroundAssets, sandbox: boolean, appIdentity: boolean): string {
     const bank = sandbox ? 'the sandbox bank' : 'your bank';
+    // App identity makes no sessions: the page says what authenticates it instead of offering a sign-in.
     const identity = appIdentity
-      ? `<label class="merchant-key">Access token <input id="access-token" type="password" autocomplete="off" spellcheck="false" placeholder="your identity provider's access token (JWT)"></label>
+      ? `<span id="identity-mode" role="note">App identity: every request carries your app's access token; Connect adds ${bank} to its user.</span>
+<label class="merchant-key">Access token <input id="access-token" type="password" autocomplete="off" spellcheck="false" placeholder="your identity provider's access token (JWT)"></label>
 <button id="connect-bank" type="button">Connect ${bank}</button>`
       : `<span id="who" role="status">Checking who is signed in…</span>
 <a id="sign-in" href="/auth/login?returnTo=/graphql" hidden>Sign in with ${bank}</a>

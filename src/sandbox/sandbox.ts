@@ -52,7 +52,7 @@ export interface Sandbox {
 }
 
 export const DEFAULT_CLIENT_ID = 'bankgraph-sandbox';
-export const DEFAULT_REDIRECT_URIS = ['http://localhost/auth/callback', 'http://127.0.0.1/auth/callback'];
+export const DEFAULT_REDIRECT_URIS = ['http://localhost/auth/callback', 'http://127.0.0.1/auth/callback', 'http://[::1]/auth/callback'];
 const WEBHOOK_KEY_ID = 'sandbox-webhooks-1';
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -13,6 +13,10 @@ export interface LoginState {
   responseMode: 'cookie' | 'json';
   /** The user the new bank connection joins; undefined lets the bank sign-in decide (bank identity). */
   userId?: string;
+  /** The redirect_uri sent to the bank, which the code exchange repeats; undefined (an older row): PUBLIC_URL's. */
+  redirectUri?: string;
+  /** The origin the sign-in was started at, to say so when the callback comes back to another; undefined: unknown. */
+  startedAt?: string;
 }
 
 /** Ten minutes is ample for a bank sign-in, and short enough that a stolen state is useless later. */
@@ -42,6 +46,8 @@ export class LoginStateStore {
         returnTo: value.returnTo ?? null,
         responseMode: value.responseMode,
         userId: value.userId ?? null,
+        redirectUri: value.redirectUri ?? null,
+        startedAt: value.startedAt ?? null,
         expiresAtMs: now + LOGIN_STATE_TTL_MS,
       })
       .execute();
@@ -58,6 +64,8 @@ export class LoginStateStore {
       returnTo: row.returnTo ?? undefined,
       responseMode: row.responseMode,
       userId: row.userId ?? undefined,
+      redirectUri: row.redirectUri ?? undefined,
+      startedAt: row.startedAt ?? undefined,
     };
   }
 }

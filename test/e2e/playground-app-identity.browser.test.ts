@@ -33,6 +33,28 @@ describe('the playground in Chromium, with app identity', () => {
     await idp?.close();
   });
 
+  it('says what authenticates its requests: the app’s access token, no session cookie and no bank sign-in', async () => {
+    await page.goto(`${stack.gateway.url}/graphql`);
+    await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+    expect(await page.locator('#identity-mode').textContent()).toBe(
+      "App identity: every request carries your app's access token; Connect adds the sandbox bank to its user.",
+    );
+    expect(await page.locator('a[href^="/auth/login"]').count()).toBe(0);
+    const editor = page.locator('.graphiql-query-editor .CodeMirror').first();
+    const firstTab = await editor.evaluate((element) => (element as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue());
+    expect(firstTab).toContain('Paste your app\'s access token into "Access token" above');
+    expect(firstTab).toContain('POST /auth/connections');
+    expect(firstTab).not.toMatch(/session cookie|Sign in/);
+
+    // Run with no token typed: the answer says to send the access token, not to sign in.
+    await page.locator('.graphiql-execute-button').click();
+    const answer = page.locator('.graphiql-response', { hasText: 'UNAUTHENTICATED' });
+    await answer.waitFor({ timeout: 15_000 });
+    const text = (await answer.textContent()) ?? '';
+    expect(text).toContain('Authorization: Bearer <access token>');
+    expect(text).not.toContain('/auth/login');
+  }, 60_000);
+
   it('takes the access token in a field, connects the bank for that user and runs a query with it', async () => {
     const now = Math.floor(Date.now() / 1000);
     const token = idp.sign({ iss: idp.issuer, aud: 'bankgraph-api', sub: 'playground-user', iat: now, exp: now + 600 });

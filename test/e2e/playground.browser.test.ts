@@ -4,6 +4,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { paymentId } from '../../src/sandbox/fixtures/payments';
 import { launchChromium } from '../helpers/chromium';
 import { readFixtures, userNamed } from '../helpers/fixtures';
+import { freePort } from '../helpers/free-port';
 import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
@@ -240,4 +241,53 @@ describe('the playground in Chromium', () => {
   it('loaded everything from the gateway itself, with no CSP violation or console error at any step', () => {
     expect(consoleProblems).toEqual([]);
   });
+});
+
+/**
+ * A fresh gateway as `PORT=<port> npm start` runs it (PUBLIC_URL unset, so http://localhost:<port>), opened at
+ * http://127.0.0.1:<port> and at http://localhost:<port>. Chromium keeps cookies per name: each sign-in must come
+ * back to the name it started on, and leave the browser there.
+ */
+describe('signing in from either loopback name, in Chromium', () => {
+  let stack: Stack;
+  let port: number;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    port = await freePort();
+    stack = await startStack({ env: { PORT: String(port) } });
+    browser = await launchChromium();
+    browser.page.on('response', async (answer) => {
+      if (answer.status() >= 400) failures.push(`HTTP ${answer.status()} ${answer.url()}: ${(await answer.text().catch(() => '')).slice(0, 300)}`);
+    });
+  }, 15 * 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it.each(['127.0.0.1', 'localhost'])(
+    'signs in from http://%s:<port> and stays on that name',
+    async (name) => {
+      const { page, context } = browser!;
+      const origin = `http://${name}:${port}`;
+      failures.length = 0;
+      await page.goto(`${origin}/graphql`);
+      await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+      // Signed out on this name, whatever happened on the other: the session cookie belongs to one name.
+      await page.locator('#who', { hasText: 'Not signed in.' }).waitFor();
+      await page.locator('#sign-in').click();
+      await page.waitForSelector('input[name="password"]');
+      await page.fill('input[name="username"]', 'john');
+      await page.fill('input[name="password"]', 'doe');
+      await Promise.all([page.waitForURL(`${origin}/graphql`), page.locator('form button[type="submit"], form input[type="submit"]').first().click()]);
+      await page.locator('#who', { hasText: 'banks: mock' }).waitFor({ timeout: 15_000 });
+      expect(await page.locator('#who').textContent()).toMatch(/^Signed in as user_[\w-]+ · banks: mock$/);
+      expect((await context.cookies(origin)).find((cookie) => cookie.name === 'bankgraph_session')).toMatchObject({ domain: name, httpOnly: true });
+      expect(failures).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -152,6 +152,28 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
     expect(unauthenticated.status).toBe(401);
   });
 
+  it('answers POST /auth/connections with the binding in a Login-Binding header too, and that header finishes the connection', async () => {
+    const token = idp.sign(claims({ sub: 'app-user-binding-header' }));
+    const started = await fetch(`${stack.gateway.url}/auth/connections`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(started.status).toBe(200);
+    const { authorizationUrl, loginBinding } = (await started.json()) as { authorizationUrl: string; loginBinding: string };
+    const header = started.headers.get('login-binding');
+    expect(header).toBe(loginBinding);
+    const callback = await answerBankPage(authorizationUrl, { username: 'john', password: 'doe' });
+    const done = await fetch(callback, { headers: { accept: 'application/json', 'login-binding': header! } });
+    expect(done.status).toBe(200);
+    expect(await done.json()).toMatchObject({ connection: { providerId: 'mock' } });
+  });
+
+  it('tells a request without credentials to send the access token, not to sign in at /auth/login (there is none)', async () => {
+    const anonymous = await stack.graphql(VIEWER);
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    const message = anonymous.errors?.[0]?.message ?? '';
+    expect(message).toContain('"Authorization: Bearer <access token>"');
+    expect(message).toContain('the "Access token" field');
+    expect(message).not.toMatch(/\/auth\/login|Sign in/);
+  });
+
   it('takes the access token over WebSocket too', async () => {
     const live = connectWs(stack.gateway.url, idp.sign(claims({ sub: 'app-user-ws' }))).subscribe('{ viewer { connections { id } } }');
     expect(await live.next()).toEqual({ data: { viewer: { connections: [] } } });

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { startTestIdp, type TestIdp } from '../helpers/jwks-server';
 import { startStack, type Stack } from '../helpers/stack';
 
 /** The playground as HTTP sees it (the browser test drives it for real): page, policy, assets, caching. */
@@ -115,5 +116,46 @@ describe('the playground over HTTP', () => {
     // An old or made-up hash is not served (it would be cached forever with the wrong content).
     expect((await fetch(`${stack.gateway.url}${graphiql.replace(/[0-9a-f]{16}/, '0000000000000000')}`)).status).toBe(404);
     expect((await fetch(`${stack.gateway.url}/playground/assets/../../package.json`)).status).toBe(404);
+  });
+});
+
+/** App identity makes no sessions: the page and its first tab say what authenticates its requests instead. */
+describe('the playground over HTTP, with app identity (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)', () => {
+  let idp: TestIdp;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    idp = await startTestIdp();
+    stack = await startStack({ env: { AUTH_JWKS_URL: idp.jwksUrl, AUTH_ISSUER: idp.issuer, AUTH_AUDIENCE: 'bankgraph-api' } });
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    await idp?.close();
+  });
+
+  async function fetchText(path: string): Promise<string> {
+    const response = await fetch(`${stack.gateway.url}${path}`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    return response.text();
+  }
+
+  it('says requests carry the app’s access token and offers Connect, with no bank sign-in', async () => {
+    const html = await fetchText('/graphql');
+    expect(html).toContain("App identity: every request carries your app's access token; Connect adds the sandbox bank to its user.");
+    expect(html).toContain('id="access-token"');
+    expect(html).toContain('Connect the sandbox bank');
+    expect(html).not.toContain('/auth/login');
+    expect(html).not.toContain('Sign in');
+  });
+
+  it('opens on a first tab that explains the access token and POST /auth/connections, not a session cookie', async () => {
+    const html = await fetchText('/graphql');
+    const script = await fetchText(/src="(\/playground\/assets\/[0-9a-f]{16}\/playground\.js)"/.exec(html)![1]!);
+    const tabs = JSON.parse(/var EXAMPLES = (.*);\n/.exec(script)![1]!) as { query: string }[];
+    const welcome = tabs[0]!.query.slice(0, tabs[0]!.query.indexOf('query ViewerGraph'));
+    expect(welcome).toContain('"Authorization: Bearer <token>", over HTTP and WebSocket alike');
+    expect(welcome).toContain('POST /auth/connections');
+    expect(welcome).not.toMatch(/session cookie|Sign in/);
   });
 });

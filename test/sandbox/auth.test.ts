@@ -327,11 +327,13 @@ describe('the bank sign-in page', () => {
     expect(bare.text).toContain('client_id is required');
   });
 
-  it('accepts any port on a loopback redirect host', async () => {
-    const signedIn = await signIn(sandbox(), JOHN, { redirectUri: 'http://127.0.0.1:54321/auth/callback' });
-    expect(signedIn.status).toBe(302);
-    expect(signedIn.location!.startsWith('http://127.0.0.1:54321/auth/callback?code=')).toBe(true);
-    expect((await exchangeCode(sandbox(), signedIn.code!, { redirectUri: 'http://127.0.0.1:54321/auth/callback' })).status).toBe(200);
+  it('accepts any port on each loopback name a browser may use (localhost, 127.0.0.1, [::1])', async () => {
+    for (const redirectUri of ['http://127.0.0.1:54321/auth/callback', 'http://localhost:54321/auth/callback', 'http://[::1]:54321/auth/callback']) {
+      const signedIn = await signIn(sandbox(), JOHN, { redirectUri });
+      expect(signedIn.status).toBe(302);
+      expect(signedIn.location!.startsWith(`${redirectUri}?code=`)).toBe(true);
+      expect((await exchangeCode(sandbox(), signedIn.code!, { redirectUri })).status).toBe(200);
+    }
   });
 
   it('returns request errors to a trusted redirect_uri, with the state', async () => {

@@ -8,6 +8,7 @@ import * as sessions from './0006_sessions';
 import * as dataTasks from './0007_data_tasks';
 import * as refundAttempts from './0008_refund_attempts';
 import * as hardening from './0009_hardening';
+import * as loginOrigin from './0010_login_origin';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -23,4 +24,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007_data_tasks': dataTasks,
   '0008_refund_attempts': refundAttempts,
   '0009_hardening': hardening,
+  '0010_login_origin': loginOrigin,
 };

@@ -38,6 +38,13 @@ describe.each(BACKENDS)('LoginStateStore on $name', (backend) => {
     expect(await store.take(state)).toBeUndefined();
   });
 
+  it('keeps the redirect_uri sent to the bank and the origin the sign-in was started at, for the callback', async () => {
+    const state = randomBytes(24).toString('base64url');
+    const started = { redirectUri: 'http://127.0.0.1:4000/auth/callback', startedAt: 'http://127.0.0.1:4000' };
+    await store.put(state, { codeVerifier: 'verifier-0123456789', bindingHash: 'b', responseMode: 'cookie', ...started });
+    expect(await store.take(state)).toMatchObject(started);
+  });
+
   it('refuses a verifier copied onto another sign-in’s row', async () => {
     await store.put('state-one-0123456789', { codeVerifier: 'verifier-one-0123456789', bindingHash: 'b1', responseMode: 'json' });
     await store.put('state-two-0123456789', { codeVerifier: 'verifier-two-0123456789', bindingHash: 'b2', responseMode: 'json' });
