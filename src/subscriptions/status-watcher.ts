@@ -1,0 +1,216 @@
+import type { Logger } from '../logger';
+import { traceJob, type Telemetry } from '../telemetry/telemetry';
+import type { EventBus } from './event-bus';
+import type { Leases } from './lease';
+
+export interface StatusWatchSettings {
+  /** First read after a subscriber arrives, and again after every change. Default 500 ms. */
+  initialDelayMs: number;
+  /** Reads back off by `factor` while nothing changes, up to this. Default 10 s. */
+  maxDelayMs: number;
+  factor: number;
+  /** The watcher lease's lifetime; renewed on every read, so it must exceed maxDelayMs. Default 30 s. */
+  leaseTtlMs: number;
+}
+
+export const DEFAULT_STATUS_WATCH: StatusWatchSettings = { initialDelayMs: 500, maxDelayMs: 10_000, factor: 2, leaseTtlMs: 30_000 };
+
+/** What a kind of watched thing is: how it is read, what of a read is news, and when it can no longer change. */
+export interface WatchedStatus<T> {
+  /** Names the lease (`<kind>:<id>`), the job's trace (`<kind>-watch`) and the logs. */
+  readonly kind: string;
+  /** The log field the id goes in (`transactionId`, `paymentId`). */
+  readonly idField: string;
+  read(id: string): Promise<T>;
+  /** Publishes what `current` shows that `previous` (undefined before the first read) did not; true when anything did. */
+  publishChanges(id: string, current: T, previous: T | undefined): Promise<boolean>;
+  isFinal(value: T): boolean;
+  /**
+   * For a thing that can move again after a final read (a payment gains a new refund): the topic whose events are
+   * listened to while the thing is watched, and which of them start a finished watch over (and a running one
+   * back at initialDelayMs).
+   */
+  wakeOn?: { topic(id: string): string; wakes(payload: unknown): boolean };
+}
+
+/**
+ * Polls the provider for things it sends no notification of, while anyone watches them. One watch per thing per
+ * process, however many subscribers (reference-counted); across instances, the one holding the thing's lease reads
+ * and publishes, the others only listen and try to take the lease over every leaseTtlMs/3 (so a watcher whose
+ * instance died is replaced within about 1.3 lease lifetimes). Reads back off from initialDelayMs to maxDelayMs
+ * while nothing changes, start over after a change, and stop at a final state.
+ */
+export class StatusWatchers<T> {
+  private readonly watches = new Map<string, StatusWatch<T>>();
+  private closed = false;
+
+  constructor(
+    private readonly subject: WatchedStatus<T>,
+    private readonly bus: EventBus,
+    private readonly leases: Leases,
+    private readonly logger: Logger,
+    private readonly settings: StatusWatchSettings = DEFAULT_STATUS_WATCH,
+    private readonly telemetry?: Telemetry,
+  ) {
+    if (settings.leaseTtlMs <= settings.maxDelayMs) throw new Error(`${subject.kind} watch leaseTtlMs must exceed maxDelayMs`);
+  }
+
+  /** Registers one subscriber's interest; call the returned function when it leaves. */
+  watch(id: string): () => void {
+    if (this.closed) return () => undefined;
+    let watch = this.watches.get(id);
+    if (!watch) {
+      watch = new StatusWatch(id, this.subject, this.bus, this.leases, this.logger, this.settings, this.telemetry);
+      this.watches.set(id, watch);
+      watch.start();
+    }
+    watch.refs += 1;
+    let released = false;
+    const current = watch;
+    return () => {
+      if (released) return;
+      released = true;
+      current.refs -= 1;
+      if (current.refs === 0) {
+        if (this.watches.get(id) === current) this.watches.delete(id);
+        void current.stop();
+      }
+    };
+  }
+
+  /** True while this instance reads the thing for its watchers (holds the lease). */
+  isPolling(id: string): boolean {
+    return this.watches.get(id)?.polling ?? false;
+  }
+
+  /** Things with at least one subscriber on this instance. */
+  get watched(): string[] {
+    return [...this.watches.keys()];
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.watches.values()].map((watch) => watch.stop()));
+    this.watches.clear();
+  }
+}
+
+class StatusWatch<T> {
+  refs = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private delayMs: number;
+  private leader = false;
+  private stopped = false;
+  private finished = false;
+  private reading = false;
+  private lastSeen: T | undefined;
+  private unlisten: Promise<() => Promise<void>> | undefined;
+  private readonly leaseName: string;
+  private readonly logFields: Record<string, string>;
+
+  constructor(
+    private readonly id: string,
+    private readonly watched: WatchedStatus<T>,
+    private readonly bus: EventBus,
+    private readonly leases: Leases,
+    private readonly logger: Logger,
+    private readonly settings: StatusWatchSettings,
+    private readonly telemetry: Telemetry | undefined,
+  ) {
+    this.delayMs = settings.initialDelayMs;
+    this.leaseName = `${watched.kind}:${id}`;
+    this.logFields = { [watched.idField]: id };
+  }
+
+  get polling(): boolean {
+    return this.leader && !this.stopped && !this.finished;
+  }
+
+  start(): void {
+    const wakeOn = this.watched.wakeOn;
+    if (wakeOn) {
+      this.unlisten = this.bus.listen(wakeOn.topic(this.id), (payload) => {
+        if (wakeOn.wakes(payload)) this.wake();
+      });
+      this.unlisten.catch((error: unknown) => this.logger.warn({ err: error, ...this.logFields }, `${this.watched.kind} watcher could not listen for changes`));
+    }
+    this.schedule(this.settings.initialDelayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([this.unlisten?.then((unlisten) => unlisten()), this.resign()]);
+  }
+
+  /** Something moved: read soon, and on from initialDelayMs, even after a final read. */
+  private wake(): void {
+    if (this.stopped) return;
+    this.finished = false;
+    this.delayMs = this.settings.initialDelayMs;
+    // A read under way schedules the next one itself, at the delay just reset.
+    if (!this.reading) this.schedule(this.delayMs);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped || this.finished) return;
+    if (this.timer) clearTimeout(this.timer);
+    // Each read is a job run of its own trace: it serves no one request, and its provider call and publish hang off it.
+    this.timer = setTimeout(() => void traceJob(this.telemetry, `${this.watched.kind}-watch`, () => this.tick()), ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = undefined;
+    this.reading = true;
+    try {
+      await this.read();
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private async read(): Promise<void> {
+    const kind = this.watched.kind;
+    try {
+      this.leader = await this.leases.hold(this.leaseName, this.settings.leaseTtlMs);
+    } catch (error) {
+      this.logger.warn({ err: error, ...this.logFields }, `${kind} watcher could not take its lease`);
+      this.leader = false;
+    }
+    if (this.stopped) return this.resign();
+    if (!this.leader) return this.schedule(Math.max(this.settings.initialDelayMs, Math.floor(this.settings.leaseTtlMs / 3)));
+
+    let current: T | undefined;
+    try {
+      current = await this.watched.read(this.id);
+    } catch (error) {
+      this.logger.warn({ err: error, ...this.logFields }, `${kind} watcher could not read the provider`);
+    }
+    if (this.stopped) return this.resign();
+    if (current !== undefined) {
+      const previous = this.lastSeen;
+      this.lastSeen = current;
+      const changed = await this.watched
+        .publishChanges(this.id, current, previous)
+        .catch((error: unknown) => (this.logger.warn({ err: error, ...this.logFields }, `${kind} change could not be published`), true));
+      this.delayMs = changed ? this.settings.initialDelayMs : Math.min(this.settings.maxDelayMs, this.delayMs * this.settings.factor);
+      if (this.watched.isFinal(current)) {
+        this.finished = true;
+        return this.resign();
+      }
+    } else {
+      this.delayMs = Math.min(this.settings.maxDelayMs, this.delayMs * this.settings.factor);
+    }
+    this.schedule(this.delayMs);
+  }
+
+  private async resign(): Promise<void> {
+    if (!this.leader) return;
+    this.leader = false;
+    await this.leases
+      .release(this.leaseName)
+      .catch((error: unknown) => this.logger.warn({ err: error, ...this.logFields }, `${this.watched.kind} watcher could not release its lease`));
+  }
+}
