@@ -130,8 +130,9 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     watch: (paymentId, changed) => bus.listen(topics.refund(paymentId), changed),
     reuseMs: settings.refundStateReuseMs,
   });
-  const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch, deps.telemetry);
-  const refundWatchers = new RefundWatchers(deps.payments, bus, leases, logger, settings.refundWatch, deps.telemetry);
+  const watchDeps = { bus, leases, logger, telemetry: deps.telemetry };
+  const payoutWatchers = new PayoutWatchers(deps.payouts, watchDeps, settings.payoutWatch);
+  const refundWatchers = new RefundWatchers(deps.payments, watchDeps, settings.refundWatch);
 
   return {
     bus,

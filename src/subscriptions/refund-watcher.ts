@@ -1,17 +1,26 @@
 import type { PaymentsClient } from '../datasources/payments.client';
 import type { ProviderRefund } from '../datasources/provider-types';
-import type { Logger } from '../logger';
-import type { Telemetry } from '../telemetry/telemetry';
-import type { EventBus } from './event-bus';
-import type { Leases } from './lease';
 import { topics } from './topics';
-import { DEFAULT_STATUS_WATCH, StatusWatchers, type StatusWatchSettings } from './status-watcher';
+import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings, type WatchedStatus } from './status-watcher';
 import type { RefundEvent } from './webhook.handlers';
 
 /** Statuses no refund leaves; their webhooks (refund_executed, refund_failed) announce them. */
 const FINAL_REFUND_STATUSES: ReadonlySet<string> = new Set(['executed', 'failed']);
 
-export const isFinalProviderRefund = (refund: ProviderRefund): boolean => FINAL_REFUND_STATUSES.has(refund.status);
+const REFUND_STATUS: Omit<WatchedStatus<ProviderRefund[]>, 'read'> = {
+  kind: 'refund',
+  idField: 'paymentId',
+  topic: topics.refund,
+  changes(paymentId, refunds, previous): RefundEvent[] {
+    const before = new Map(previous?.map((refund) => [refund.id, refund.status]));
+    return refunds.filter((refund) => before.get(refund.id) !== refund.status).map((refund) => ({ paymentId, refund }));
+  },
+  isFinal: (refunds) => refunds.every((refund) => FINAL_REFUND_STATUSES.has(refund.status)),
+  wakes(payload) {
+    const status = (payload as RefundEvent | undefined)?.refund?.status;
+    return typeof status === 'string' && !FINAL_REFUND_STATUSES.has(status);
+  },
+};
 
 /**
  * The provider sends refund webhooks only for the end (executed, failed), so a refund's authorization is seen by
@@ -21,35 +30,7 @@ export const isFinalProviderRefund = (refund: ProviderRefund): boolean => FINAL_
  * event shows one that is not (a refund just made, on any instance).
  */
 export class RefundWatchers extends StatusWatchers<ProviderRefund[]> {
-  constructor(payments: PaymentsClient, bus: EventBus, leases: Leases, logger: Logger, settings: StatusWatchSettings = DEFAULT_STATUS_WATCH, telemetry?: Telemetry) {
-    super(
-      {
-        kind: 'refund',
-        idField: 'paymentId',
-        read: (paymentId) => payments.listRefunds(paymentId),
-        async publishChanges(paymentId, refunds, previous) {
-          const before = new Map(previous?.map((refund) => [refund.id, refund.status]));
-          const changed = refunds.filter((refund) => before.get(refund.id) !== refund.status);
-          for (const refund of changed) {
-            const event: RefundEvent = { paymentId, refund };
-            await bus.publish(topics.refund(paymentId), event);
-          }
-          return changed.length > 0;
-        },
-        isFinal: (refunds) => refunds.every(isFinalProviderRefund),
-        wakeOn: {
-          topic: (paymentId) => topics.refund(paymentId),
-          wakes: (payload) => {
-            const refund = (payload as RefundEvent | undefined)?.refund;
-            return typeof refund?.status === 'string' && !FINAL_REFUND_STATUSES.has(refund.status);
-          },
-        },
-      },
-      bus,
-      leases,
-      logger,
-      settings,
-      telemetry,
-    );
+  constructor(payments: PaymentsClient, deps: StatusWatchDeps, settings?: StatusWatchSettings) {
+    super({ ...REFUND_STATUS, read: (paymentId) => payments.listRefunds(paymentId) }, deps, settings);
   }
 }

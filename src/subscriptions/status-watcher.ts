@@ -21,16 +21,25 @@ export interface WatchedStatus<T> {
   readonly kind: string;
   /** The log field the id goes in (`transactionId`, `paymentId`). */
   readonly idField: string;
+  /** Where the thing's changes are published (topics.ts). */
+  topic(id: string): string;
   read(id: string): Promise<T>;
-  /** Publishes what `current` shows that `previous` (undefined before the first read) did not; true when anything did. */
-  publishChanges(id: string, current: T, previous: T | undefined): Promise<boolean>;
+  /** The events that tell what `current` shows and `previous` (undefined before the first read) did not. */
+  changes(id: string, current: T, previous: T | undefined): unknown[];
   isFinal(value: T): boolean;
   /**
-   * For a thing that can move again after a final read (a payment gains a new refund): the topic whose events are
-   * listened to while the thing is watched, and which of them start a finished watch over (and a running one
-   * back at initialDelayMs).
+   * For a thing that can move again after a final read (a payment gains a new refund): which events on its topic,
+   * listened to while it is watched, start a finished watch over (and bring a running one back to initialDelayMs).
    */
-  wakeOn?: { topic(id: string): string; wakes(payload: unknown): boolean };
+  wakes?(payload: unknown): boolean;
+}
+
+/** What every watcher shares: where changes go, who reads (leases), the log, and traces of each read. */
+export interface StatusWatchDeps {
+  bus: EventBus;
+  leases: Leases;
+  logger: Logger;
+  telemetry?: Telemetry;
 }
 
 /**
@@ -46,11 +55,8 @@ export class StatusWatchers<T> {
 
   constructor(
     private readonly subject: WatchedStatus<T>,
-    private readonly bus: EventBus,
-    private readonly leases: Leases,
-    private readonly logger: Logger,
+    private readonly deps: StatusWatchDeps,
     private readonly settings: StatusWatchSettings = DEFAULT_STATUS_WATCH,
-    private readonly telemetry?: Telemetry,
   ) {
     if (settings.leaseTtlMs <= settings.maxDelayMs) throw new Error(`${subject.kind} watch leaseTtlMs must exceed maxDelayMs`);
   }
@@ -60,7 +66,7 @@ export class StatusWatchers<T> {
     if (this.closed) return () => undefined;
     let watch = this.watches.get(id);
     if (!watch) {
-      watch = new StatusWatch(id, this.subject, this.bus, this.leases, this.logger, this.settings, this.telemetry);
+      watch = new StatusWatch(id, this.subject, this.deps, this.settings);
       this.watches.set(id, watch);
       watch.start();
     }
@@ -111,11 +117,8 @@ class StatusWatch<T> {
   constructor(
     private readonly id: string,
     private readonly watched: WatchedStatus<T>,
-    private readonly bus: EventBus,
-    private readonly leases: Leases,
-    private readonly logger: Logger,
+    private readonly deps: StatusWatchDeps,
     private readonly settings: StatusWatchSettings,
-    private readonly telemetry: Telemetry | undefined,
   ) {
     this.delayMs = settings.initialDelayMs;
     this.leaseName = `${watched.kind}:${id}`;
@@ -127,12 +130,14 @@ class StatusWatch<T> {
   }
 
   start(): void {
-    const wakeOn = this.watched.wakeOn;
-    if (wakeOn) {
-      this.unlisten = this.bus.listen(wakeOn.topic(this.id), (payload) => {
-        if (wakeOn.wakes(payload)) this.wake();
+    const wakes = this.watched.wakes?.bind(this.watched);
+    if (wakes) {
+      this.unlisten = this.deps.bus.listen(this.watched.topic(this.id), (payload) => {
+        if (wakes(payload)) this.wake();
       });
-      this.unlisten.catch((error: unknown) => this.logger.warn({ err: error, ...this.logFields }, `${this.watched.kind} watcher could not listen for changes`));
+      this.unlisten.catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, ...this.logFields }, `${this.watched.kind} watcher could not listen for changes`),
+      );
     }
     this.schedule(this.settings.initialDelayMs);
   }
@@ -157,7 +162,7 @@ class StatusWatch<T> {
     if (this.stopped || this.finished) return;
     if (this.timer) clearTimeout(this.timer);
     // Each read is a job run of its own trace: it serves no one request, and its provider call and publish hang off it.
-    this.timer = setTimeout(() => void traceJob(this.telemetry, `${this.watched.kind}-watch`, () => this.tick()), ms);
+    this.timer = setTimeout(() => void traceJob(this.deps.telemetry, `${this.watched.kind}-watch`, () => this.tick()), ms);
     this.timer.unref();
   }
 
@@ -174,9 +179,9 @@ class StatusWatch<T> {
   private async read(): Promise<void> {
     const kind = this.watched.kind;
     try {
-      this.leader = await this.leases.hold(this.leaseName, this.settings.leaseTtlMs);
+      this.leader = await this.deps.leases.hold(this.leaseName, this.settings.leaseTtlMs);
     } catch (error) {
-      this.logger.warn({ err: error, ...this.logFields }, `${kind} watcher could not take its lease`);
+      this.deps.logger.warn({ err: error, ...this.logFields }, `${kind} watcher could not take its lease`);
       this.leader = false;
     }
     if (this.stopped) return this.resign();
@@ -186,16 +191,18 @@ class StatusWatch<T> {
     try {
       current = await this.watched.read(this.id);
     } catch (error) {
-      this.logger.warn({ err: error, ...this.logFields }, `${kind} watcher could not read the provider`);
+      this.deps.logger.warn({ err: error, ...this.logFields }, `${kind} watcher could not read the provider`);
     }
     if (this.stopped) return this.resign();
     if (current !== undefined) {
-      const previous = this.lastSeen;
+      const events = this.watched.changes(this.id, current, this.lastSeen);
       this.lastSeen = current;
-      const changed = await this.watched
-        .publishChanges(this.id, current, previous)
-        .catch((error: unknown) => (this.logger.warn({ err: error, ...this.logFields }, `${kind} change could not be published`), true));
-      this.delayMs = changed ? this.settings.initialDelayMs : Math.min(this.settings.maxDelayMs, this.delayMs * this.settings.factor);
+      this.delayMs = events.length > 0 ? this.settings.initialDelayMs : Math.min(this.settings.maxDelayMs, this.delayMs * this.settings.factor);
+      for (const event of events) {
+        await this.deps.bus
+          .publish(this.watched.topic(this.id), event)
+          .catch((error: unknown) => this.deps.logger.warn({ err: error, ...this.logFields }, `${kind} change could not be published`));
+      }
       if (this.watched.isFinal(current)) {
         this.finished = true;
         return this.resign();
@@ -209,8 +216,8 @@ class StatusWatch<T> {
   private async resign(): Promise<void> {
     if (!this.leader) return;
     this.leader = false;
-    await this.leases
+    await this.deps.leases
       .release(this.leaseName)
-      .catch((error: unknown) => this.logger.warn({ err: error, ...this.logFields }, `${this.watched.kind} watcher could not release its lease`));
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, ...this.logFields }, `${this.watched.kind} watcher could not release its lease`));
   }
 }
