@@ -28,8 +28,13 @@ export interface WatchedStatus<T> {
   changes(id: string, current: T, previous: T | undefined): unknown[];
   isFinal(value: T): boolean;
   /**
-   * For a thing that can move again after a final read (a payment gains a new refund): which events on its topic,
-   * listened to while it is watched, start a finished watch over (and bring a running one back to initialDelayMs).
+   * Where others publish too (a refund's creation and its webhooks): folds an event heard on the thing's topic into
+   * what the watch last read, so that a change someone else announced is not published a second time.
+   */
+  heard?(last: T | undefined, payload: unknown): T | undefined;
+  /**
+   * For a thing that can move again after a final read (a payment gains a new refund): which events on its topic
+   * start a finished watch over (and bring a running one back to initialDelayMs).
    */
   wakes?(payload: unknown): boolean;
 }
@@ -130,10 +135,11 @@ class StatusWatch<T> {
   }
 
   start(): void {
-    const wakes = this.watched.wakes?.bind(this.watched);
-    if (wakes) {
+    const { heard, wakes } = this.watched;
+    if (heard || wakes) {
       this.unlisten = this.deps.bus.listen(this.watched.topic(this.id), (payload) => {
-        if (wakes(payload)) this.wake();
+        if (heard) this.lastSeen = heard.call(this.watched, this.lastSeen, payload);
+        if (wakes?.call(this.watched, payload)) this.wake();
       });
       this.unlisten.catch((error: unknown) =>
         this.deps.logger.warn({ err: error, ...this.logFields }, `${this.watched.kind} watcher could not listen for changes`),

@@ -15,6 +15,7 @@ import {
   type PayoutView,
   type RefundView,
 } from '../helpers/money';
+import { topics } from '../../src/subscriptions/topics';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
@@ -113,6 +114,9 @@ describe('live refund and payout status', () => {
       const authorized = (await live.next()).data!.refundUpdated;
       expect(authorized).toMatchObject({ id: created.id, status: 'AUTHORIZED', executedAt: null });
       expect(await webhooksOf(created.id)).toEqual([]);
+      // A late copy of the first state (an event still in flight while the pass read) is not sent: no status goes back.
+      const late = { ...(await stack.gateway.services.payments.getRefund(paymentId, created.id)), status: 'pending', authorized_at: undefined };
+      await stack.gateway.services.live.bus.publish(topics.refund(paymentId), { paymentId, refund: late });
 
       await advanceSandboxClock(stack, 61);
       expect((await live.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'EXECUTED' });

@@ -164,7 +164,7 @@ describe('RefundWatchers', () => {
     });
   });
 
-  it('publishes each refund whose status changed, backs off while none does, and rests once every refund is final', async () => {
+  it('publishes each refund that moved short of its end, backs off while none does, and rests once every refund is final', async () => {
     watchers = new RefundWatchers(payments, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     const release = watchers.watch(PAYMENT);
     // Reads at 10 ms (a change: nothing was known), then 10, 20, 40 ms apart while nothing changes; each
@@ -178,9 +178,10 @@ describe('RefundWatchers', () => {
     refunds = [refund('r1', 'authorized'), refund('r2', 'pending')];
     await advance(82);
     expect(published).toEqual(['r1 pending', 'r1 authorized', 'r2 pending']);
+    // The ends are their webhooks' to announce: the pass only sees that nothing is left to watch.
     refunds = [refund('r1', 'executed'), refund('r2', 'failed')];
     await advance(20);
-    expect(published).toEqual(['r1 pending', 'r1 authorized', 'r2 pending', 'r1 executed', 'r2 failed']);
+    expect(published).toEqual(['r1 pending', 'r1 authorized', 'r2 pending']);
     expect(watchers.isPolling(PAYMENT)).toBe(false);
     const readsAtRest = reads;
     await advance(1_000);
@@ -213,5 +214,25 @@ describe('RefundWatchers', () => {
     expect(reads).toBe(2);
     expect(published.slice(-1)).toEqual(['r2 authorized']);
     expect(watchers.isPolling(PAYMENT)).toBe(true);
+  });
+
+  it('does not publish again what an event already announced, nor learn from a late one', async () => {
+    watchers = new RefundWatchers(payments, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers.watch(PAYMENT);
+    await advance(11);
+    expect(published).toEqual(['r1 pending']);
+
+    // A refund made through some instance, published by it; then the pass reads it as it was announced.
+    refunds = [refund('r1', 'pending'), refund('r2', 'authorized')];
+    void bus.publish(topics.refund(PAYMENT), { paymentId: PAYMENT, refund: refund('r2', 'authorized') } satisfies RefundEvent);
+    const readsBefore = reads;
+    await advance(200);
+    expect(reads).toBeGreaterThan(readsBefore);
+    expect(published).toEqual(['r1 pending', 'r2 authorized']);
+
+    // A PENDING of r2 arriving late does not make the pass announce AUTHORIZED again.
+    void bus.publish(topics.refund(PAYMENT), { paymentId: PAYMENT, refund: refund('r2', 'pending') } satisfies RefundEvent);
+    await advance(200);
+    expect(published).toEqual(['r1 pending', 'r2 authorized', 'r2 pending']);
   });
 });
