@@ -114,6 +114,7 @@ class StatusWatch<T> {
   private stopped = false;
   private finished = false;
   private reading = false;
+  private wokenWhileReading = false;
   private lastSeen: T | undefined;
   private unlisten: Promise<() => Promise<void>> | undefined;
   private readonly leaseName: string;
@@ -158,10 +159,15 @@ class StatusWatch<T> {
   /** Something moved: read soon, and on from initialDelayMs, even after a final read. */
   private wake(): void {
     if (this.stopped) return;
+    // A read under way may have been answered before the move (all final, without a refund just made): it must
+    // not be the last, so the wake takes effect once it is done.
+    if (this.reading) {
+      this.wokenWhileReading = true;
+      return;
+    }
     this.finished = false;
     this.delayMs = this.settings.initialDelayMs;
-    // A read under way schedules the next one itself, at the delay just reset.
-    if (!this.reading) this.schedule(this.delayMs);
+    this.schedule(this.delayMs);
   }
 
   private schedule(ms: number): void {
@@ -175,11 +181,13 @@ class StatusWatch<T> {
   private async tick(): Promise<void> {
     this.timer = undefined;
     this.reading = true;
+    this.wokenWhileReading = false;
     try {
       await this.read();
     } finally {
       this.reading = false;
     }
+    if (this.wokenWhileReading) this.wake();
   }
 
   private async read(): Promise<void> {

@@ -235,4 +235,32 @@ describe('RefundWatchers', () => {
     await advance(200);
     expect(published).toEqual(['r1 pending', 'r2 authorized', 'r2 pending']);
   });
+
+  it('does not rest on a read that was answered before a new refund was announced', async () => {
+    refunds = [refund('r1', 'executed')];
+    let answer: (() => void) | undefined;
+    const slow = {
+      listRefunds: async () => {
+        reads += 1;
+        const seen = refunds.map((item) => ({ ...item }));
+        await new Promise<void>((resolve) => (answer = resolve));
+        return seen;
+      },
+    } as unknown as PaymentsClient;
+    watchers = new RefundWatchers(slow, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers.watch(PAYMENT);
+    await advance(10);
+    expect(reads).toBe(1);
+
+    // While that read (every refund final) is under way, a refund is made and announced.
+    refunds = [refund('r1', 'executed'), refund('r2', 'authorized')];
+    void bus.publish(topics.refund(PAYMENT), { paymentId: PAYMENT, refund: refund('r2', 'pending') } satisfies RefundEvent);
+    await advance(1);
+    answer!();
+    await advance(11);
+    expect(reads).toBe(2);
+    answer!();
+    await advance(1);
+    expect(published).toEqual(['r2 pending', 'r2 authorized']);
+  });
 });
