@@ -10,7 +10,9 @@ import { DataTaskResults } from '../data-tasks/data-tasks';
 import { MemoryEventBus, type EventBus } from './event-bus';
 import { JwksKeyCache } from './jwks-cache';
 import { InProcessLeases, RedisLeases, type Leases } from './lease';
-import { DEFAULT_PAYOUT_WATCH, PayoutWatchers, type PayoutWatchSettings } from './payout-watcher';
+import { PayoutWatchers } from './payout-watcher';
+import { RefundWatchers } from './refund-watcher';
+import { DEFAULT_STATUS_WATCH, type StatusWatchSettings } from './status-watcher';
 import { RedisConnection, isRedisUrl } from './redis-connection';
 import { RedisEventBus } from './redis-event-bus';
 import { createWebhookHandlers } from './webhook.handlers';
@@ -29,7 +31,9 @@ export interface LiveSettings {
   /** How far a webhook's signed timestamp may be from now. */
   webhookMaxSkewMs: number;
   jwksMinRefetchIntervalMs: number;
-  payoutWatch: PayoutWatchSettings;
+  payoutWatch: StatusWatchSettings;
+  /** The pass over the refunds of payments with refundUpdated subscribers (AUTHORIZED has no webhook). */
+  refundWatch: StatusWatchSettings;
   /**
    * How long one read of a payment's refunds serves as the current state of every refundUpdated subscription that
    * opens meanwhile, as long as no refund event for the payment has come (see CoalescedReads).
@@ -42,7 +46,8 @@ export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
   webhookMaxBodyBytes: MAX_WEBHOOK_BODY_BYTES,
   webhookMaxSkewMs: 5 * 60 * 1000,
   jwksMinRefetchIntervalMs: 5_000,
-  payoutWatch: DEFAULT_PAYOUT_WATCH,
+  payoutWatch: DEFAULT_STATUS_WATCH,
+  refundWatch: DEFAULT_STATUS_WATCH,
   refundStateReuseMs: 1_000,
 };
 
@@ -54,6 +59,8 @@ export interface LiveServices {
   dataTaskResults: DataTaskResults;
   webhooks: WebhookReceiver;
   payoutWatchers: PayoutWatchers;
+  /** Reads the refunds of payments that refundUpdated subscribers watch, for the changes no webhook reports. */
+  refundWatchers: RefundWatchers;
   /** The refunds of a payment, read for the current state of refundUpdated subscriptions. */
   refundReads: CoalescedReads<Refund[] | null>;
   /** Where the provider reaches this gateway (PUBLIC_URL, or the address it listens on). */
@@ -71,7 +78,7 @@ export interface LiveDependencies {
   database: Database;
   /** Counts each webhook delivery by source and outcome (metrics). */
   onWebhook?(source: string, outcome: string): void;
-  /** Spans for webhooks (received, stored, published, delivered) and the payout watcher's reads. */
+  /** Spans for webhooks (received, stored, published, delivered) and the payout and refund watchers' reads. */
   telemetry?: Telemetry;
 }
 
@@ -80,7 +87,7 @@ export interface LiveDependencies {
  * - events (EventBus) follow PUBSUB_URL: memory, or Redis channels shared by every instance;
  * - the webhook inbox and data tasks live in the relational store (STORE_URL), whose primary keys and conditional
  *   updates hold across every instance sharing it;
- * - payout-watcher leases follow PUBSUB_URL: with Redis events, one instance watches for all; with in-memory
+ * - payout- and refund-watcher leases follow PUBSUB_URL: with Redis events, one instance watches for all; with in-memory
  *   events each instance has only its own subscribers, so each watches for them.
  */
 export function createLiveServices(config: ResolvedConfig, logger: Logger, deps: LiveDependencies, overrides: Partial<LiveSettings> = {}): LiveServices {
@@ -123,7 +130,9 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     watch: (paymentId, changed) => bus.listen(topics.refund(paymentId), changed),
     reuseMs: settings.refundStateReuseMs,
   });
-  const payoutWatchers = new PayoutWatchers(deps.payouts, bus, leases, logger, settings.payoutWatch, deps.telemetry);
+  const watchDeps = { bus, leases, logger, telemetry: deps.telemetry };
+  const payoutWatchers = new PayoutWatchers(deps.payouts, watchDeps, settings.payoutWatch);
+  const refundWatchers = new RefundWatchers(deps.payments, watchDeps, settings.refundWatch);
 
   return {
     bus,
@@ -132,6 +141,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     dataTaskResults: new DataTaskResults(dataTasks, config.dataTasks.resultsMaxBytes),
     webhooks,
     payoutWatchers,
+    refundWatchers,
     refundReads,
     publicUrl() {
       if (!publicUrl) throw new Error('the gateway’s public URL is not known until it listens');
@@ -144,7 +154,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await bus.checkReady();
     },
     async close() {
-      await payoutWatchers.close();
+      await Promise.all([payoutWatchers.close(), refundWatchers.close()]);
       await webhooks.idle();
       await refundReads.close();
       await bus.close();

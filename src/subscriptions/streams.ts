@@ -66,8 +66,9 @@ const isFinalRefund = (refund: Refund): boolean => REFUND_RANK[refund.status] ==
 
 /**
  * refundUpdated: merchant keys only. The current state is every refund of the payment (oldest first), or the one
- * refund asked for; then each change the provider's refund webhooks report. With a refundId the stream ends
- * once that refund is EXECUTED or FAILED; for a whole payment it stays open (new refunds may come).
+ * refund asked for; then each change: a refund made through any instance, its authorization as the refund watcher
+ * reads it, its end as the provider's refund webhooks report it. With a refundId the stream ends once that refund
+ * is EXECUTED or FAILED; for a whole payment it stays open (new refunds may come), and so does its watch.
  */
 export async function refundStream(context: GatewayContext, args: { paymentId: string; refundId?: string | null }): Promise<AsyncIterableIterator<Refund>> {
   requireMerchant(context.principal);
@@ -81,13 +82,20 @@ export async function refundStream(context: GatewayContext, args: { paymentId: s
     }
     refundId = args.refundId.toLowerCase();
   }
+  const { live } = context.services;
+  let release: (() => void) | undefined;
   return liveStream<Refund>({
-    bus: context.services.live.bus,
+    bus: live.bus,
     topic: topics.refund(paymentId),
     current: async () => {
-      if (refundId !== undefined) return [await getRefund(context, paymentId, refundId)];
-      const refunds = await context.services.live.refundReads.read(paymentId, () => refundsOfPayment(context, paymentId));
+      if (refundId !== undefined) {
+        const refund = await getRefund(context, paymentId, refundId);
+        if (!isFinalRefund(refund)) release = live.refundWatchers.watch(paymentId);
+        return [refund];
+      }
+      const refunds = await live.refundReads.read(paymentId, () => refundsOfPayment(context, paymentId));
       if (refunds === null) throw new NotFoundError('No payment with that id exists at the provider.');
+      release = live.refundWatchers.watch(paymentId);
       return refunds;
     },
     fromEvent: (payload) => {
@@ -99,6 +107,7 @@ export async function refundStream(context: GatewayContext, args: { paymentId: s
     identity: refundIdentity,
     rank: refundRank,
     isFinal: refundId === undefined ? undefined : isFinalRefund,
+    onClose: () => release?.(),
     logs: context,
   });
 }

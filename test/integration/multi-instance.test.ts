@@ -56,7 +56,8 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     sandbox = started.sandbox;
     const config = withProvider(base, started.provider);
     // A short watch schedule and lease, so a watcher hand-over happens within the test's patience.
-    const options = { keyPrefix: PREFIX, live: { payoutWatch: { initialDelayMs: 100, maxDelayMs: 400, factor: 2, leaseTtlMs: 1_500 } } };
+    const watch = { initialDelayMs: 100, maxDelayMs: 400, factor: 2, leaseTtlMs: 1_500 };
+    const options = { keyPrefix: PREFIX, live: { payoutWatch: watch, refundWatch: watch } };
     a = await createGateway(config, options);
     b = await createGateway(config, options);
     await pointSandboxWebhooksAt(sandbox.url, a.url);
@@ -127,9 +128,40 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     const onB = connectWs(b.url, MERCHANT_KEY).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId: payment!.id, refundId: created.id });
     expect((await onB.next()).data!.refundUpdated.status).toBe('PENDING');
     await sandboxJson('POST', `/sandbox/payments/${payment!.id}/settle`);
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'AUTHORIZED' });
     await advance(61);
     expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'EXECUTED' });
     await expect(onB.ended).resolves.toEqual({ completed: true });
+  });
+
+  it('runs one refund pass across both instances, and subscribers on both see what it reads', async () => {
+    const [, payment] = paymentsIn(seeded, 'authorized', 2);
+    const paymentId = payment!.id;
+    const created = await refund(paymentId);
+    const subscribeOn = (gateway: Gateway) => connectWs(gateway.url, MERCHANT_KEY).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId });
+    const onA = subscribeOn(a);
+    const onB = subscribeOn(b);
+    expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'PENDING' });
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'PENDING' });
+    const polling = (): ('a' | 'b')[] => [
+      ...(a.services.live.refundWatchers.isPolling(paymentId) ? (['a'] as const) : []),
+      ...(b.services.live.refundWatchers.isPolling(paymentId) ? (['b'] as const) : []),
+    ];
+    const leader = (await waitFor(() => (polling().length > 0 ? polling() : undefined), 'one instance to start the refund pass')) as ('a' | 'b')[];
+    expect(leader).toHaveLength(1);
+    expect(a.services.live.refundWatchers.watched).toContain(paymentId);
+    expect(b.services.live.refundWatchers.watched).toContain(paymentId);
+
+    await sandboxJson('POST', `/sandbox/payments/${paymentId}/settle`);
+    expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'AUTHORIZED' });
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'AUTHORIZED' });
+    expect(polling()).toEqual(leader);
+
+    await advance(61);
+    expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'EXECUTED' });
+    expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'EXECUTED' });
+    // Every refund of the payment is final: the pass rests, on both instances, until a new refund is made.
+    await waitFor(() => (polling().length === 0 ? true : undefined), 'the refund pass to rest');
   });
 
   it('publishes a webhook delivered to both instances once', async () => {

@@ -15,6 +15,7 @@ import {
   type PayoutView,
   type RefundView,
 } from '../helpers/money';
+import { topics } from '../../src/subscriptions/topics';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
@@ -36,11 +37,16 @@ describe('live refund and payout status', () => {
   let seeded: Fixtures;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { SANDBOX_TIME_SCALE: '0.001' } });
+    // A quick refund pass (backing off 50 ms to 200 ms), so an authorization shows within a test's patience.
+    stack = await startStack({
+      env: { SANDBOX_TIME_SCALE: '0.001' },
+      gateway: { live: { refundWatch: { initialDelayMs: 50, maxDelayMs: 200, factor: 2, leaseTtlMs: 1_000 } } },
+    });
     seeded = await fixtures(stack);
   });
 
   afterEach(async () => {
+    jest.restoreAllMocks();
     await disposeWsClients();
   });
 
@@ -54,7 +60,7 @@ describe('live refund and payout status', () => {
   }
 
   describe('refundUpdated', () => {
-    it('pushes PENDING, then EXECUTED once the payment has settled and the refund executed, then completes', async () => {
+    it('pushes PENDING, AUTHORIZED once the payment has settled, then EXECUTED once the refund executed, then completes', async () => {
       const [payment] = paymentsIn(seeded, 'authorized', 1);
       const created = await refund(payment!.id);
       const live = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, {
@@ -66,6 +72,9 @@ describe('live refund and payout status', () => {
       expect(first.data!.refundUpdated).toEqual(created);
 
       await stack.sandboxJson('POST', `/sandbox/payments/${payment!.id}/settle`);
+      const authorized = (await live.next()).data!.refundUpdated;
+      expect(authorized).toMatchObject({ id: created.id, status: 'AUTHORIZED', executedAt: null });
+      expect(authorized.authorizedAt).toEqual(expect.any(String));
       await advanceSandboxClock(stack, 61);
       const executed = (await live.next()).data!.refundUpdated;
       expect(executed).toMatchObject({ id: created.id, paymentId: payment!.id, status: 'EXECUTED', amountInMinor: 100, failureReason: null });
@@ -87,6 +96,63 @@ describe('live refund and payout status', () => {
       expect(live.isEnded()).toBe(false);
     });
 
+    it('shows an open subscription a new refund, its authorization (which has no webhook) and its execution (which has), in order', async () => {
+      const [, , payment] = paymentsIn(seeded, 'executed', 3);
+      const paymentId = payment!.id;
+      const live = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId });
+      const webhooksOf = async (refundId: string): Promise<{ type: string; delivered: boolean }[]> =>
+        (await stack.sandboxJson<{ deliveries: { body: { type: string; refund_id?: string }; delivered: boolean }[] }>('GET', '/sandbox/webhooks')).deliveries
+          .filter((delivery) => delivery.body.refund_id === refundId)
+          .map((delivery) => ({ type: delivery.body.type, delivered: delivery.delivered }));
+
+      // Made while the subscription is open, through this instance; the payment has not settled, so it is PENDING.
+      const created = await refund(paymentId, 300);
+      expect((await live.next()).data!.refundUpdated).toEqual(created);
+      expect(created.status).toBe('PENDING');
+
+      await stack.sandboxJson('POST', `/sandbox/payments/${paymentId}/settle`);
+      const authorized = (await live.next()).data!.refundUpdated;
+      expect(authorized).toMatchObject({ id: created.id, status: 'AUTHORIZED', executedAt: null });
+      expect(await webhooksOf(created.id)).toEqual([]);
+      // A late copy of the first state (an event still in flight while the pass read) is not sent: no status goes back.
+      const late = { ...(await stack.gateway.services.payments.getRefund(paymentId, created.id)), status: 'pending', authorized_at: undefined };
+      await stack.gateway.services.live.bus.publish(topics.refund(paymentId), { paymentId, refund: late });
+
+      await advanceSandboxClock(stack, 61);
+      expect((await live.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'EXECUTED' });
+      expect(await webhooksOf(created.id)).toEqual([{ type: 'refund_executed', delivered: true }]);
+      expect(live.results.map((result) => result.data!.refundUpdated.status)).toEqual(['PENDING', 'AUTHORIZED', 'EXECUTED']);
+    });
+
+    it('reads the refunds of a watched payment until its last subscriber leaves, and no more after', async () => {
+      const [, payment] = paymentsIn(seeded, 'executed', 2);
+      const paymentId = payment!.id;
+      const listReads = async (): Promise<number> =>
+        (await providerRequests(stack)).filter((request) => request.method === 'GET' && request.path === `/v3/payments/${paymentId}/refunds`).length;
+      // The payment never settles here, so the refund stays PENDING and the pass has a reason to go on.
+      const created = await refund(paymentId, 100);
+      const subscribe = () => connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId });
+      const one = subscribe();
+      const two = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, {
+        paymentId,
+        refundId: created.id,
+      });
+      expect((await one.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'PENDING' });
+      expect((await two.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'PENDING' });
+      const opened = await listReads();
+      await waitFor(async () => ((await listReads()) >= opened + 3 ? true : undefined), 'the refund pass to read the payment’s refunds');
+
+      one.unsubscribe();
+      const whileOneLeft = await listReads();
+      await waitFor(async () => ((await listReads()) > whileOneLeft ? true : undefined), 'the pass to go on for the subscriber left');
+      two.unsubscribe();
+      await waitFor(() => (stack.gateway.services.live.refundWatchers.watched.includes(paymentId) ? undefined : true), 'the pass to stop');
+      const stopped = await listReads();
+      // Longer than the pass's longest wait (200 ms) several times over: a pass still running would have read.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await listReads()).toBe(stopped);
+    });
+
     it('sends every refund of the payment first, oldest first', async () => {
       const [payment] = paymentsIn(seeded, 'executed', 1);
       const one = await refund(payment!.id, 100);
@@ -99,6 +165,8 @@ describe('live refund and payout status', () => {
     it('opens subscribers of a payment on one read of its refunds, never on one older than a refund made here or an event', async () => {
       const [, payment] = paymentsIn(seeded, 'settled', 2);
       const paymentId = payment!.id;
+      // Only the subscriptions' own reads are counted here: the refund pass reads the same list (tested above).
+      jest.spyOn(stack.gateway.services.live.refundWatchers, 'watch').mockReturnValue(() => undefined);
       const refundReads = async (): Promise<number> =>
         (await providerRequests(stack)).filter((request) => request.method === 'GET' && request.path.endsWith(`/payments/${paymentId}/refunds`)).length;
       const subscribe = () => connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId });

@@ -124,11 +124,8 @@ describe('the payout watcher as a traced job', () => {
     const bus = new TracedEventBus(new MemoryEventBus(createLogger('silent')), telemetry);
     const watchers = new PayoutWatchers(
       payouts,
-      bus,
-      new InProcessLeases(),
-      createLogger('silent'),
+      { bus, leases: new InProcessLeases(), logger: createLogger('silent'), telemetry },
       { initialDelayMs: 1, maxDelayMs: 10, factor: 2, leaseTtlMs: 100 },
-      telemetry,
     );
     try {
       const release = watchers.watch(id);
