@@ -4,7 +4,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { paymentId } from '../../src/sandbox/fixtures/payments';
 import { launchChromium } from '../helpers/chromium';
 import { readFixtures, userNamed } from '../helpers/fixtures';
-import { freePort } from '../helpers/free-port';
+import { freePort } from '../helpers/ports';
 import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { freePort } from '../helpers/free-port';
+import { freePort } from '../helpers/ports';
 import { answerBankPage, startSignIn } from '../helpers/sign-in-steps';
 import { graphqlAt, startStack, type Stack } from '../helpers/stack';
 
