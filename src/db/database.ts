@@ -58,7 +58,12 @@ export function isPostgresUrl(url: string): boolean {
 /** Applies every migration not yet applied, in order; says which one failed and why. */
 export async function migrateToLatest(db: Kysely<Tables>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: STATIC_MIGRATIONS, migrationTableSchema: await postgresSchemaOf(db) });
-  const { error, results = [] } = await migrator.migrateToLatest();
+  let { error, results = [] } = await migrator.migrateToLatest();
+  // Kysely reads every schema's tables to find its own; a schema dropped meanwhile (another application's, another
+  // test run's) fails that read with 3F000. Nothing was applied then, so reading again is safe.
+  for (let retry = 0; retry < 3 && !results.length && codeOf(error) === '3F000'; retry += 1) {
+    ({ error, results = [] } = await migrator.migrateToLatest());
+  }
   const failed = results.find((result) => result.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
@@ -68,6 +73,10 @@ export async function migrateToLatest(db: Kysely<Tables>): Promise<string[]> {
 }
 
 const STATIC_MIGRATIONS: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null | undefined)?.code;
+}
 
 /**
  * On PostgreSQL, the schema the tables live in (the first of search_path). Kysely looks for its migration tables in
