@@ -482,6 +482,13 @@ function keyValueList(env: Env, name: string, problems: string[]): Record<string
 
 const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
+/** `12h`, `90s`, `500ms`: a whole number and a unit, in milliseconds; a bare number in `bareUnit` when given. NaN otherwise. */
+function durationMs(value: string, bareUnit: keyof typeof DURATION_UNITS_MS | undefined): number {
+  const match = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(value);
+  const unit = match?.[2] ?? bareUnit;
+  return match && unit ? Number(match[1]) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS] : Number.NaN;
+}
+
 class Reader {
   constructor(
     private readonly env: Env,
@@ -534,8 +541,7 @@ class Reader {
   duration(name: string, fallbackMs: number, bounds: { minMs: number; maxMs: number }): number {
     const value = this.env[name];
     if (value === undefined) return fallbackMs;
-    const match = /^\s*(\d+)\s*(ms|s|m|h|d)\s*$/.exec(value);
-    const parsed = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : Number.NaN;
+    const parsed = durationMs(value, undefined);
     if (!Number.isSafeInteger(parsed) || parsed < bounds.minMs || parsed > bounds.maxMs) {
       this.problems.push(
         `${name} must be a whole number with a unit (ms, s, m, h or d), e.g. 12h, from ${bounds.minMs} ms to ${bounds.maxMs / 86_400_000} days; got ${JSON.stringify(value)}`,
@@ -684,8 +690,8 @@ class Reader {
   durationSeconds(name: string, fallback: number, bounds: { min: number; max: number }): number {
     const value = this.env[name];
     if (value === undefined) return fallback;
-    const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
-    const seconds = match ? Number(match[1]) * { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'] : Number.NaN;
+    const ms = value.trim().endsWith('ms') ? Number.NaN : durationMs(value, 's');
+    const seconds = ms / 1_000;
     if (!Number.isSafeInteger(seconds) || seconds < bounds.min || seconds > bounds.max) {
       this.problems.push(
         `${name} must be a duration from ${bounds.min} s to ${bounds.max / 86_400} d: whole seconds or a number with s, m, h or d (e.g. 24h); got ${JSON.stringify(value)}`,

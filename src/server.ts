@@ -44,7 +44,7 @@ import { SpanKind, SpanStatusCode, Telemetry } from './telemetry/telemetry';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { RateLimiter } from './security/rate-limiter';
 import { RedisBuckets } from './security/redis-buckets';
-import { isRedisUrl } from './subscriptions/redis-connection';
+import { isRedisUrl, RedisConnection } from './subscriptions/redis-connection';
 import { WebSocketOriginPolicy } from './security/websocket-origin';
 import { SubscriptionCaps } from './security/subscription-caps';
 import { WsOperationGuard } from './security/ws-operation-guard';
@@ -100,7 +100,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   // The same limits, masking, rate limiter and log line for HTTP (Apollo) and WebSocket (graphql-ws).
   const limits = new OperationLimits(config.limits, production);
   // With CACHE_URL on Redis, one connection holds the buckets every instance shares.
-  const sharedBuckets = isRedisUrl(config.cacheUrl) ? new RedisBuckets(config.cacheUrl, options.keyPrefix ?? '') : undefined;
+  const bucketsConnection = isRedisUrl(config.cacheUrl) ? new RedisConnection(config.cacheUrl, 'rate-limit', logger) : undefined;
+  const sharedBuckets = bucketsConnection && new RedisBuckets(bucketsConnection, options.keyPrefix ?? '');
   const limiter = rateLimiter(config.rateLimit.perSecond, config.rateLimit.burst);
   const webhookLimiter = rateLimiter(config.rateLimit.webhookPerSecond, config.rateLimit.webhookBurst);
   const maskError = createErrorMasker({ production });
@@ -449,7 +450,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         sockets.stop();
         await services.close();
         await apqStore?.disconnect();
-        await sharedBuckets?.close();
+        await bucketsConnection?.close();
         await telemetry.shutdown();
       })();
       return closing;

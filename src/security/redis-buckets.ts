@@ -1,7 +1,5 @@
-import type { createClient } from 'redis';
+import { withTimeout, type RedisConnection } from '../subscriptions/redis-connection';
 import type { SharedBuckets } from './rate-limiter';
-
-type RedisClient = ReturnType<typeof createClient>;
 
 /** A rate-limit decision waits this long for Redis before the instance decides alone. */
 const COMMAND_TIMEOUT_MS = 250;
@@ -41,74 +39,29 @@ return {allowed, tostring(tokens)}
 /**
  * Rate-limit buckets in Redis (CACHE_URL), shared by every instance. Keys are `<prefix>ratelimit:<principal key>`
  * and expire once their bucket would be full again, so idle principals leave nothing behind. One instance serves
- * every limiter of a gateway (their keys differ: `sign-in:`, `webhook:`); the gateway closes it.
+ * every limiter of a gateway (their keys differ: `sign-in:`, `webhook:`); the gateway closes its connection.
  */
 export class RedisBuckets implements SharedBuckets {
-  private client: RedisClient | undefined;
-  private connecting: Promise<RedisClient> | undefined;
   private pausedUntil = 0;
 
   constructor(
-    private readonly url: string,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
   ) {}
 
   async take(key: string, perSecond: number, burst: number, nowMs: number): Promise<{ allowed: boolean; tokens: number } | undefined> {
     if (Date.now() < this.pausedUntil) return undefined;
     try {
-      const answer = await withTimeout(
-        (async () => {
-          const client = await this.connected();
-          return client.eval(TAKE_SCRIPT, {
-            keys: [`${this.prefix}ratelimit:${key}`],
-            arguments: [String(perSecond), String(burst), String(Math.floor(nowMs))],
-          });
-        })(),
-      );
-      const [allowed, tokens] = answer as [number, string];
+      const taking = this.redis
+        .get()
+        .then((client) =>
+          client.eval(TAKE_SCRIPT, { keys: [`${this.prefix}ratelimit:${key}`], arguments: [String(perSecond), String(burst), String(Math.floor(nowMs))] }),
+        );
+      const [allowed, tokens] = (await withTimeout(taking, 'the rate-limit store', COMMAND_TIMEOUT_MS)) as [number, string];
       return { allowed: allowed === 1, tokens: Number(tokens) };
     } catch (error) {
       this.pausedUntil = Date.now() + PAUSE_AFTER_FAILURE_MS;
       throw error;
     }
   }
-
-  async close(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    this.connecting = undefined;
-    if (!client) return;
-    // A client still trying to connect would wait for Redis to close; destroying it does not.
-    if (client.isReady) await client.close().catch(() => client.destroy());
-    else client.destroy();
-  }
-
-  private connected(): Promise<RedisClient> {
-    this.connecting ??= (async () => {
-      // Loaded only when configured, as the other Redis users do.
-      const { createClient } = await import('redis');
-      const client = createClient({
-        url: this.url,
-        socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
-      });
-      // Failures reach take()'s caller, which counts and logs them; the client also emits them as events.
-      client.on('error', () => undefined);
-      this.client = client;
-      await client.connect();
-      return client;
-    })().catch((error: unknown) => {
-      this.connecting = undefined;
-      throw error;
-    });
-    return this.connecting;
-  }
-}
-
-function withTimeout<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the rate-limit store did not answer within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
-    timer.unref();
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -34,7 +34,9 @@ export class RedisConnection {
 
   private async connect(): Promise<RedisClient> {
     // node-redis is loaded on first use: an instance without Redis (the default) does not carry its ~7 MB.
-    this.client ??= this.makeClient((await import('redis')).createClient);
+    const { createClient } = await import('redis');
+    if (this.closed) throw new Error(`redis connection ${this.name} is closed`);
+    this.client ??= this.makeClient(createClient);
     await this.client.connect();
     return this.client;
   }
@@ -63,13 +65,11 @@ export class RedisConnection {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (!this.connecting) return;
-    try {
-      await this.connecting;
-      await this.client?.close();
-    } catch {
-      this.client?.destroy();
-    }
+    const client = this.client;
+    if (!client) return;
+    // A client still trying to reach Redis would wait for it to answer before closing; destroying it does not.
+    if (client.isReady) await client.close().catch(() => client.destroy());
+    else client.destroy();
   }
 }
 
