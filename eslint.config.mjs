@@ -19,14 +19,14 @@ export default tseslint.config(
         'error',
         {
           selector: "MemberExpression[object.name='process'][property.name='env']",
-          message: 'Only src/config.ts reads the environment: add a validated setting there and pass it in.',
+          message: 'Only src/platform/config/config.ts reads the environment: add a validated setting there and pass it in.',
         },
       ],
     },
   },
   {
     // The configuration readers: the gateway's, and the sandbox's own (the sandbox imports nothing from the gateway).
-    files: ['src/config.ts', 'src/sandbox/main.ts', 'test/**', 'bench/**'],
+    files: ['src/platform/config/config.ts', 'src/sandbox/main.ts', 'test/**', 'bench/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

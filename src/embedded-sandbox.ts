@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import type { ProviderConfig, SandboxConfig } from './config';
+import type { ProviderConfig, SandboxConfig } from './platform/config/config';
 import { createSandbox, type Sandbox, type SandboxOptions } from './sandbox/sandbox';
 
 const SIGNING_KEY_ID = 'bankgraph-embedded-1';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { announceGateway } from './cli/gateway.registry';
-import { ConfigError, loadConfig, withProvider, type ResolvedConfig } from './config';
+import { ConfigError, loadConfig, withProvider, type ResolvedConfig } from './platform/config/config';
 import { connectToSandbox, pointSandboxWebhooksAt, startEmbeddedSandbox } from './embedded-sandbox';
-import { createLogger } from './logger';
-import { createGateway } from './server';
+import { createLogger } from './platform/observability/logger';
+import { createGateway } from './app/gateway';
 
 /** Start-up only: read the configuration, start the embedded sandbox when asked, start the gateway. */
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ProviderConfig } from '../../src/config';
+import type { ProviderConfig } from '../../src/platform/config/config';
 import { parseLoginForm } from '../../src/sandbox/auth/bank-form.reader';
 
 const TIMEOUT_MS = 30_000;

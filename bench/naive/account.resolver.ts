@@ -1,11 +1,11 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { ProviderAccountBalance, ProviderTransaction } from '../../src/datasources/provider-types';
-import { toAccountBalance } from '../../src/mappers/account.mapper';
-import { toTransactionConnection } from '../../src/mappers/transaction-connection.mapper';
-import { AccountBalance } from '../../src/schema/account-balance.type';
-import { Account } from '../../src/schema/account.type';
-import { TransactionConnection } from '../../src/schema/transaction-connection.type';
-import { TransactionsArgs } from '../../src/schema/transactions.args';
+import type { ProviderAccountBalance, ProviderTransaction } from '../../src/platform/provider/provider-types';
+import { toAccountBalance } from '../../src/accounts/account.mapper';
+import { toTransactionConnection } from '../../src/accounts/transaction-connection.mapper';
+import { AccountBalance } from '../../src/accounts/account-balance.type';
+import { Account } from '../../src/accounts/account.type';
+import { TransactionConnection } from '../../src/accounts/transaction-connection.type';
+import { TransactionsArgs } from '../../src/accounts/transactions.args';
 import type { NaiveContext } from './naive.context';
 import { providerResults } from './provider.fetch';
 

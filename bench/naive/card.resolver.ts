@@ -1,11 +1,11 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { ProviderCardBalance, ProviderTransaction } from '../../src/datasources/provider-types';
-import { toCardBalance } from '../../src/mappers/card.mapper';
-import { toTransactionConnection } from '../../src/mappers/transaction-connection.mapper';
-import { CardBalance } from '../../src/schema/card-balance.type';
-import { Card } from '../../src/schema/card.type';
-import { TransactionConnection } from '../../src/schema/transaction-connection.type';
-import { TransactionsArgs } from '../../src/schema/transactions.args';
+import type { ProviderCardBalance, ProviderTransaction } from '../../src/platform/provider/provider-types';
+import { toCardBalance } from '../../src/accounts/card.mapper';
+import { toTransactionConnection } from '../../src/accounts/transaction-connection.mapper';
+import { CardBalance } from '../../src/accounts/card-balance.type';
+import { Card } from '../../src/accounts/card.type';
+import { TransactionConnection } from '../../src/accounts/transaction-connection.type';
+import { TransactionsArgs } from '../../src/accounts/transactions.args';
 import type { NaiveContext } from './naive.context';
 import { providerResults } from './provider.fetch';
 

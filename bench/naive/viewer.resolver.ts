@@ -1,10 +1,10 @@
 import { Ctx, FieldResolver, Query, Resolver } from 'type-graphql';
-import type { ProviderAccount, ProviderCard } from '../../src/datasources/provider-types';
-import { toAccount } from '../../src/mappers/account.mapper';
-import { toCard } from '../../src/mappers/card.mapper';
-import { Account } from '../../src/schema/account.type';
-import { Card } from '../../src/schema/card.type';
-import { Viewer } from '../../src/schema/viewer.type';
+import type { ProviderAccount, ProviderCard } from '../../src/platform/provider/provider-types';
+import { toAccount } from '../../src/accounts/account.mapper';
+import { toCard } from '../../src/accounts/card.mapper';
+import { Account } from '../../src/accounts/account.type';
+import { Card } from '../../src/accounts/card.type';
+import { Viewer } from '../../src/accounts/viewer.type';
 import type { NaiveContext } from './naive.context';
 import { providerResults } from './provider.fetch';
 

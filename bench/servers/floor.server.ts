@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { Agent, request } from 'undici';
-import type { ProviderAccount, ProviderCard } from '../../src/datasources/provider-types';
+import type { ProviderAccount, ProviderCard } from '../../src/platform/provider/provider-types';
 import { listenOnLoopback } from '../lib/loopback-server';
 import { runChild } from './child.runtime';
 

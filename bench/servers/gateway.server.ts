@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, withProvider, type ProviderConfig } from '../../src/config';
-import { createGateway } from '../../src/server';
+import { loadConfig, withProvider, type ProviderConfig } from '../../src/platform/config/config';
+import { createGateway } from '../../src/app/gateway';
 import { runChild } from './child.runtime';
 
 export interface GatewayInit {

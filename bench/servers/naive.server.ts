@@ -6,7 +6,7 @@ import { NaiveAccountResolver } from '../naive/account.resolver';
 import { NaiveCardResolver } from '../naive/card.resolver';
 import type { NaiveContext } from '../naive/naive.context';
 import { NaiveViewerResolver } from '../naive/viewer.resolver';
-import { DateTimeScalar } from '../../src/schema/scalars/date-time.scalar';
+import { DateTimeScalar } from '../../src/platform/graphql/scalars/date-time.scalar';
 import { runChild } from './child.runtime';
 
 export interface NaiveInit {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { ProviderConfig } from '../../src/config';
+import type { ProviderConfig } from '../../src/platform/config/config';
 import { startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import type { FixtureSizes } from '../../src/sandbox/fixtures/types';
 import { runChild } from './child.runtime';

@@ -1,4 +1,4 @@
-import { ConfigError, loadGatewayAddress } from '../config';
+import { ConfigError, loadGatewayAddress } from '../platform/config/config';
 import { MOCK_BANK_PASSWORD } from '../sandbox/fixtures/users';
 import { runningGateways } from './gateway.registry';
 import { signInAt } from './gateway-sign-in';

@@ -1,5 +1,5 @@
 import type { IdentityEvents } from '../identity/identity-events';
-import type { Logger } from '../logger';
+import type { Logger } from '../platform/observability/logger';
 import type { DataTaskStore } from './data-task.store';
 
 /**

@@ -1,6 +1,6 @@
-import { DataTask } from '../schema/data-task.type';
-import type { DataResource } from '../schema/data-resource.enum';
-import type { DataTaskStatus } from '../schema/data-task-status.enum';
+import { DataTask } from './data-task.type';
+import type { DataResource } from './data-resource.enum';
+import type { DataTaskStatus } from './data-task-status.enum';
 import type { DataTaskRecord } from './data-task.store';
 
 /** A data task as published to subscribers: what the API shows, nothing about its owner or webhook secret. */

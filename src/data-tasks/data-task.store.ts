@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
-import type { DataRequest } from '../datasources/data.client';
-import type { Database } from '../db/database';
-import type { DataTaskRequestsTable, DataTasksTable, Tables } from '../db/tables';
-import { inTransaction } from '../db/transaction';
-import type { DataResource } from '../schema/data-resource.enum';
-import { DataTaskStatus } from '../schema/data-task-status.enum';
+import type { DataRequest } from '../platform/provider/data.client';
+import type { Database } from '../platform/db/database';
+import type { DataTaskRequestsTable, DataTasksTable, Tables } from '../platform/db/tables';
+import { inTransaction } from '../platform/db/transaction';
+import type { DataResource } from './data-resource.enum';
+import { DataTaskStatus } from './data-task-status.enum';
 
 /** A data task is a short errand: its record, state and results are kept a day after it was started. */
 export const DATA_TASK_TTL_MS = 24 * 3600 * 1000;

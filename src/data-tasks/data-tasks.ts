@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { requireUser } from '../auth/principal';
-import type { GatewayContext } from '../context';
-import type { DataRequest, DataResource as ProviderDataResource } from '../datasources/data.client';
-import { DataTaskLimitExceededError, NotFoundError, UpstreamError } from '../errors';
-import { DataResource } from '../schema/data-resource.enum';
-import { DataTaskStatus } from '../schema/data-task-status.enum';
-import type { StartDataTaskInput } from '../schema/start-data-task.input';
+import { requireUser } from '../identity/principal';
+import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { DataRequest, DataResource as ProviderDataResource } from '../platform/provider/data.client';
+import { DataTaskLimitExceededError, NotFoundError, UpstreamError } from '../platform/errors/gateway-errors';
+import { DataResource } from './data-resource.enum';
+import { DataTaskStatus } from './data-task-status.enum';
+import type { StartDataTaskInput } from './start-data-task.input';
 import { hashTaskToken, resultsTooLarge, type DataTaskRecord, type DataTaskRequestRecord, type DataTaskStore } from './data-task.store';
-import { InputProblems } from '../validation/input-problems';
-import { isUuid, shown } from '../validation/text-rules';
-import { DATA_WEBHOOK_PREFIX } from '../subscriptions/webhook.receiver';
+import { InputProblems } from '../platform/validation/input-problems';
+import { isUuid, shown } from '../platform/validation/text-rules';
+import { DATA_WEBHOOK_PREFIX } from '../webhooks/webhook.receiver';
 
 /** The provider call behind each GraphQL resource, and what the input may carry for it. */
 const RESOURCES: Readonly<Record<DataResource, { provider: ProviderDataResource; id: 'account' | 'card' | null; dates: boolean }>> = {

@@ -1,5 +1,5 @@
-import type { UserTokenProvider } from '../auth/user-token.provider';
-import type { BearerAuth } from '../datasources/http.client';
+import type { UserTokenProvider } from '../identity/user-token.provider';
+import type { BearerAuth } from '../platform/provider/http.client';
 import type { ConnectionStore } from '../identity/connection.store';
 
 /**

@@ -1,4 +1,4 @@
-import type { AppIdentityConfig } from '../config';
+import type { AppIdentityConfig } from '../platform/config/config';
 
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { Database } from '../db/database';
-import type { ConnectionStatus, Tables } from '../db/tables';
-import { inTransaction, isUniqueViolation } from '../db/transaction';
-import { BoundedMap } from '../store/bounded-map';
-import { RecentMap } from '../store/recent-map';
+import type { Database } from '../platform/db/database';
+import type { ConnectionStatus, Tables } from '../platform/db/tables';
+import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
+import { BoundedMap } from '../platform/store/bounded-map';
+import { RecentMap } from '../platform/store/recent-map';
 import { recognisedLogins, type KnownLogin } from './grant-owner.rule';
 import { normaliseHolderName } from './holder-name';
 import type { TokenCipher } from './token-cipher';

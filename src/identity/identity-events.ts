@@ -1,5 +1,5 @@
-import type { EventBus } from '../subscriptions/event-bus';
-import { topics } from '../subscriptions/topics';
+import type { EventBus } from '../platform/live/event-bus';
+import { topics } from '../platform/live/topics';
 
 /**
  * A change to who may see what, announced on the event bus so that every instance acts on it within a moment:

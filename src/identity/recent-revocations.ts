@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal';
+import type { Principal } from './principal';
 import type { IdentityEvent } from './identity-events';
 
 /** A principal lookup in progress: revocations heard since it started are kept until it ends. */

@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
-import type { Tables } from '../db/tables';
-import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError, type PayoutLimit } from '../errors';
-import { sameHolderName } from '../validation/holder-name';
-import type { BeneficiaryLedger } from './beneficiary-ledger';
+import type { Tables } from '../platform/db/tables';
+import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError, type PayoutLimit } from '../platform/errors/gateway-errors';
+import { sameHolderName } from '../beneficiaries/holder-name';
+import type { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
 import type { ApprovalCheck } from './payout-ledger';
 import { assertWithinLimits, type PayoutLimits } from './payout-policy';
 

@@ -1,8 +1,8 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../datasources/provider-types';
-import type { Database } from '../db/database';
-import type { PayoutsTable, Tables } from '../db/tables';
-import { inTransaction, isUniqueViolation } from '../db/transaction';
+import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/provider/provider-types';
+import type { Database } from '../platform/db/database';
+import type { PayoutsTable, Tables } from '../platform/db/tables';
+import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
 import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
 
 /** Who created a payout: a session's user, or a merchant key (by its id, never the key). */

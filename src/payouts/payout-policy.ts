@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
-import type { MoneyConfig } from '../config';
-import type { ProviderWithdrawalRequest } from '../datasources/provider-types';
-import type { Tables } from '../db/tables';
-import { PayoutLimitExceededError } from '../errors';
+import type { MoneyConfig } from '../platform/config/config';
+import type { ProviderWithdrawalRequest } from '../platform/provider/provider-types';
+import type { Tables } from '../platform/db/tables';
+import { PayoutLimitExceededError } from '../platform/errors/gateway-errors';
 import { PayoutLedger, type Admission, type PayoutOwner } from './payout-ledger';
 import { AWAITING_APPROVAL, PENDING_SUBMISSION } from './payout-status';
 

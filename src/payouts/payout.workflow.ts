@@ -1,12 +1,19 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Principal } from '../auth/principal';
-import type { GatewayContext } from '../context';
-import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../datasources/provider-types';
-import { BadUserInputError, BeneficiaryNotVerifiedError, GatewayError, IdempotencyConflictError, NotFoundError, UpstreamError } from '../errors';
-import { toPayout, toPayoutFromRecord, withdrawalView } from '../mappers/payout.mapper';
-import type { Payout } from '../schema/payout.type';
-import { topics } from '../subscriptions/topics';
-import { sameHolderName } from '../validation/holder-name';
+import type { Principal } from '../identity/principal';
+import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/provider/provider-types';
+import {
+  BadUserInputError,
+  BeneficiaryNotVerifiedError,
+  GatewayError,
+  IdempotencyConflictError,
+  NotFoundError,
+  UpstreamError,
+} from '../platform/errors/gateway-errors';
+import { toPayout, toPayoutFromRecord, withdrawalView } from './payout.mapper';
+import type { Payout } from './payout.type';
+import { topics } from '../platform/live/topics';
+import { sameHolderName } from '../beneficiaries/holder-name';
 import { ownerKey, sameOwner, type PayoutOwner, type PayoutRecord } from './payout-ledger';
 import { approvalCheck } from './payout-approval';
 import { payoutAdmission } from './payout-policy';

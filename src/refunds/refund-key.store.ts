@@ -1,9 +1,9 @@
 import { sql, type Selectable } from 'kysely';
-import type { ProviderRefundRequest } from '../datasources/provider-types';
-import type { Database } from '../db/database';
-import type { RefundKeysTable } from '../db/tables';
-import { isUniqueViolation } from '../db/transaction';
-import { KeyedMutex } from '../store/keyed-mutex';
+import type { ProviderRefundRequest } from '../platform/provider/provider-types';
+import type { Database } from '../platform/db/database';
+import type { RefundKeysTable } from '../platform/db/tables';
+import { isUniqueViolation } from '../platform/db/transaction';
+import { KeyedMutex } from '../platform/store/keyed-mutex';
 
 /**
  * How long the gateway remembers a refund request's idempotency key once a client has been given its refund: the

@@ -1,7 +1,7 @@
-import type { CallOptions } from '../datasources/http.client';
-import type { PaymentsClient } from '../datasources/payments.client';
-import type { ProviderRefund } from '../datasources/provider-types';
-import { NotFoundError } from '../errors';
+import type { CallOptions } from '../platform/provider/http.client';
+import type { PaymentsClient } from '../platform/provider/payments.client';
+import type { ProviderRefund } from '../platform/provider/provider-types';
+import { NotFoundError } from '../platform/errors/gateway-errors';
 import type { RefundAttempt, RefundKeyStore } from './refund-key.store';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { GatewayContext } from '../context';
-import type { ProviderRefund } from '../datasources/provider-types';
+import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { ProviderRefund } from '../platform/provider/provider-types';
 import {
   BadUserInputError,
   GatewayError,
@@ -10,14 +10,14 @@ import {
   PaymentNotRefundableError,
   ProviderResponseError,
   RefundExceedsPaymentError,
-} from '../errors';
-import { toRefund } from '../mappers/refund.mapper';
-import type { Refund } from '../schema/refund.type';
-import { topics } from '../subscriptions/topics';
-import type { RefundEvent } from '../subscriptions/webhook.handlers';
+} from '../platform/errors/gateway-errors';
+import { toRefund } from './refund.mapper';
+import type { Refund } from './refund.type';
+import { topics } from '../platform/live/topics';
+import type { RefundEvent } from '../webhooks/webhook.handlers';
 import type { RefundAttempt } from './refund-key.store';
 import { refundMadeBy } from './refund-outcome';
-import type { ValidRefundInput } from '../validation/refund-input.validator';
+import type { ValidRefundInput } from './refund-input.validator';
 
 /**
  * "Still being processed" (409) means another send with this key is in flight at the provider (another gateway

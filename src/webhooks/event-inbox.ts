@@ -1,5 +1,5 @@
-import type { Database } from '../db/database';
-import { isUniqueViolation } from '../db/transaction';
+import type { Database } from '../platform/db/database';
+import { isUniqueViolation } from '../platform/db/transaction';
 
 /** One accepted webhook delivery. */
 export interface InboxEntry {

@@ -1,4 +1,4 @@
-import { parseDecimalJson } from '../../src/datasources/decimal-json';
+import { parseDecimalJson } from '../../src/platform/provider/decimal-json';
 import type { Fixtures, FixtureUser } from '../../src/sandbox/fixtures/types';
 
 /**

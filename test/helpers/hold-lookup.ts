@@ -1,4 +1,4 @@
-import type { Session, SessionStore } from '../../src/store/session.store';
+import type { Session, SessionStore } from '../../src/identity/session.store';
 
 export interface Held {
   /** Resolves once the held lookup has read the store. */

@@ -4,9 +4,9 @@ import { print, type DocumentNode } from 'graphql';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, withProvider, type ProviderConfig, type ResolvedConfig } from '../../src/config';
+import { loadConfig, withProvider, type ProviderConfig, type ResolvedConfig } from '../../src/platform/config/config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
-import { createGateway, type Gateway, type GatewayOptions } from '../../src/server';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/app/gateway';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
 import { signInAt as signInThroughBank, type SignInOptions as SignInAtOptions } from '../../src/cli/gateway-sign-in';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES } from '../../src/errors';
+import { ERROR_CODES } from '../../src/platform/errors/gateway-errors';
 import { EXAMPLE_TABS } from '../../src/playground/examples';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';

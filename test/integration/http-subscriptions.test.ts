@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/platform/observability/logger';
 import { startStack, type Stack } from '../helpers/stack';
 
 /** A subscription sent as a plain HTTP POST is refused with 400 saying where subscriptions are served, and is no fault. */

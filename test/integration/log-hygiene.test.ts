@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/logger';
+import { createLogger, type Logger } from '../../src/platform/observability/logger';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import { CREATE_PAYOUT, fixtures, ibanOf, injectFault, paymentsIn, REFUND_PAYMENT, user, VERIFY } from '../helpers/money';
 import { startStack, type Stack } from '../helpers/stack';

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { loadConfig, withProvider } from '../../src/config';
+import { loadConfig, withProvider } from '../../src/platform/config/config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import type { Sandbox } from '../../src/sandbox/sandbox';
-import { createGateway, type Gateway } from '../../src/server';
+import { createGateway, type Gateway } from '../../src/app/gateway';
 import pg from 'pg';
 import {
   CREATE_PAYOUT,

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { loadConfig, withProvider } from '../../src/config';
+import { loadConfig, withProvider } from '../../src/platform/config/config';
 import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded-sandbox';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import type { Sandbox } from '../../src/sandbox/sandbox';
-import { createGateway, type Gateway } from '../../src/server';
+import { createGateway, type Gateway } from '../../src/app/gateway';
 import { dataOf, ibanOf, paymentsIn, REFUND_PAYMENT, user, type PayoutView, type RefundView } from '../helpers/money';
 import { startWebhookListener, type ReceivedWebhook, type WebhookListener } from '../helpers/sandbox-webhooks';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type SubscribePayload } from 'graphql-ws';
 import WebSocket from 'ws';
-import { createGateway, type Gateway } from '../../src/server';
+import { createGateway, type Gateway } from '../../src/app/gateway';
 import { deleteRedisKeys, REDIS_URL } from '../helpers/redis';
 import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
 

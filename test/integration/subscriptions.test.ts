@@ -15,7 +15,7 @@ import {
   type PayoutView,
   type RefundView,
 } from '../helpers/money';
-import { topics } from '../../src/subscriptions/topics';
+import { topics } from '../../src/platform/live/topics';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { ROOT_CONTEXT as ROOT_CONTEXT_FOR_SAMPLER } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/platform/observability/logger';
 import { startStack, type Stack } from '../helpers/stack';
 import { ancestorsOf, expectColdViewerTrace, fromReadable, type SeenSpan } from '../helpers/trace-shape';
 import { waitFor } from '../helpers/wait-for';

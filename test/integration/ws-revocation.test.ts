@@ -1,5 +1,5 @@
 import type { IdentityEvent } from '../../src/identity/identity-events';
-import { sessionKey } from '../../src/store/session.store';
+import { sessionKey } from '../../src/identity/session.store';
 import { holdNextSessionLookup } from '../helpers/hold-lookup';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';

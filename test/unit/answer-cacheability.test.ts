@@ -1,7 +1,7 @@
 import { parse, type OperationDefinitionNode } from 'graphql';
-import { isAnswerCacheable } from '../../src/http/answer-cacheability';
-import { RESOLVERS } from '../../src/resolvers';
-import { buildGatewaySchema } from '../../src/schema/build-schema';
+import { isAnswerCacheable } from '../../src/platform/graphql/answer-cacheability';
+import { RESOLVERS } from '../../src/app/resolvers';
+import { buildGatewaySchema } from '../../src/platform/graphql/build-schema';
 
 describe('isAnswerCacheable', () => {
   let check: (source: string) => boolean;

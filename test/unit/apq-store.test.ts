@@ -1,5 +1,5 @@
-import { APQ_TTL_MS, ApqStore } from '../../src/persisted/apq-store';
-import { createKeyv } from '../../src/store/keyv.factory';
+import { APQ_TTL_MS, ApqStore } from '../../src/platform/graphql/persisted/apq-store';
+import { createKeyv } from '../../src/platform/store/keyv.factory';
 
 describe('ApqStore', () => {
   let now = 1_000_000;

@@ -1,7 +1,7 @@
 import Keyv from 'keyv';
-import { BoundedMap } from '../../src/store/bounded-map';
-import { createKeyv } from '../../src/store/keyv.factory';
-import { RecentMap } from '../../src/store/recent-map';
+import { BoundedMap } from '../../src/platform/store/bounded-map';
+import { createKeyv } from '../../src/platform/store/keyv.factory';
+import { RecentMap } from '../../src/platform/store/recent-map';
 
 describe('BoundedMap', () => {
   it('forgets the entry written longest ago once it holds more than its limit', () => {

@@ -1,6 +1,6 @@
 import { execute, GraphQLError, GraphQLObjectType, GraphQLSchema, GraphQLString, parse, type DocumentNode, type ExecutionResult } from 'graphql';
-import { CompiledExecutor } from '../../src/execution/compiled-executor';
-import { BadUserInputError } from '../../src/errors';
+import { CompiledExecutor } from '../../src/platform/graphql/compiled-executor';
+import { BadUserInputError } from '../../src/platform/errors/gateway-errors';
 
 /** A two-field schema whose resolvers are given as plain functions of the arguments. */
 function makeExecutableSchemaless(resolvers: { hello: (args: { name?: string }) => string; refuse: () => string }): GraphQLSchema {

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/platform/config/config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

@@ -23,8 +23,8 @@ describe('the documentation', () => {
     expect(text).not.toContain('DESIGN.md');
   });
 
-  it('docs/configuration.md names every environment variable src/config.ts reads', () => {
-    const source = readFileSync(join(ROOT, 'src/config.ts'), 'utf8');
+  it('docs/configuration.md names every environment variable src/platform/config/config.ts reads', () => {
+    const source = readFileSync(join(ROOT, 'src/platform/config/config.ts'), 'utf8');
     const patterns = [/(?:read|this)\.\w+\(\s*'([A-Z][A-Z0-9_]+)'/g, /env(?:\.|\[')([A-Z][A-Z0-9_]+)/g, /\(env, '([A-Z][A-Z0-9_]+)'/g];
     const names = new Set(patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)));
     // The patterns themselves are checked: they find the variables every gateway reads.

@@ -1,4 +1,4 @@
-import { BadUserInputError, ERROR_CODES, GatewayError, NotFoundError, UpstreamRateLimitedError } from '../../src/errors';
+import { BadUserInputError, ERROR_CODES, GatewayError, NotFoundError, UpstreamRateLimitedError } from '../../src/platform/errors/gateway-errors';
 
 describe('GatewayError', () => {
   it('carries the subclass code in extensions, next to the extra extensions', () => {

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkReturnTo } from '../../src/auth/return-to';
-import { ConfigError, loadConfig } from '../../src/config';
-import { openDatabase, type Database } from '../../src/db/database';
+import { checkReturnTo } from '../../src/identity/return-to';
+import { ConfigError, loadConfig } from '../../src/platform/config/config';
+import { openDatabase, type Database } from '../../src/platform/db/database';
 import { ConnectionStore, type Grant, type GrantOutcome } from '../../src/identity/connection.store';
 import { tokenEncryptionKey } from '../../src/identity/encryption-key';
 import { TokenCipher } from '../../src/identity/token-cipher';
-import { SessionStore } from '../../src/store/session.store';
+import { SessionStore } from '../../src/identity/session.store';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

@@ -23,12 +23,12 @@ describe('npm run lint', () => {
     ]);
   }, 60_000);
 
-  it('refuses process.env outside src/config.ts', () => {
+  it('refuses process.env outside src/platform/config/config.ts', () => {
     const lint = (file: string) =>
       spawnSync(join(BIN, 'eslint'), ['--stdin', '--stdin-filename', file], { cwd: ROOT, encoding: 'utf8', input: 'export const port = process.env.PORT;\n' });
     const outside = lint('src/server-extra.ts');
     expect(outside.status).toBe(1);
-    expect(outside.stdout).toContain('Only src/config.ts reads the environment');
-    expect(lint('src/config.ts').status).toBe(0);
+    expect(outside.stdout).toContain('Only src/platform/config/config.ts reads the environment');
+    expect(lint('src/platform/config/config.ts').status).toBe(0);
   }, 60_000);
 });

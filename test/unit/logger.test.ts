@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, maskIbans, maskLiterallyIn, maskSecretsInText, sanitizeForLog } from '../../src/logger';
+import { createLogger, maskIbans, maskLiterallyIn, maskSecretsInText, sanitizeForLog } from '../../src/platform/observability/logger';
 
 /** The log sanitizer on its own: whatever a future change logs by mistake, credentials and IBANs stay out. */
 describe('log sanitising', () => {

@@ -1,7 +1,7 @@
-import { UpstreamError } from '../../src/errors';
-import { refundedAmount, toRefund } from '../../src/mappers/refund.mapper';
-import { verifiedBeneficiariesFrom } from '../../src/mappers/verification.mapper';
-import type { ProviderRefund, ProviderVerificationResult } from '../../src/datasources/provider-types';
+import { UpstreamError } from '../../src/platform/errors/gateway-errors';
+import { refundedAmount, toRefund } from '../../src/refunds/refund.mapper';
+import { verifiedBeneficiariesFrom } from '../../src/beneficiaries/verification.mapper';
+import type { ProviderRefund, ProviderVerificationResult } from '../../src/platform/provider/provider-types';
 
 const REFUND: ProviderRefund = {
   id: '0b9f2c1e-5a4d-4e3f-8c2b-1a0f9e8d7c6b',

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { getIntrospectionQuery, parse, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { RESOLVERS } from '../../src/resolvers';
-import { buildGatewaySchema } from '../../src/schema/build-schema';
-import { fragmentsOf, LIST_SIZE_ESTIMATE, operationCost } from '../../src/security/operation-cost';
+import { RESOLVERS } from '../../src/app/resolvers';
+import { buildGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { fragmentsOf, LIST_SIZE_ESTIMATE, operationCost } from '../../src/platform/graphql/operation-cost';
 
 describe('operationCost', () => {
   let schema: GraphQLSchema;

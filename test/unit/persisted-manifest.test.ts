@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { buildSchema } from 'graphql';
-import { buildManifest } from '../../src/persisted/build-manifest';
-import { parseManifest } from '../../src/persisted/manifest';
+import { buildManifest } from '../../src/platform/graphql/persisted/build-manifest';
+import { parseManifest } from '../../src/platform/graphql/persisted/manifest';
 
 describe('trusted-documents manifests', () => {
   it('reads the client preset and Relay format: id -> document text', () => {

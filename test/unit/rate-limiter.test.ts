@@ -1,5 +1,5 @@
-import { addressKey, rateLimitKey } from '../../src/security/principal-key';
-import { RateLimiter, type SharedBuckets } from '../../src/security/rate-limiter';
+import { addressKey, rateLimitKey } from '../../src/platform/http/principal-key';
+import { RateLimiter, type SharedBuckets } from '../../src/platform/http/rate-limiter';
 
 describe('RateLimiter (token bucket)', () => {
   it('allows a burst, then the refill rate, and says when to retry', async () => {

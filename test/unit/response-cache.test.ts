@@ -1,5 +1,5 @@
 import Keyv from 'keyv';
-import { ResponseCache } from '../../src/datasources/response-cache';
+import { ResponseCache } from '../../src/platform/provider/response-cache';
 
 /** A cache store that is down: every call hangs (a Redis client queueing while it reconnects) or fails. */
 function brokenStore(mode: 'hang' | 'fail'): Keyv<unknown> {

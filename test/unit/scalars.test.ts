@@ -1,10 +1,10 @@
 import { GraphQLError, parseValue, type GraphQLScalarType } from 'graphql';
-import { DateTimeScalar } from '../../src/schema/scalars/date-time.scalar';
-import { DateScalar } from '../../src/schema/scalars/date.scalar';
-import { decimalFromNumber, DecimalScalar } from '../../src/schema/scalars/decimal.scalar';
-import { JSONScalar } from '../../src/schema/scalars/json.scalar';
-import { MinorUnitsScalar } from '../../src/schema/scalars/minor-units.scalar';
-import { YearMonthScalar } from '../../src/schema/scalars/year-month.scalar';
+import { DateTimeScalar } from '../../src/platform/graphql/scalars/date-time.scalar';
+import { DateScalar } from '../../src/platform/graphql/scalars/date.scalar';
+import { decimalFromNumber, DecimalScalar } from '../../src/platform/graphql/scalars/decimal.scalar';
+import { JSONScalar } from '../../src/platform/graphql/scalars/json.scalar';
+import { MinorUnitsScalar } from '../../src/platform/graphql/scalars/minor-units.scalar';
+import { YearMonthScalar } from '../../src/platform/graphql/scalars/year-month.scalar';
 
 /** Parses `source` as a GraphQL literal (as it would appear in a query) through the scalar. */
 function literal(scalar: GraphQLScalarType, source: string, variables?: Record<string, unknown>): unknown {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildSchema, findBreakingChanges } from 'graphql';
-import { RESOLVERS } from '../../src/resolvers';
-import { buildGatewaySchema, printGatewaySchema } from '../../src/schema/build-schema';
+import { RESOLVERS } from '../../src/app/resolvers';
+import { buildGatewaySchema, printGatewaySchema } from '../../src/platform/graphql/build-schema';
 import { findContractViolations } from '../helpers/schema-contract';
 
 const root = resolve(__dirname, '../..');

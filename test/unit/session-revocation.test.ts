@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
-import { openDatabase, type Database } from '../../src/db/database';
+import { openDatabase, type Database } from '../../src/platform/db/database';
 import { RecentRevocations } from '../../src/identity/recent-revocations';
-import { sessionKey, SessionStore } from '../../src/store/session.store';
-import { principalCheck } from '../../src/subscriptions/principal-recheck';
-import { PrincipalSockets } from '../../src/subscriptions/principal-sockets';
-import { SubscriptionCaps } from '../../src/security/subscription-caps';
+import { sessionKey, SessionStore } from '../../src/identity/session.store';
+import { principalCheck } from '../../src/identity/principal-recheck';
+import { PrincipalSockets } from '../../src/platform/live/principal-sockets';
+import { SubscriptionCaps } from '../../src/platform/live/subscription-caps';
 import { storeBackends } from '../helpers/store-backends';
 
 /** Holds the answer of the next query that reads `sessions`, after the database has answered it. */

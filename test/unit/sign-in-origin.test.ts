@@ -1,4 +1,4 @@
-import { reachedOrigin, signInBase } from '../../src/auth/sign-in-origin';
+import { reachedOrigin, signInBase } from '../../src/identity/sign-in-origin';
 
 describe('the address a sign-in runs on', () => {
   it('outside production, follows the loopback name the browser used, on the same port', () => {

@@ -1,13 +1,13 @@
 import { context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { loadConfig } from '../../src/config';
-import { Telemetry, traceJob } from '../../src/telemetry/telemetry';
-import type { PayoutClient } from '../../src/datasources/payout.client';
-import { createLogger } from '../../src/logger';
-import { MemoryEventBus } from '../../src/subscriptions/event-bus';
-import { InProcessLeases } from '../../src/subscriptions/lease';
-import { PayoutWatchers } from '../../src/subscriptions/payout-watcher';
-import { TracedEventBus } from '../../src/telemetry/traced-event-bus';
+import { loadConfig } from '../../src/platform/config/config';
+import { Telemetry, traceJob } from '../../src/platform/observability/telemetry';
+import type { PayoutClient } from '../../src/platform/provider/payout.client';
+import { createLogger } from '../../src/platform/observability/logger';
+import { MemoryEventBus } from '../../src/platform/live/event-bus';
+import { InProcessLeases } from '../../src/platform/scheduler/lease';
+import { PayoutWatchers } from '../../src/payouts/payout-watcher';
+import { TracedEventBus } from '../../src/platform/live/traced-event-bus';
 import { waitFor } from '../helpers/wait-for';
 import { networkError, mockProvider, problem, ORIGIN } from './datasources/mock-provider';
 

@@ -1,11 +1,11 @@
-import { BadUserInputError } from '../../src/errors';
-import type { CreatePayoutInput } from '../../src/schema/create-payout.input';
-import type { RefundPaymentInput } from '../../src/schema/refund-payment.input';
-import { sameHolderName, validateHolderName } from '../../src/validation/holder-name';
-import { ibanProblem, normaliseIban } from '../../src/validation/iban';
-import { validatePaymentId, validateTransactionId } from '../../src/validation/id.validator';
-import { validatePayoutInput } from '../../src/validation/payout-input.validator';
-import { validateRefundInput } from '../../src/validation/refund-input.validator';
+import { BadUserInputError } from '../../src/platform/errors/gateway-errors';
+import type { CreatePayoutInput } from '../../src/payouts/create-payout.input';
+import type { RefundPaymentInput } from '../../src/refunds/refund-payment.input';
+import { sameHolderName, validateHolderName } from '../../src/beneficiaries/holder-name';
+import { ibanProblem, normaliseIban } from '../../src/beneficiaries/iban';
+import { validatePaymentId, validateTransactionId } from '../../src/platform/validation/id.validator';
+import { validatePayoutInput } from '../../src/payouts/payout-input.validator';
+import { validateRefundInput } from '../../src/refunds/refund-input.validator';
 
 // Valid IBANs from the ISO 13616 registry's examples.
 const GB_IBAN = 'GB29NWBK60161331926819';

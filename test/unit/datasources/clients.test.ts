@@ -1,13 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { AuthClient } from '../../../src/datasources/auth.client';
-import { DataClient } from '../../../src/datasources/data.client';
-import { PaymentsClient } from '../../../src/datasources/payments.client';
-import { PayoutClient } from '../../../src/datasources/payout.client';
-import { verifyRequestSignature, decodeJwsHeader } from '../../../src/datasources/request-signer';
-import { ClientCredentialsTokenManager } from '../../../src/datasources/token-manager';
-import { VerificationClient } from '../../../src/datasources/verification.client';
-import type { ProviderWithdrawalRequest } from '../../../src/datasources/provider-types';
-import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../../../src/errors';
+import { AuthClient } from '../../../src/platform/provider/auth.client';
+import { DataClient } from '../../../src/platform/provider/data.client';
+import { PaymentsClient } from '../../../src/platform/provider/payments.client';
+import { PayoutClient } from '../../../src/platform/provider/payout.client';
+import { verifyRequestSignature, decodeJwsHeader } from '../../../src/platform/provider/request-signer';
+import { ClientCredentialsTokenManager } from '../../../src/platform/provider/token-manager';
+import { VerificationClient } from '../../../src/platform/provider/verification.client';
+import type { ProviderWithdrawalRequest } from '../../../src/platform/provider/provider-types';
+import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../../../src/platform/errors/gateway-errors';
 import { mockProvider, ORIGIN, problem, type Recorded } from './mock-provider';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { verifyRequestSignature } from '../../../src/datasources/request-signer';
-import type { BearerAuth } from '../../../src/datasources/http.client';
+import { verifyRequestSignature } from '../../../src/platform/provider/request-signer';
+import type { BearerAuth } from '../../../src/platform/provider/http.client';
 import {
   GatewayError,
   ProviderResponseError,
@@ -8,7 +8,7 @@ import {
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamUnavailableError,
-} from '../../../src/errors';
+} from '../../../src/platform/errors/gateway-errors';
 import { mockProvider, networkError, ORIGIN, problem } from './mock-provider';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });

@@ -1,5 +1,5 @@
-import { operationDeadline } from '../../../src/datasources/operation-deadline';
-import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../src/errors';
+import { operationDeadline } from '../../../src/platform/provider/operation-deadline';
+import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../src/platform/errors/gateway-errors';
 import { mockProvider, ORIGIN, problem } from './mock-provider';
 
 let provider: ReturnType<typeof mockProvider>;

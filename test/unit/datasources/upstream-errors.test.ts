@@ -1,4 +1,4 @@
-import { AuthClient } from '../../../src/datasources/auth.client';
+import { AuthClient } from '../../../src/platform/provider/auth.client';
 import {
   BadUserInputError,
   GatewayError,
@@ -12,7 +12,7 @@ import {
   UpstreamRateLimitedError,
   UpstreamUnavailableError,
   upstreamErrorFrom,
-} from '../../../src/errors';
+} from '../../../src/platform/errors/gateway-errors';
 import { mockProvider, ORIGIN, problem } from './mock-provider';
 
 type ErrorClass = abstract new (...args: never[]) => GatewayError;

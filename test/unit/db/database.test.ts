@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { openDatabase, migrateToLatest, type Database } from '../../../src/db/database';
-import { DatabaseLeases } from '../../../src/db/database-leases';
-import { inTransaction, isUniqueViolation } from '../../../src/db/transaction';
-import { MIGRATIONS } from '../../../src/db/migrations';
+import { openDatabase, migrateToLatest, type Database } from '../../../src/platform/db/database';
+import { DatabaseLeases } from '../../../src/platform/db/database-leases';
+import { inTransaction, isUniqueViolation } from '../../../src/platform/db/transaction';
+import { MIGRATIONS } from '../../../src/platform/db/migrations';
 import { createPostgresSchema } from '../../helpers/postgres';
 import { storeBackends } from '../../helpers/store-backends';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { openDatabase, type Database } from '../../../src/db/database';
+import { openDatabase, type Database } from '../../../src/platform/db/database';
 import { TokenCipher } from '../../../src/identity/token-cipher';
-import { LoginStateStore } from '../../../src/store/login-state.store';
+import { LoginStateStore } from '../../../src/identity/login-state.store';
 import { storeBackends } from '../../helpers/store-backends';
 
 const BACKENDS = storeBackends('login_state');

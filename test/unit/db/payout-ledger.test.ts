@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ProviderWithdrawalRequest } from '../../../src/datasources/provider-types';
-import { openDatabase, type Database } from '../../../src/db/database';
-import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError } from '../../../src/errors';
-import { BeneficiaryLedger } from '../../../src/payouts/beneficiary-ledger';
+import type { ProviderWithdrawalRequest } from '../../../src/platform/provider/provider-types';
+import { openDatabase, type Database } from '../../../src/platform/db/database';
+import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError } from '../../../src/platform/errors/gateway-errors';
+import { BeneficiaryLedger } from '../../../src/beneficiaries/beneficiary-ledger';
 import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout-ledger';
 import { approvalCheck } from '../../../src/payouts/payout-approval';
 import { payoutAdmission } from '../../../src/payouts/payout-policy';

@@ -1,6 +1,6 @@
 import { Migrator } from 'kysely';
-import { migrateToLatest, openDatabase, type Database } from '../../../src/db/database';
-import { MIGRATIONS } from '../../../src/db/migrations';
+import { migrateToLatest, openDatabase, type Database } from '../../../src/platform/db/database';
+import { MIGRATIONS } from '../../../src/platform/db/migrations';
 import { storeBackends } from '../../helpers/store-backends';
 
 const BACKENDS = storeBackends('payout_limits_migration');

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { JwksKeyCache, JwksUnavailableError, parseJwks } from '../../../src/subscriptions/jwks-cache';
-import { WebhookVerifier } from '../../../src/subscriptions/webhook-verifier';
+import { JwksKeyCache, JwksUnavailableError, parseJwks } from '../../../src/webhooks/jwks-cache';
+import { WebhookVerifier } from '../../../src/webhooks/webhook-verifier';
 import { signJws, toJwk } from '../../../src/sandbox/signing';
 
 const JKU = 'https://provider.example/.well-known/jwks';

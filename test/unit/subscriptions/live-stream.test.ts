@@ -1,7 +1,7 @@
-import { createLogger } from '../../../src/logger';
-import { AsyncQueue } from '../../../src/subscriptions/async-queue';
-import { MemoryEventBus, typeGraphqlPubSub } from '../../../src/subscriptions/event-bus';
-import { attachValueSink, liveStream } from '../../../src/subscriptions/live-stream';
+import { createLogger } from '../../../src/platform/observability/logger';
+import { AsyncQueue } from '../../../src/platform/live/async-queue';
+import { MemoryEventBus, typeGraphqlPubSub } from '../../../src/platform/live/event-bus';
+import { attachValueSink, liveStream } from '../../../src/platform/live/live-stream';
 import { waitFor } from '../../helpers/wait-for';
 
 const logger = createLogger('silent');

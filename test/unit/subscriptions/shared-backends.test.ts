@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../../../src/logger';
-import { openDatabase, type Database } from '../../../src/db/database';
+import { createLogger } from '../../../src/platform/observability/logger';
+import { openDatabase, type Database } from '../../../src/platform/db/database';
 import { EventInbox, INBOX_TTL_MS, type InboxEntry } from '../../../src/webhooks/event-inbox';
 import { createPostgresSchema } from '../../helpers/postgres';
-import { RedisLeases, InProcessLeases } from '../../../src/subscriptions/lease';
-import { RedisConnection } from '../../../src/subscriptions/redis-connection';
-import { RedisEventBus } from '../../../src/subscriptions/redis-event-bus';
+import { RedisLeases, InProcessLeases } from '../../../src/platform/scheduler/lease';
+import { RedisConnection } from '../../../src/platform/store/redis-connection';
+import { RedisEventBus } from '../../../src/platform/live/redis-event-bus';
 import { deleteRedisKeys, REDIS_URL } from '../../helpers/redis';
 import { waitFor } from '../../helpers/wait-for';
 

@@ -1,13 +1,13 @@
-import type { PaymentsClient } from '../../../src/datasources/payments.client';
-import type { PayoutClient } from '../../../src/datasources/payout.client';
-import type { ProviderRefund, ProviderWithdrawal } from '../../../src/datasources/provider-types';
-import { createLogger } from '../../../src/logger';
-import { MemoryEventBus } from '../../../src/subscriptions/event-bus';
-import { InProcessLeases, type Leases } from '../../../src/subscriptions/lease';
-import { PayoutWatchers } from '../../../src/subscriptions/payout-watcher';
-import { RefundWatchers } from '../../../src/subscriptions/refund-watcher';
-import { topics } from '../../../src/subscriptions/topics';
-import type { RefundEvent } from '../../../src/subscriptions/webhook.handlers';
+import type { PaymentsClient } from '../../../src/platform/provider/payments.client';
+import type { PayoutClient } from '../../../src/platform/provider/payout.client';
+import type { ProviderRefund, ProviderWithdrawal } from '../../../src/platform/provider/provider-types';
+import { createLogger } from '../../../src/platform/observability/logger';
+import { MemoryEventBus } from '../../../src/platform/live/event-bus';
+import { InProcessLeases, type Leases } from '../../../src/platform/scheduler/lease';
+import { PayoutWatchers } from '../../../src/payouts/payout-watcher';
+import { RefundWatchers } from '../../../src/refunds/refund-watcher';
+import { topics } from '../../../src/platform/live/topics';
+import type { RefundEvent } from '../../../src/webhooks/webhook.handlers';
 
 const logger = createLogger('silent');
 const ID = '8d7c1b52-3f7e-4a6b-9c1d-2e3f4a5b6c7d';

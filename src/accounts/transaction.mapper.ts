@@ -1,0 +1,32 @@
+import type { ProviderTransaction } from '../platform/provider/provider-types';
+import { Transaction } from './transaction.type';
+
+export function toTransaction(source: ProviderTransaction): Transaction {
+  const meta = source.meta as Record<string, unknown> | undefined;
+  return Object.assign(new Transaction(), {
+    id: source.transaction_id,
+    normalisedProviderTransactionId: source.normalised_provider_transaction_id ?? null,
+    providerTransactionId: source.provider_transaction_id ?? null,
+    timestamp: source.timestamp,
+    description: source.description,
+    amount: { amount: source.amount, currency: source.currency },
+    type: source.transaction_type,
+    category: source.transaction_category,
+    classification: source.transaction_classification ?? [],
+    merchantName: source.merchant_name ?? null,
+    runningBalance: source.running_balance ? { amount: source.running_balance.amount, currency: source.running_balance.currency } : null,
+    meta: meta
+      ? {
+          bankTransactionId: stringOrNull(meta.bank_transaction_id),
+          providerTransactionCategory: stringOrNull(meta.provider_transaction_category),
+          cardNumber: stringOrNull(meta.cardNumber),
+          location: stringOrNull(meta.location),
+          raw: meta,
+        }
+      : null,
+  });
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}

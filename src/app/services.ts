@@ -1,0 +1,181 @@
+import { MerchantKeys, PrincipalResolver } from '../identity/principal';
+import { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
+import { PayoutLedger } from '../payouts/payout-ledger';
+import { RefundKeyStore } from '../refunds/refund-key.store';
+import { UserTokenProvider } from '../identity/user-token.provider';
+import type { ResolvedConfig } from '../platform/config/config';
+import { AuthClient } from '../platform/provider/auth.client';
+import { DataClient } from '../platform/provider/data.client';
+import { ProviderHttpClient, type AttemptEvent } from '../platform/provider/http.client';
+import { PaymentsClient } from '../platform/provider/payments.client';
+import { PayoutClient } from '../platform/provider/payout.client';
+import { CACHE_TIMEOUT_MS, DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from '../platform/provider/response-cache';
+import { ClientCredentialsTokenManager } from '../platform/provider/token-manager';
+import type { Database } from '../platform/db/database';
+import { VerificationClient } from '../platform/provider/verification.client';
+import type { Logger } from '../platform/observability/logger';
+import { GatewayMetrics } from '../platform/observability/gateway-metrics';
+import { AppTokenVerifier } from '../identity/app-token.verifier';
+import { ConnectionStore } from '../identity/connection.store';
+import { tokenEncryptionKey } from '../identity/encryption-key';
+import { IdentityEvents } from '../identity/identity-events';
+import { RecentRevocations } from '../identity/recent-revocations';
+import { TokenCipher } from '../identity/token-cipher';
+import { createKeyv } from '../platform/store/keyv.factory';
+import { LoginStateStore } from '../identity/login-state.store';
+import { SessionStore } from '../identity/session.store';
+import { createLiveServices, type LiveServices, type LiveSettings } from './live.services';
+import type { Telemetry } from '../platform/observability/telemetry';
+
+/** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
+export interface Services {
+  config: ResolvedConfig;
+  logger: Logger;
+  /** The relational store (STORE_URL): money and identity, with constraints and transactions. */
+  database: Database;
+  http: ProviderHttpClient;
+  auth: AuthClient;
+  data: DataClient;
+  verification: VerificationClient;
+  payouts: PayoutClient;
+  payments: PaymentsClient;
+  appTokens: ClientCredentialsTokenManager;
+  userTokens: UserTokenProvider;
+  sessions: SessionStore;
+  loginStates: LoginStateStore;
+  /** Users and their bank connections (tokens encrypted at rest). */
+  connections: ConnectionStore;
+  /** Who a request's credentials name: merchant key, session (bank identity) or the app's JWT (app identity). */
+  principals: PrincipalResolver;
+  /** Logouts, banks connected and disconnected, revoked users: announced to every instance. */
+  identityEvents: IdentityEvents;
+  /** Logouts and revoked users heard lately, so a principal whose lookup straddled one is not trusted (server.ts feeds it). */
+  revocations: RecentRevocations;
+  /** Verified beneficiaries per user, and who verified each IBAN. */
+  beneficiaries: BeneficiaryLedger;
+  /** Payouts created through the gateway (the provider client is `payouts`). */
+  payoutLedger: PayoutLedger;
+  /** Refund idempotency keys, including the ones the gateway generated. */
+  refundKeys: RefundKeyStore;
+  responseCache: ResponseCache;
+  merchantKeys: MerchantKeys;
+  /** Webhooks, async data tasks, the event bus and payout watchers (src/subscriptions). */
+  live: LiveServices;
+  /** Prometheus metrics (/metrics); webhook receivers report through `metrics.webhookEvent(source, outcome)`. */
+  metrics: GatewayMetrics;
+  /** OpenTelemetry tracing (src/telemetry); `enabled` false when no exporter is configured. */
+  telemetry: Telemetry | undefined;
+  /** Resolves when every store and cache answers; rejects with the first that does not. */
+  checkReady(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ServicesOptions {
+  /** Prefixes every store namespace and Redis key, so deployments (or test runs) can share one Redis. */
+  keyPrefix?: string;
+  live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
+  /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
+  refundClock?: () => number;
+  /** The payout ledger's clock (default Date.now). */
+  payoutClock?: () => number;
+}
+
+export async function createServices(
+  config: ResolvedConfig,
+  logger: Logger,
+  database: Database,
+  hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics; telemetry?: Telemetry } = {},
+  options: ServicesOptions = {},
+): Promise<Services> {
+  const { provider } = config;
+  const metrics = hooks.metrics ?? new GatewayMetrics({ defaultMetrics: false });
+  const http = new ProviderHttpClient({
+    connectTimeoutMs: config.http.connectTimeoutMs,
+    headersTimeoutMs: config.http.headersTimeoutMs,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    maxAttempts: config.http.maxAttempts,
+    backoffBaseMs: config.http.backoffBaseMs,
+    backoffCapMs: config.http.backoffCapMs,
+    retryAfterCapMs: config.http.maxRetryAfterMs,
+    connectionsPerOrigin: config.http.connectionsPerOrigin,
+    maxBodyBytes: config.http.maxBodyBytes,
+    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs, spreadConnections: config.http.breakerRouteConnections },
+    onCircuitStateChange: (route, state) => {
+      logger.warn({ route, state }, 'provider circuit breaker changed state');
+      metrics.circuitState(route, state);
+    },
+    onConnectionCircuitChange: (change) => {
+      logger.info(change, "a bank connection's provider circuit breaker changed state");
+      metrics.connectionCircuits(change.route, change.openOnRoute);
+    },
+    signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
+    telemetry: hooks.telemetry,
+    onAttempt: (event) => {
+      if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');
+      metrics.providerAttempt(event);
+      hooks.onProviderAttempt?.(event);
+    },
+  });
+  const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
+  const appTokens = new ClientCredentialsTokenManager(auth);
+  // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
+  const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
+  const sessions = new SessionStore(database, undefined, { idleTimeoutMs: config.live.sessionIdleTimeoutMs });
+  const revocations = new RecentRevocations();
+  const cipher = new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl));
+  const connections = new ConnectionStore(database, cipher);
+  const merchantKeys = new MerchantKeys(config.merchantKeys);
+  const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
+  const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
+  const live = createLiveServices(
+    config,
+    logger,
+    { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
+    { ...options.live, keyPrefix: options.keyPrefix ?? '' },
+  );
+
+  return {
+    config,
+    logger,
+    database,
+    http,
+    auth,
+    data: new DataClient(http, { dataUrl: provider.dataUrl }),
+    verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }),
+    payouts,
+    payments,
+    appTokens,
+    userTokens: new UserTokenProvider(connections, auth),
+    sessions,
+    loginStates: new LoginStateStore(database, cipher),
+    connections,
+    principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity), revocations),
+    identityEvents: new IdentityEvents(live.bus),
+    revocations,
+    beneficiaries: new BeneficiaryLedger(database),
+    payoutLedger: new PayoutLedger(database, options.payoutClock),
+    refundKeys: new RefundKeyStore(database, options.refundClock),
+    responseCache: new ResponseCache(
+      cacheKeyv,
+      DEFAULT_CACHE_TTL_SECONDS,
+      metrics.cacheEvents,
+      Date.now,
+      config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS,
+    ),
+    merchantKeys,
+    live,
+    metrics,
+    telemetry: hooks.telemetry,
+    async checkReady() {
+      await Promise.all([database.ping(), live.checkReady()]);
+    },
+    async close() {
+      // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
+      await live.close();
+      await http.close();
+      // The cache is dropped at once: it loses nothing, and a polite quit would wait forever on a Redis that is down.
+      const cacheStore = cacheKeyv.store as { disconnect?(force?: boolean): Promise<void> };
+      await Promise.allSettled([cacheStore.disconnect?.(true), database.close()]);
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import { Field, ID, ObjectType } from 'type-graphql';
+import { AccountBalance } from '../accounts/account-balance.type';
+import { Account } from '../accounts/account.type';
+import { CardBalance } from '../accounts/card-balance.type';
+import { Card } from '../accounts/card.type';
+import { DataResource } from './data-resource.enum';
+import { DataTaskStatus } from './data-task-status.enum';
+import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
+import { Transaction } from '../accounts/transaction.type';
+
+@ObjectType({ simpleResolvers: true })
+export class DataTask {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => DataResource)
+  resource!: DataResource;
+
+  @Field(() => DataTaskStatus)
+  status!: DataTaskStatus;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: string;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  completedAt?: string | null;
+
+  // The result fields are fetched from the provider's results endpoint by @FieldResolver methods of the data task
+  // resolver once the task has succeeded; a task record itself holds none of them.
+
+  @Field(() => [Account], {
+    nullable: true,
+    description: 'Set once SUCCEEDED, for the matching resource; null otherwise.',
+  })
+  accounts?: Account[] | null;
+
+  @Field(() => [Card], { nullable: true })
+  cards?: Card[] | null;
+
+  @Field(() => [Transaction], { nullable: true })
+  transactions?: Transaction[] | null;
+
+  @Field(() => AccountBalance, { nullable: true })
+  accountBalance?: AccountBalance | null;
+
+  @Field(() => CardBalance, { nullable: true })
+  cardBalance?: CardBalance | null;
+}
