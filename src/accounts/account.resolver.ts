@@ -1,7 +1,6 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../platform/graphql/operation-context';
-import { toBankConnection } from '../identity/bank-connection.mapper';
-import { BankConnection } from '../identity/bank-connection.type';
+import { BankConnection, toBankConnection } from '../identity';
 import { toAccountBalance } from './account.mapper';
 import { AccountBalance } from './account-balance.type';
 import { Account } from './account.type';

@@ -1,7 +1,6 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../platform/graphql/operation-context';
-import { toBankConnection } from '../identity/bank-connection.mapper';
-import { BankConnection } from '../identity/bank-connection.type';
+import { BankConnection, toBankConnection } from '../identity';
 import { toCardBalance } from './card.mapper';
 import { CardBalance } from './card-balance.type';
 import { Card } from './card.type';

@@ -1,7 +1,7 @@
 import { GraphQLError, responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { GatewayError } from '../platform/errors/gateway-errors';
-import type { BankConnectionRecord } from '../identity/connection.store';
+import type { BankConnectionRecord } from '../identity';
 import { logErrorDetail } from '../platform/graphql/operation-observer.plugin';
 import { INTERNAL_ERROR_MESSAGE } from '../platform/graphql/error-masking';
 

@@ -1,12 +1,11 @@
 import { Args, Ctx, FieldResolver, Info, Query, Resolver } from 'type-graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import { requireUser } from '../identity/principal';
+import { requireUser } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { toAccount } from './account.mapper';
-import { toBankConnection } from '../identity/bank-connection.mapper';
+import { BankConnection, toBankConnection } from '../identity';
 import { toCard } from './card.mapper';
 import { Account } from './account.type';
-import { BankConnection } from '../identity/bank-connection.type';
 import { Card } from './card.type';
 import { IdArgs } from '../platform/graphql/types/id.args';
 import { Viewer } from './viewer.type';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { Account } from './account.type';
-import { BankConnection } from '../identity/bank-connection.type';
+import { BankConnection } from '../identity';
 import { Card } from './card.type';
 import { Payout } from '../payouts/payout.type';
 import { VerifiedBeneficiary } from '../beneficiaries/verified-beneficiary.type';

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { NoSchemaIntrospectionCustomRule, parse, validate, type GraphQLSchema } from 'graphql';
-import { handleAuthRoute } from '../identity/auth.routes';
-import { credentialsFromHeaders, type Principal } from '../identity/principal';
+import { BankConnectionResolver, handleAuthRoute, principalCheck, UserResolver } from '../identity';
+import { credentialsFromHeaders, type Principal } from '../platform/access/principal';
 import type { ResolvedConfig } from '../platform/config/config';
 import { createContext, describePrincipal, formatPartialFailure, type GatewayContext } from '../platform/graphql/operation-context';
 import { openDatabase } from '../platform/db/database';
@@ -55,7 +55,6 @@ import { buildGatewaySchema } from '../platform/graphql/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
 import { typeGraphqlPubSub } from '../platform/live/event-bus';
 import { startGraphqlWs } from '../platform/live/graphql-ws.server';
-import { principalCheck } from '../identity/principal-recheck';
 import { PrincipalSockets } from '../platform/live/principal-sockets';
 
 export interface Gateway {
@@ -96,7 +95,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const schema = await buildGatewaySchema<GatewayContext>({
     resolvers: RESOLVERS,
     pubSub: typeGraphqlPubSub(services.live.bus),
-    container: resolverContainer([]),
+    container: resolverContainer([new UserResolver(services.identity), new BankConnectionResolver(services.identity)]),
   });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;
@@ -258,7 +257,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         sessions: services.sessions,
         connections: services.connections,
         principals: services.principals,
-        identityEvents: services.identityEvents,
+        identity: services.identity,
         auth: services.auth,
         data: services.data,
         logger,

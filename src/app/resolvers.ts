@@ -1,6 +1,7 @@
 import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from '../accounts/account.resolver';
-import { BankConnectionResolver } from '../identity/bank-connection.resolver';
+import { BankConnectionHoldingsResolver } from '../accounts/bank-connection-holdings.resolver';
+import { BankConnectionResolver, UserResolver } from '../identity';
 import { CardResolver } from '../accounts/card.resolver';
 import { DataTaskResolver } from '../data-tasks/data-task.resolver';
 import { PaymentResolver } from '../refunds/payment.resolver';
@@ -9,15 +10,17 @@ import { RefundResolver } from '../refunds/refund.resolver';
 import { SubscriptionResolver } from '../payouts/subscription.resolver';
 import { VerificationResolver } from '../beneficiaries/verification.resolver';
 import { ViewerMoneyResolver } from '../payouts/viewer-money.resolver';
-import { UserResolver } from '../identity/user.resolver';
+import { ViewerIdResolver } from '../accounts/viewer-id.resolver';
 import { ViewerResolver } from '../accounts/viewer.resolver';
 
 export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,
+  ViewerIdResolver,
   UserResolver,
   AccountResolver,
   CardResolver,
   BankConnectionResolver,
+  BankConnectionHoldingsResolver,
   ViewerMoneyResolver,
   VerificationResolver,
   PayoutResolver,

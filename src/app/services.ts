@@ -1,8 +1,6 @@
-import { MerchantKeys, PrincipalResolver } from '../identity/principal';
 import { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
 import { PayoutLedger } from '../payouts/payout-ledger';
 import { RefundKeyStore } from '../refunds/refund-key.store';
-import { UserTokenProvider } from '../identity/user-token.provider';
 import type { ResolvedConfig } from '../platform/config/config';
 import { AuthClient } from '../platform/provider/auth.client';
 import { DataClient } from '../platform/provider/data.client';
@@ -15,15 +13,20 @@ import type { Database } from '../platform/db/database';
 import { VerificationClient } from '../platform/provider/verification.client';
 import type { Logger } from '../platform/observability/logger';
 import { GatewayMetrics } from '../platform/observability/gateway-metrics';
-import { AppTokenVerifier } from '../identity/app-token.verifier';
-import { ConnectionStore } from '../identity/connection.store';
-import { tokenEncryptionKey } from '../identity/encryption-key';
-import { IdentityEvents } from '../identity/identity-events';
-import { RecentRevocations } from '../identity/recent-revocations';
-import { TokenCipher } from '../identity/token-cipher';
+import {
+  createIdentity,
+  type ConnectionStore,
+  type IdentityEvents,
+  type IdentityService,
+  type LoginStateStore,
+  type MerchantKeys,
+  type PrincipalResolver,
+  type SessionStore,
+  type UserTokenProvider,
+} from '../identity';
+import type { RecentRevocations } from '../platform/access/recent-revocations';
+import { topics } from '../platform/live/topics';
 import { createKeyv } from '../platform/store/keyv.factory';
-import { LoginStateStore } from '../identity/login-state.store';
-import { SessionStore } from '../identity/session.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './live.services';
 import type { Telemetry } from '../platform/observability/telemetry';
 
@@ -49,6 +52,8 @@ export interface Services {
   principals: PrincipalResolver;
   /** Logouts, banks connected and disconnected, revoked users: announced to every instance. */
   identityEvents: IdentityEvents;
+  /** Revokes users, bank connections and sessions, then announces it. */
+  identity: IdentityService;
   /** Logouts and revoked users heard lately, so a principal whose lookup straddled one is not trusted (server.ts feeds it). */
   revocations: RecentRevocations;
   /** Verified beneficiaries per user, and who verified each IBAN. */
@@ -120,11 +125,6 @@ export async function createServices(
   const appTokens = new ClientCredentialsTokenManager(auth);
   // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
   const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
-  const sessions = new SessionStore(database, undefined, { idleTimeoutMs: config.live.sessionIdleTimeoutMs });
-  const revocations = new RecentRevocations();
-  const cipher = new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl));
-  const connections = new ConnectionStore(database, cipher);
-  const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
   const live = createLiveServices(
@@ -133,6 +133,7 @@ export async function createServices(
     { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
+  const identity = createIdentity({ config, database, auth, bus: live.bus, topic: topics.identity, held: live.dataTasks });
 
   return {
     config,
@@ -145,13 +146,7 @@ export async function createServices(
     payouts,
     payments,
     appTokens,
-    userTokens: new UserTokenProvider(connections, auth),
-    sessions,
-    loginStates: new LoginStateStore(database, cipher),
-    connections,
-    principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity), revocations),
-    identityEvents: new IdentityEvents(live.bus),
-    revocations,
+    ...identity,
     beneficiaries: new BeneficiaryLedger(database),
     payoutLedger: new PayoutLedger(database, options.payoutClock),
     refundKeys: new RefundKeyStore(database, options.refundClock),
@@ -162,7 +157,6 @@ export async function createServices(
       Date.now,
       config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS,
     ),
-    merchantKeys,
     live,
     metrics,
     telemetry: hooks.telemetry,

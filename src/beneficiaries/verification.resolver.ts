@@ -1,5 +1,5 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireUser } from '../identity/principal';
+import { requireUser } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import { mergeVerifications, toVerificationResult, verifiedBeneficiariesFrom } from './verification.mapper';

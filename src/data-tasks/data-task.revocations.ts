@@ -1,4 +1,4 @@
-import type { IdentityEvents } from '../identity/identity-events';
+import type { IdentityEvents } from '../identity';
 import type { Logger } from '../platform/observability/logger';
 import type { DataTaskStore } from './data-task.store';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { requireUser } from '../identity/principal';
+import { requireUser } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import type { DataRequest, DataResource as ProviderDataResource } from '../platform/provider/data.client';
 import { DataTaskLimitExceededError, NotFoundError, UpstreamError } from '../platform/errors/gateway-errors';

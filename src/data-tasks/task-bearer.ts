@@ -1,6 +1,5 @@
-import type { UserTokenProvider } from '../identity/user-token.provider';
+import type { ConnectionStore, UserTokenProvider } from '../identity';
 import type { BearerAuth } from '../platform/provider/http.client';
-import type { ConnectionStore } from '../identity/connection.store';
 
 /**
  * The bank token background work fetches a data task's results with when its webhook never came: that of the bank

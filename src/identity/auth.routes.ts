@@ -6,14 +6,16 @@ import { BadUserInputError, ForbiddenError, GatewayError, UnauthenticatedError }
 import { PayloadTooLargeError, readBody } from '../platform/http/body';
 import { redirect, sendError, sendJson } from '../platform/http/respond';
 import type { ConnectionStore, GrantOutcome, GrantOwner } from './connection.store';
-import type { IdentityEvents } from './identity-events';
+import type { IdentityService } from './identity.service';
 import type { Logger } from '../platform/observability/logger';
 import type { LoginState, LoginStateStore } from './login-state.store';
 import { LOGIN_STATE_TTL_MS } from './login-state.store';
 import type { SessionStore } from './session.store';
-import { SESSION_TTL_MS, sessionKey } from './session.store';
+import { SESSION_TTL_MS } from './session.store';
 import { createPkcePair, randomState } from './pkce';
-import { credentialsFromHeaders, readCookie, SESSION_COOKIE, type PrincipalResolver } from './principal';
+import { credentialsFromHeaders } from '../platform/access/principal';
+import { readCookie, SESSION_COOKIE } from '../platform/access/session-cookie';
+import type { PrincipalResolver } from './principal';
 import { checkReturnTo } from './return-to';
 import { reachedOrigin, signInBase } from './sign-in-origin';
 import { sendSignInPage } from './sign-in-page';
@@ -30,7 +32,7 @@ export interface AuthRoutesDeps {
   sessions: SessionStore;
   connections: ConnectionStore;
   principals: PrincipalResolver;
-  identityEvents: IdentityEvents;
+  identity: IdentityService;
   auth: AuthClient;
   data: DataClient;
   logger: Logger;
@@ -210,7 +212,7 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   );
   if (outcome.kind === 'refused') throw new ForbiddenError(REFUSALS[outcome.reason]);
   const connection = outcome;
-  await deps.identityEvents.publish({ kind: 'connected', userId: connection.userId, connectionId: connection.connectionId });
+  await deps.identity.bankConnected(connection.userId, connection.connectionId);
   const clearLogin = `${LOGIN_COOKIE}=; Path=/auth/callback; HttpOnly; SameSite=Lax; Max-Age=0`;
   if (deps.principals.appIdentity) {
     const body = { connection: { id: connection.connectionId, providerId } };
@@ -266,9 +268,8 @@ function grantOwner(deps: AuthRoutesDeps, userId: string | null | undefined): Gr
 async function logout(req: IncomingMessage, res: ServerResponse, deps: AuthRoutesDeps): Promise<void> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
   const token = bearer ?? readCookie(req.headers.cookie, SESSION_COOKIE);
-  const ended = token && !deps.principals.appIdentity ? await deps.sessions.delete(token) : undefined;
-  // Every instance closes this session's WebSockets and forgets it, so nothing keeps streaming after a logout.
-  if (ended && token) await deps.identityEvents.publish({ kind: 'logout', userId: ended.userId, sessionKey: sessionKey(token) });
+  // App identity has no gateway sessions: its logout only clears the cookie.
+  if (token && !deps.principals.appIdentity) await deps.identity.logout(token);
   res.writeHead(204, { 'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`, 'cache-control': 'no-store' });
   res.end();
 }

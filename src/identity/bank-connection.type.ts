@@ -4,8 +4,8 @@ import { ConnectionStatus } from './connection-status.enum';
 
 /**
  * One bank the user connected (one authorization-code grant). Its `accounts` and `cards` fields are declared by the
- * bank connection resolver alone (Account and Card lead back here): null with an error at their path when this
- * bank fails.
+ * accounts module's resolver alone (Account and Card lead back here, and identity knows nothing of accounts): null
+ * with an error at their path when this bank fails.
  */
 @ObjectType({ simpleResolvers: true })
 export class BankConnection {

@@ -1,21 +1,27 @@
-import type { EventBus } from '../platform/live/event-bus';
-import { topics } from '../platform/live/topics';
+import type { Revocation } from '../platform/access/revocation';
 
 /**
- * A change to who may see what, announced on the event bus so that every instance acts on it within a moment:
- * - `logout`: one session ended; its WebSockets close;
- * - `disconnected`: one bank connection was revoked; the user's WebSockets close (their subscriptions were
- *   authorised with it) and the connection's tokens are forgotten;
- * - `user-revoked`: the user is gone; all their sessions and WebSockets end;
+ * A change to who may see what, announced on the event bus so that every instance acts on it within a moment: a
+ * revocation (a logout, a bank disconnected, a revoked user; src/platform/access/revocation.ts), whose
+ * disconnection also makes the connection's tokens forgotten, or
  * - `connected`: a bank was added; nothing closes, but answers kept for the user no longer show all they may see.
  */
-export type IdentityEvent =
-  | { kind: 'logout'; userId: string; sessionKey: string }
-  | { kind: 'disconnected'; userId: string; connectionId: string }
-  | { kind: 'user-revoked'; userId: string }
-  | { kind: 'connected'; userId: string; connectionId: string };
+export type IdentityEvent = Revocation | { kind: 'connected'; userId: string; connectionId: string };
 
 const KINDS = new Set<IdentityEvent['kind']>(['logout', 'disconnected', 'user-revoked', 'connected']);
+
+/** The event bus as identity uses it (the composition root hands it the gateway's bus). */
+export interface EventChannel {
+  publish(topic: string, payload: unknown): Promise<void>;
+  /** Resolves once the handler hears every later event on any instance; the function it gives stops listening. */
+  listen(topic: string, handler: (payload: unknown) => void): Promise<() => Promise<void>>;
+}
+
+export interface IdentityEventsDeps {
+  bus: EventChannel;
+  /** The bus topic identity events travel on. */
+  topic: string;
+}
 
 /**
  * The publishing instance hears its own event at once, before the bus carries it (and again when the bus does:
@@ -24,11 +30,11 @@ const KINDS = new Set<IdentityEvent['kind']>(['logout', 'disconnected', 'user-re
 export class IdentityEvents {
   private readonly local = new Set<(event: IdentityEvent) => void>();
 
-  constructor(private readonly bus: EventBus) {}
+  constructor(private readonly deps: IdentityEventsDeps) {}
 
   async publish(event: IdentityEvent): Promise<void> {
     // Under way before any local handler runs, so one that throws cannot keep other instances from hearing it.
-    const published = this.bus.publish(topics.identity, event);
+    const published = this.deps.bus.publish(this.deps.topic, event);
     try {
       for (const handler of [...this.local]) handler(event);
     } finally {
@@ -38,7 +44,7 @@ export class IdentityEvents {
 
   /** Resolves once `handler` hears every later event on any instance; the function it gives stops listening. */
   async listen(handler: (event: IdentityEvent) => void): Promise<() => Promise<void>> {
-    const stop = await this.bus.listen(topics.identity, (payload) => {
+    const stop = await this.deps.bus.listen(this.deps.topic, (payload) => {
       if (isIdentityEvent(payload)) handler(payload);
     });
     this.local.add(handler);

@@ -1,6 +1,6 @@
 import type { Database } from '../platform/db/database';
 import type { SessionStore } from './session.store';
-import type { PrincipalCheck } from '../platform/live/principal-sockets';
+import type { PrincipalCheck } from '../platform/access/revocation';
 
 /** Users per query (PostgreSQL and SQLite both take this many parameters). */
 const BATCH = 500;

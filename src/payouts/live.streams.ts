@@ -1,4 +1,4 @@
-import { requireAnyPrincipal, requireMerchant } from '../identity/principal';
+import { requireAnyPrincipal, requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import { toPayout } from './payout.mapper';

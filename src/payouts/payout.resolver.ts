@@ -1,5 +1,5 @@
 import { Args, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import { requireAnyPrincipal, requireMerchant } from '../identity/principal';
+import { requireAnyPrincipal, requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { approvePayout, createPayout, declinePayout, readPayout } from './payout.workflow';
 import { CreatePayoutArgs } from './create-payout.args';

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Principal } from '../identity/principal';
+import type { Principal } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/provider/provider-types';
 import {

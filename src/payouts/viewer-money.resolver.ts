@@ -1,5 +1,5 @@
 import { Ctx, FieldResolver, Resolver } from 'type-graphql';
-import { requireUser } from '../identity/principal';
+import { requireUser } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { toVerifiedBeneficiary } from '../beneficiaries/verification.mapper';
 import { Payout } from './payout.type';

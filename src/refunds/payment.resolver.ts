@@ -1,5 +1,5 @@
 import { Args, Ctx, Query, Resolver } from 'type-graphql';
-import { requireMerchant } from '../identity/principal';
+import { requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { refundedAmount } from './refund.mapper';
 import { IdArgs } from '../platform/graphql/types/id.args';

@@ -1,5 +1,5 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireMerchant } from '../identity/principal';
+import { requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { RefundPaymentArgs } from './refund-payment.args';
 import { Refund } from './refund.type';

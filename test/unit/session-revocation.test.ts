@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { openDatabase, type Database } from '../../src/platform/db/database';
-import { RecentRevocations } from '../../src/identity/recent-revocations';
+import { RecentRevocations } from '../../src/platform/access/recent-revocations';
 import { sessionKey, SessionStore } from '../../src/identity/session.store';
 import { principalCheck } from '../../src/identity/principal-recheck';
 import { PrincipalSockets } from '../../src/platform/live/principal-sockets';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
-import type { Principal } from '../../identity/principal';
-import { requireUser } from '../../identity/principal';
+import type { Principal } from '../access/principal';
+import { requireUser } from '../access/principal';
 import { DataLoaders } from '../provider/data.loaders';
 import type { BearerAuth, CallOptions } from '../provider/http.client';
 import type { OperationDeadline } from '../provider/operation-deadline';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Principal } from '../../identity/principal';
+import type { Principal } from '../access/principal';
 import { describePrincipal } from '../graphql/operation-context';
 import { PersistedQueryNotFoundError, PersistedQueryNotSupportedError, type GatewayError } from '../errors/gateway-errors';
 import { sendError } from './respond';

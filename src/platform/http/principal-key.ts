@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net';
-import type { Principal } from '../../identity/principal';
+import type { Principal } from '../access/principal';
 
 /**
  * Whose allowance an operation spends: the user (whichever of their sessions or app tokens it came with, else

@@ -1,6 +1,6 @@
-import type { Principal } from '../../identity/principal';
-import type { IdentityEvent } from '../../identity/identity-events';
-import type { PrincipalLookup, RecentRevocations } from '../../identity/recent-revocations';
+import type { Principal } from '../access/principal';
+import type { PrincipalLookup, RecentRevocations } from '../access/recent-revocations';
+import type { PrincipalCheck, Revocation } from '../access/revocation';
 import type { Logger } from '../observability/logger';
 
 /** graphql-ws's code for "Unauthorized": the client must not reconnect with the same credentials. */
@@ -35,9 +35,6 @@ interface SocketEntry {
   endedBecause?: string;
   endedWith?: number;
 }
-
-/** Which of the sockets' principals still hold, read from the store (src/identity/principal-recheck.ts). */
-export type PrincipalCheck = (owners: { sessionKeys: string[]; userIds: string[] }) => Promise<{ liveSessions: Set<string>; revokedUsers: Set<string> }>;
 
 export interface PrincipalSocketsOptions {
   /** Sockets one principal may have open on this instance (WS_MAX_SOCKETS_PER_PRINCIPAL). */
@@ -131,7 +128,7 @@ export class PrincipalSockets {
   }
 
   /** A logout closes that session's sockets; a disconnected bank or a revoked user closes all of the user's. */
-  close(event: Exclude<IdentityEvent, { kind: 'connected' }>): number {
+  close(event: Revocation): number {
     const entries = event.kind === 'logout' ? this.bySession.get(event.sessionKey) : this.byUser.get(event.userId);
     const reason =
       event.kind === 'logout'

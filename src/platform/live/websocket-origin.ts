@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { readCookie, SESSION_COOKIE } from '../../identity/principal';
+import { readCookie, SESSION_COOKIE } from '../access/session-cookie';
 
 /** Sent as the close reason (at most 123 bytes), so a developer sees why and what to do instead. */
 export const FOREIGN_ORIGIN_REASON = 'Session cookie refused from this Origin; use the gateway origin, ALLOWED_ORIGINS, or connectionParams.authorization';

@@ -1,6 +1,6 @@
 import { getOperationAST, GraphQLError, parse, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
-import type { Principal, PrincipalResolver } from '../../identity/principal';
+import type { Principal, PrincipalSource } from '../access/principal';
 import { describePrincipal, newRequestId } from '../graphql/operation-context';
 import type { Logger } from '../observability/logger';
 import type { GatewayMetrics, OperationOutcome } from '../observability/gateway-metrics';
@@ -11,7 +11,7 @@ import type { SocketConnection } from './ws-transport';
 import type { OperationLimits } from '../graphql/operation-limits';
 import { isOwnPage, type PersistedDocuments } from '../graphql/persisted/persisted-documents';
 import { ForbiddenError, GatewayError, UnauthenticatedError } from '../errors/gateway-errors';
-import type { RecentRevocations } from '../../identity/recent-revocations';
+import type { RecentRevocations } from '../access/recent-revocations';
 import { BoundedMap } from '../store/bounded-map';
 import { addressKey, rateLimitKey } from '../http/principal-key';
 import type { RateLimiter } from '../http/rate-limiter';
@@ -55,10 +55,10 @@ export interface WsOperationGuardDeps {
   recorder: OperationRecorder;
   metrics: GatewayMetrics;
   logger: Logger;
-  principals: PrincipalResolver;
+  principals: PrincipalSource;
   /** Each user's sockets, so a revocation can close them (src/platform/live/principal-sockets.ts). */
   sockets: PrincipalSockets;
-  /** Revocations heard while a socket's principal was looked up (src/identity/recent-revocations.ts). */
+  /** Revocations heard while a socket's principal was looked up (src/platform/access/recent-revocations.ts). */
   revocations: RecentRevocations;
   caps: SubscriptionCaps;
 }

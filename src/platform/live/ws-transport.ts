@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import { WebSocket, type RawData, type WebSocketServer } from 'ws';
-import type { Principal } from '../../identity/principal';
+import type { Principal } from '../access/principal';
 import type { Logger } from '../observability/logger';
 import { writeText } from './next-frame';
 

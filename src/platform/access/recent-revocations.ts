@@ -1,5 +1,5 @@
 import type { Principal } from './principal';
-import type { IdentityEvent } from './identity-events';
+import type { PrincipalEvent } from './revocation';
 
 /** A principal lookup in progress: revocations heard since it started are kept until it ends. */
 export interface PrincipalLookup {
@@ -25,9 +25,9 @@ export class RecentRevocations {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  heard(event: IdentityEvent): void {
+  heard(event: PrincipalEvent): void {
     const at = this.now();
-    if (event.kind === 'logout') remember(this.sessions, event.sessionKey, at);
+    if (event.kind === 'logout' && event.sessionKey !== undefined) remember(this.sessions, event.sessionKey, at);
     else if (event.kind === 'user-revoked') remember(this.users, event.userId, at);
     this.prune();
   }
