@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Database } from '../platform/db/database';
-import type { ConnectionStatus, Tables } from '../platform/db/tables';
+import type { Tables } from '../platform/db/tables';
 import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
 import { BoundedMap } from '../platform/store/bounded-map';
 import { RecentMap } from '../platform/store/recent-map';
@@ -44,11 +44,14 @@ export type GrantOwner = { kind: 'recognise' } | { kind: 'signed-in'; userId: st
 export type GrantOutcome =
   { kind: 'added'; userId: string; connectionId: string } | { kind: 'refused'; reason: 'revoked' | 'another-user' | 'not-shown-to-be-yours' };
 
+/** What the bank allows a connection now; the schema's ConnectionStatus enum (connection-status.enum.ts) shows it. */
+export type BankConnectionStatus = 'active' | 'expired' | 'revoked';
+
 export interface BankConnectionRecord {
   id: string;
   userId: string;
   providerId: string;
-  status: ConnectionStatus;
+  status: BankConnectionStatus;
   createdAtMs: number;
 }
 

@@ -6,7 +6,7 @@
 export { createIdentity, type Identity, type IdentityDeps } from './identity.module';
 export { IdentityService, type HeldForUsers } from './identity.service';
 export { IdentityEvents, type IdentityEvent } from './identity-events';
-export type { BankConnectionRecord, ConnectionStore } from './connection.store';
+export type { BankConnectionRecord, BankConnectionStatus, ConnectionStore } from './connection.store';
 export type { UserTokenProvider } from './user-token.provider';
 export type { PrincipalResolver, MerchantKeys } from './principal';
 export { type Session, type SessionStore, sessionKey } from './session.store';
