@@ -1,7 +1,6 @@
 import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
-import { AccountResolver } from '../accounts/account.resolver';
+import { AccountResolver, CardResolver, ViewerResolver } from '../accounts';
 import { BankConnectionResolver } from '../identity/bank-connection.resolver';
-import { CardResolver } from '../accounts/card.resolver';
 import { DataTaskResolver } from '../data-tasks/data-task.resolver';
 import { PaymentResolver } from '../refunds/payment.resolver';
 import { PayoutResolver } from '../payouts/payout.resolver';
@@ -10,7 +9,6 @@ import { SubscriptionResolver } from '../payouts/subscription.resolver';
 import { VerificationResolver } from '../beneficiaries/verification.resolver';
 import { ViewerMoneyResolver } from '../payouts/viewer-money.resolver';
 import { UserResolver } from '../identity/user.resolver';
-import { ViewerResolver } from '../accounts/viewer.resolver';
 
 export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,
