@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
-import type { Principal } from '../../identity/principal';
-import { requireUser } from '../../identity/principal';
+// Principal moves to src/platform/access/; requireUser and BankConnectionRecord serve the legacy fields only.
+import { requireUser, type BankConnectionRecord, type Principal } from '../../identity';
 import { DataLoaders } from '../provider/data.loaders';
 import type { BearerAuth, CallOptions } from '../provider/http.client';
 import type { OperationDeadline } from '../provider/operation-deadline';
 import type { CacheMode } from '../provider/response-cache';
 import { NotFoundError, UnauthenticatedError } from '../errors/gateway-errors';
-import type { BankConnectionRecord } from '../../identity/connection.store';
 import type { Logger } from '../observability/logger';
 import type { Services } from '../../app/services';
 
