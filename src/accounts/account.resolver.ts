@@ -1,35 +1,42 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../platform/graphql/operation-context';
 import { BankConnection, toBankConnection } from '../identity';
+import type { OperationContext } from '../platform/graphql/operation-context';
+import type { AccountGraphService } from './account.service';
 import { toAccountBalance } from './account.mapper';
 import { AccountBalance } from './account-balance.type';
 import { Account } from './account.type';
+import { checkTransactionsArgs, toTransactionConnection } from './transaction-connection.mapper';
 import { TransactionConnection } from './transaction-connection.type';
+import { toTransaction } from './transaction.mapper';
 import { Transaction } from './transaction.type';
 import { TransactionsArgs } from './transactions.args';
-import { pendingTransactions, transactionConnection } from './transactions.loader';
+import { accountReads } from './viewer.resolver';
 
 @Resolver(() => Account)
 export class AccountResolver {
+  constructor(private readonly accountGraph: AccountGraphService) {}
+
   /** From the connections read once per request, so it costs no provider call. */
   @FieldResolver(() => BankConnection, { description: 'The bank connection this account was read through.' })
-  async connection(@Root() account: Account, @Ctx() context: GatewayContext): Promise<BankConnection> {
-    return toBankConnection(await context.activeConnection(account.connectionId));
+  async connection(@Root() account: Account, @Ctx() context: OperationContext): Promise<BankConnection> {
+    return toBankConnection(await accountReads(context, this.accountGraph).activeConnection(account.connectionId));
   }
 
   @FieldResolver(() => AccountBalance, { nullable: true })
-  async balance(@Root() account: Account, @Ctx() context: GatewayContext): Promise<AccountBalance | null> {
-    const [balance] = await context.loadersFor(account.connectionId).load({ resource: 'accountBalance', id: account.id });
+  async balance(@Root() account: Account, @Ctx() context: OperationContext): Promise<AccountBalance | null> {
+    const balance = await accountReads(context, this.accountGraph).accountBalance(account);
     return balance ? toAccountBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
-  transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: GatewayContext): Promise<TransactionConnection> {
-    return transactionConnection(context, 'account', account, args);
+  async transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: OperationContext): Promise<TransactionConnection> {
+    checkTransactionsArgs(args);
+    const list = await accountReads(context, this.accountGraph).transactions('account', account, { from: args.from ?? undefined, to: args.to ?? undefined });
+    return toTransactionConnection(list, args.first, args.after);
   }
 
   @FieldResolver(() => [Transaction])
-  pendingTransactions(@Root() account: Account, @Ctx() context: GatewayContext): Promise<Transaction[]> {
-    return pendingTransactions(context, 'account', account);
+  async pendingTransactions(@Root() account: Account, @Ctx() context: OperationContext): Promise<Transaction[]> {
+    return (await accountReads(context, this.accountGraph).pendingTransactions('account', account)).map(toTransaction);
   }
 }

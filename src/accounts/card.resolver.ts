@@ -1,35 +1,42 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../platform/graphql/operation-context';
 import { BankConnection, toBankConnection } from '../identity';
+import type { OperationContext } from '../platform/graphql/operation-context';
+import type { AccountGraphService } from './account.service';
 import { toCardBalance } from './card.mapper';
 import { CardBalance } from './card-balance.type';
 import { Card } from './card.type';
+import { checkTransactionsArgs, toTransactionConnection } from './transaction-connection.mapper';
 import { TransactionConnection } from './transaction-connection.type';
+import { toTransaction } from './transaction.mapper';
 import { Transaction } from './transaction.type';
 import { TransactionsArgs } from './transactions.args';
-import { pendingTransactions, transactionConnection } from './transactions.loader';
+import { accountReads } from './viewer.resolver';
 
 @Resolver(() => Card)
 export class CardResolver {
+  constructor(private readonly accountGraph: AccountGraphService) {}
+
   /** From the connections read once per request, so it costs no provider call. */
   @FieldResolver(() => BankConnection, { description: 'The bank connection this card was read through.' })
-  async connection(@Root() card: Card, @Ctx() context: GatewayContext): Promise<BankConnection> {
-    return toBankConnection(await context.activeConnection(card.connectionId));
+  async connection(@Root() card: Card, @Ctx() context: OperationContext): Promise<BankConnection> {
+    return toBankConnection(await accountReads(context, this.accountGraph).activeConnection(card.connectionId));
   }
 
   @FieldResolver(() => CardBalance, { nullable: true })
-  async balance(@Root() card: Card, @Ctx() context: GatewayContext): Promise<CardBalance | null> {
-    const [balance] = await context.loadersFor(card.connectionId).load({ resource: 'cardBalance', id: card.id });
+  async balance(@Root() card: Card, @Ctx() context: OperationContext): Promise<CardBalance | null> {
+    const balance = await accountReads(context, this.accountGraph).cardBalance(card);
     return balance ? toCardBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
-  transactions(@Root() card: Card, @Args() args: TransactionsArgs, @Ctx() context: GatewayContext): Promise<TransactionConnection> {
-    return transactionConnection(context, 'card', card, args);
+  async transactions(@Root() card: Card, @Args() args: TransactionsArgs, @Ctx() context: OperationContext): Promise<TransactionConnection> {
+    checkTransactionsArgs(args);
+    const list = await accountReads(context, this.accountGraph).transactions('card', card, { from: args.from ?? undefined, to: args.to ?? undefined });
+    return toTransactionConnection(list, args.first, args.after);
   }
 
   @FieldResolver(() => [Transaction])
-  pendingTransactions(@Root() card: Card, @Ctx() context: GatewayContext): Promise<Transaction[]> {
-    return pendingTransactions(context, 'card', card);
+  async pendingTransactions(@Root() card: Card, @Ctx() context: OperationContext): Promise<Transaction[]> {
+    return (await accountReads(context, this.accountGraph).pendingTransactions('card', card)).map(toTransaction);
   }
 }

@@ -3,6 +3,7 @@ import type { ProviderTransaction } from '../platform/provider/provider-types';
 import { BadUserInputError } from '../platform/errors/gateway-errors';
 import { TransactionConnection } from './transaction-connection.type';
 import { toTransaction } from './transaction.mapper';
+import type { TransactionsArgs } from './transactions.args';
 
 /** The largest page a client may ask for; larger pages are refused, not silently shortened. */
 export const MAX_PAGE_SIZE = 100;
@@ -44,8 +45,13 @@ export function toTransactionConnection(
   });
 }
 
-/** Checked before any provider call, so a bad argument costs nothing upstream. */
-export function pageSize(first: number | null | undefined): number {
+/** A page size and cursor that could never answer are refused before any provider call, so they cost nothing upstream. */
+export function checkTransactionsArgs(args: Pick<TransactionsArgs, 'first' | 'after'>): void {
+  pageSize(args.first);
+  if (args.after !== null && args.after !== undefined) cursorTransactionId(args.after);
+}
+
+function pageSize(first: number | null | undefined): number {
   const size = first ?? 50;
   if (!Number.isInteger(size) || size < 0 || size > MAX_PAGE_SIZE) {
     throw new BadUserInputError(`first must be an integer from 0 to ${MAX_PAGE_SIZE}; got ${String(first)}`, 'first');
@@ -60,7 +66,7 @@ export function encodeCursor(transactionId: string): string {
 }
 
 /** The transaction id a cursor names; a malformed cursor is refused here, before any provider call. */
-export function cursorTransactionId(cursor: string): string {
+function cursorTransactionId(cursor: string): string {
   const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
   if (!decoded.startsWith(CURSOR_PREFIX)) {
     throw new BadUserInputError('after is not a valid cursor; pass an edges.cursor or pageInfo.endCursor value unchanged', 'after');

@@ -1,23 +1,21 @@
 import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { Account } from './account.type';
-import { BankConnection } from '../identity';
 import { Card } from './card.type';
 import { Payout } from '../payouts/payout.type';
 import { VerifiedBeneficiary } from '../beneficiaries/verified-beneficiary.type';
 
 /**
- * The signed-in user's corner of the graph. Every field is resolved by @FieldResolver methods of the viewer
- * resolver, so all are optional here: a resolver returns `new Viewer()` (or `{}`) and the fields fill in on demand.
- * `account` and `card` get their `id` argument from the field resolver's @Args() IdArgs.
+ * The signed-in user's corner of the graph. Every field is resolved by @FieldResolver methods, so all are optional
+ * here: a resolver returns `new Viewer()` (or `{}`) and the fields fill in on demand. A field outside the public
+ * contract (connections) is declared by its @FieldResolver alone; the contract's fields are declared here, so a
+ * schema built from the classes alone has them. `account` and `card` get their `id` argument from the field
+ * resolver's @Args() IdArgs.
  */
 @ObjectType({ simpleResolvers: true })
 export class Viewer {
   @Field(() => ID, { description: "The durable user's id: the same across sign-ins, sessions and bank connections." })
   id?: string;
-
-  @Field(() => [BankConnection], { description: "The user's bank connections, oldest first (revoked ones are left out)." })
-  connections?: BankConnection[];
 
   @Field(() => [Account])
   accounts?: Account[];

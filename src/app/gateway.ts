@@ -51,6 +51,7 @@ import { WsOperationGuard } from '../platform/live/ws-operation-guard';
 import { Reconciler } from './reconciler';
 import { forgetDataTasksOnRevocation } from '../data-tasks/data-task.revocations';
 import { RESOLVERS, resolverContainer } from './resolvers';
+import { AccountGraphService, accountResolvers } from '../accounts';
 import { buildGatewaySchema } from '../platform/graphql/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
 import { typeGraphqlPubSub } from '../platform/live/event-bus';
@@ -95,7 +96,18 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const schema = await buildGatewaySchema<GatewayContext>({
     resolvers: RESOLVERS,
     pubSub: typeGraphqlPubSub(services.live.bus),
-    container: resolverContainer([new UserResolver(services.identity), new BankConnectionResolver(services.identity)]),
+    container: resolverContainer([
+      new UserResolver(services.identity),
+      new BankConnectionResolver(services.identity),
+      ...accountResolvers(
+        new AccountGraphService({
+          data: services.data,
+          responseCache: services.responseCache,
+          connections: services.connections,
+          userTokens: services.userTokens,
+        }),
+      ),
+    ]),
   });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;

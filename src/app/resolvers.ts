@@ -1,8 +1,6 @@
 import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
-import { AccountResolver } from '../accounts/account.resolver';
-import { BankConnectionHoldingsResolver } from '../accounts/bank-connection-holdings.resolver';
+import { AccountResolver, BankConnectionHoldingsResolver, CardResolver, ViewerIdResolver, ViewerResolver } from '../accounts';
 import { BankConnectionResolver, UserResolver } from '../identity';
-import { CardResolver } from '../accounts/card.resolver';
 import { DataTaskResolver } from '../data-tasks/data-task.resolver';
 import { PaymentResolver } from '../refunds/payment.resolver';
 import { PayoutResolver } from '../payouts/payout.resolver';
@@ -10,8 +8,6 @@ import { RefundResolver } from '../refunds/refund.resolver';
 import { SubscriptionResolver } from '../payouts/subscription.resolver';
 import { VerificationResolver } from '../beneficiaries/verification.resolver';
 import { ViewerMoneyResolver } from '../payouts/viewer-money.resolver';
-import { ViewerIdResolver } from '../accounts/viewer-id.resolver';
-import { ViewerResolver } from '../accounts/viewer.resolver';
 
 export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,

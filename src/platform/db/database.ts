@@ -55,9 +55,17 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//.test(url);
 }
 
+/**
+ * Kysely's migrator on this connection's own schema: without one named, Kysely takes another schema's migration
+ * table (another deployment's, another test run's) for this one's.
+ */
+export async function createMigrator(db: Kysely<Tables>): Promise<Migrator> {
+  return new Migrator({ db, provider: STATIC_MIGRATIONS, migrationTableSchema: await postgresSchemaOf(db) });
+}
+
 /** Applies every migration not yet applied, in order; says which one failed and why. */
 export async function migrateToLatest(db: Kysely<Tables>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: STATIC_MIGRATIONS, migrationTableSchema: await postgresSchemaOf(db) });
+  const migrator = await createMigrator(db);
   let { error, results = [] } = await migrator.migrateToLatest();
   // Kysely reads every schema's tables to find its own; a schema dropped meanwhile (another application's, another
   // test run's) fails that read with 3F000. Nothing was applied then, so reading again is safe.

@@ -23,10 +23,18 @@ export class DataLoaders {
    */
   private readonly askedIn = new WeakMap<DataRequest, Context>();
 
-  /** Until when everything loaded so far may be served again (epoch ms); see AnswerCache. */
-  freshUntilMs = Number.POSITIVE_INFINITY;
-
-  constructor(data: DataClient, cache: ResponseCache, user: DataUser, mode: CacheMode, options: CallOptions = {}) {
+  /**
+   * `onRead` hears, for every resource loaded, until when it may be served again (epoch ms; 0 when the call
+   * failed, so nothing built on it is kept): the operation's answer is as fresh as its stalest read (see AnswerCache).
+   */
+  constructor(
+    data: DataClient,
+    cache: ResponseCache,
+    user: DataUser,
+    mode: CacheMode,
+    options: CallOptions = {},
+    onRead: (freshUntilMs: number) => void = () => {},
+  ) {
     this.loader = new DataLoader<DataRequest, ProviderList<unknown>, string>(
       (requests) =>
         Promise.all(
@@ -37,12 +45,11 @@ export class DataLoaders {
               )
               .then(
                 (entry) => {
-                  this.freshUntilMs = Math.min(this.freshUntilMs, entry.freshUntilMs);
+                  onRead(entry.freshUntilMs);
                   return entry.value;
                 },
                 (error: unknown) => {
-                  // Nothing built on a failed call is served again from cache.
-                  this.freshUntilMs = 0;
+                  onRead(0);
                   return error instanceof Error ? error : new Error(String(error));
                 },
               ),

@@ -1,6 +1,4 @@
-import { Migrator } from 'kysely';
-import { migrateToLatest, openDatabase, type Database } from '../../../src/platform/db/database';
-import { MIGRATIONS } from '../../../src/platform/db/migrations';
+import { createMigrator, migrateToLatest, openDatabase, type Database } from '../../../src/platform/db/database';
 import { storeBackends } from '../../helpers/store-backends';
 
 const BACKENDS = storeBackends('payout_limits_migration');
@@ -21,7 +19,7 @@ describe.each(BACKENDS)('migration 0005_payout_limits on $name', (backend) => {
   });
 
   it('gives the payouts recorded before it their beneficiary IBAN, read from the recorded request', async () => {
-    const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => MIGRATIONS } });
+    const migrator = await createMigrator(database.db);
     expect((await migrator.migrateTo('0003_identity')).error).toBeUndefined();
     const row = (transactionId: string, iban: string) => ({
       transactionId,

@@ -1,0 +1,36 @@
+import type { AccountGraphService } from './account.service';
+import { AccountResolver } from './account.resolver';
+import { CardResolver } from './card.resolver';
+import { ViewerResolver } from './viewer.resolver';
+import { BankConnectionHoldingsResolver } from './bank-connection-holdings.resolver';
+
+export { AccountGraphService, AccountReads, type AccountGraphDeps, type AccountRecord, type CardRecord, type ReadOptions } from './account.service';
+export { AccountResolver, BankConnectionHoldingsResolver, CardResolver, ViewerResolver };
+
+export { ViewerIdResolver } from './viewer-id.resolver';
+export { accountReads } from './viewer.resolver';
+export { Account } from './account.type';
+export { AccountBalance } from './account-balance.type';
+export { AccountNumber } from './account-number.type';
+export { AccountReport } from './account-report.type';
+export { Card } from './card.type';
+export { CardBalance } from './card-balance.type';
+export { Provider } from './provider.type';
+export { Transaction } from './transaction.type';
+export { TransactionConnection } from './transaction-connection.type';
+export { TransactionEdge } from './transaction-edge.type';
+export { TransactionMeta } from './transaction-meta.type';
+export { Viewer } from './viewer.type';
+export { toAccount, toAccountBalance } from './account.mapper';
+export { toCard, toCardBalance } from './card.mapper';
+export { toTransaction } from './transaction.mapper';
+
+/** The account graph's resolvers, given the service they call (for the gateway's resolver container). */
+export function accountResolvers(accountGraph: AccountGraphService): object[] {
+  return [
+    new ViewerResolver(accountGraph),
+    new AccountResolver(accountGraph),
+    new CardResolver(accountGraph),
+    new BankConnectionHoldingsResolver(accountGraph),
+  ];
+}
