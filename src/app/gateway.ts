@@ -49,7 +49,7 @@ import { WebSocketOriginPolicy } from '../platform/live/websocket-origin';
 import { SubscriptionCaps } from '../platform/live/subscription-caps';
 import { WsOperationGuard } from '../platform/live/ws-operation-guard';
 import { Reconciler } from './reconciler';
-import { forgetDataTasksOnRevocation } from '../data-tasks/data-task.revocations';
+import { DataTaskResolver, forgetDataTasksOnRevocation } from '../data-tasks';
 import { RESOLVERS, resolverContainer } from './resolvers';
 import { buildGatewaySchema } from '../platform/graphql/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
@@ -96,7 +96,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const schema = await buildGatewaySchema<GatewayContext>({
     resolvers: RESOLVERS,
     pubSub: typeGraphqlPubSub(services.live.bus),
-    container: resolverContainer([]),
+    container: resolverContainer([new DataTaskResolver(services.live.dataTasks)]),
   });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;

@@ -2,7 +2,7 @@ import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
 import { AccountResolver } from '../accounts/account.resolver';
 import { BankConnectionResolver } from '../identity/bank-connection.resolver';
 import { CardResolver } from '../accounts/card.resolver';
-import { DataTaskResolver } from '../data-tasks/data-task.resolver';
+import { DataTaskResolver } from '../data-tasks';
 import { PaymentResolver } from '../refunds/payment.resolver';
 import { PayoutResolver } from '../payouts/payout.resolver';
 import { RefundResolver } from '../refunds/refund.resolver';

@@ -127,10 +127,21 @@ export async function createServices(
   const merchantKeys = new MerchantKeys(config.merchantKeys);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
+  const data = new DataClient(http, { dataUrl: provider.dataUrl });
+  const userTokens = new UserTokenProvider(connections, auth);
   const live = createLiveServices(
     config,
     logger,
-    { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
+    {
+      http,
+      payments,
+      payouts,
+      data,
+      database,
+      telemetry: hooks.telemetry,
+      onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome),
+      connectionBearer: async (connectionId) => ((await connections.tokens(connectionId)) ? userTokens.bearerFor(connectionId) : undefined),
+    },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
 
@@ -140,12 +151,12 @@ export async function createServices(
     database,
     http,
     auth,
-    data: new DataClient(http, { dataUrl: provider.dataUrl }),
+    data,
     verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }),
     payouts,
     payments,
     appTokens,
-    userTokens: new UserTokenProvider(connections, auth),
+    userTokens,
     sessions,
     loginStates: new LoginStateStore(database, cipher),
     connections,
