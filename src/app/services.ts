@@ -6,7 +6,7 @@ import { UserTokenProvider } from '../identity/user-token.provider';
 import type { ResolvedConfig } from '../platform/config/config';
 import { AuthClient } from '../platform/provider/auth.client';
 import { DataClient } from '../platform/provider/data.client';
-import { ProviderHttpClient, type AttemptEvent } from '../platform/provider/http.client';
+import { ProviderHttpClient, type AttemptEvent, type BearerAuth } from '../platform/provider/http.client';
 import { PaymentsClient } from '../platform/provider/payments.client';
 import { PayoutClient } from '../platform/provider/payout.client';
 import { CACHE_TIMEOUT_MS, DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from '../platform/provider/response-cache';
@@ -129,19 +129,11 @@ export async function createServices(
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
   const data = new DataClient(http, { dataUrl: provider.dataUrl });
   const userTokens = new UserTokenProvider(connections, auth);
+  const connectionBearer = async (id: string): Promise<BearerAuth | undefined> => ((await connections.tokens(id)) ? userTokens.bearerFor(id) : undefined);
   const live = createLiveServices(
     config,
     logger,
-    {
-      http,
-      payments,
-      payouts,
-      data,
-      database,
-      telemetry: hooks.telemetry,
-      onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome),
-      connectionBearer: async (connectionId) => ((await connections.tokens(connectionId)) ? userTokens.bearerFor(connectionId) : undefined),
-    },
+    { http, payments, payouts, data, connectionBearer, database, telemetry: hooks.telemetry, onWebhook: (source, kind) => metrics.webhookEvent(source, kind) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
 

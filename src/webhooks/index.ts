@@ -4,7 +4,6 @@
  */
 export { createWebhookReceiver, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings, type WebhookSetup } from './webhook.setup';
 export {
-  MAX_WEBHOOK_BODY_BYTES,
   WebhookReceiver,
   type WebhookDecision,
   type WebhookDelivery,
@@ -14,6 +13,3 @@ export {
   type WebhookStats,
 } from './webhook.receiver';
 export { PAYMENTS_WEBHOOK_PATH, dispatchByEventType, malformedWebhook, type ProviderEvent, type ProviderEventHandler } from './event-dispatch';
-export { EventInbox, INBOX_TTL_MS, type InboxEntry } from './event-inbox';
-export { JwksKeyCache, JwksUnavailableError, parseJwks } from './jwks-cache';
-export { WebhookVerifier, type ReceivedWebhook, type WebhookVerdict } from './webhook-verifier';
