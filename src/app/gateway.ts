@@ -49,7 +49,7 @@ import { WebSocketOriginPolicy } from '../platform/live/websocket-origin';
 import { SubscriptionCaps } from '../platform/live/subscription-caps';
 import { WsOperationGuard } from '../platform/live/ws-operation-guard';
 import { Reconciler } from './reconciler';
-import { forgetDataTasksOnRevocation } from '../data-tasks/data-task.revocations';
+import { DataTaskResolver, forgetDataTasksOnRevocation } from '../data-tasks';
 import { RESOLVERS, resolverContainer } from './resolvers';
 import { AccountGraphService, accountResolvers } from '../accounts';
 import { buildGatewaySchema } from '../platform/graphql/build-schema';
@@ -98,6 +98,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     pubSub: typeGraphqlPubSub(services.live.bus),
     container: resolverContainer([
       new UserResolver(services.identity),
+      new DataTaskResolver(services.live.dataTasks),
       new BankConnectionResolver(services.identity),
       ...accountResolvers(
         new AccountGraphService({

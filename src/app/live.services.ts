@@ -4,20 +4,18 @@ import type { PaymentsClient } from '../platform/provider/payments.client';
 import type { PayoutClient } from '../platform/provider/payout.client';
 import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/observability/logger';
-import { DataTaskStore } from '../data-tasks/data-task.store';
-import { EventInbox } from '../webhooks/event-inbox';
-import { DataTaskResults } from '../data-tasks/data-tasks';
+import type { DataClient } from '../platform/provider/data.client';
+import type { BearerAuth } from '../platform/provider/http.client';
+import { DATA_TASK_WEBHOOK_PREFIX, DataTaskService, DataTaskStore, dataTaskWebhookHandler } from '../data-tasks';
 import { MemoryEventBus, type EventBus } from '../platform/live/event-bus';
-import { JwksKeyCache } from '../webhooks/jwks-cache';
 import { InProcessLeases, RedisLeases, type Leases } from '../platform/scheduler/lease';
 import { PayoutWatchers } from '../payouts/payout-watcher';
 import { RefundWatchers } from '../refunds/refund-watcher';
 import { DEFAULT_STATUS_WATCH, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
 import { RedisConnection, isRedisUrl } from '../platform/store/redis-connection';
 import { RedisEventBus } from '../platform/live/redis-event-bus';
-import { createWebhookHandlers } from '../webhooks/webhook.handlers';
-import { MAX_WEBHOOK_BODY_BYTES, WebhookReceiver } from '../webhooks/webhook.receiver';
-import { WebhookVerifier } from '../webhooks/webhook-verifier';
+import { DEFAULT_WEBHOOK_SETTINGS, PAYMENTS_WEBHOOK_PATH, createWebhookReceiver, dispatchByEventType, type WebhookReceiver } from '../webhooks';
+import { refundWebhookHandlers } from '../refunds';
 import { TracedEventBus } from '../platform/live/traced-event-bus';
 import type { Telemetry } from '../platform/observability/telemetry';
 import { CoalescedReads } from '../platform/live/coalesced-reads';
@@ -43,9 +41,9 @@ export interface LiveSettings {
 
 export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
   keyPrefix: '',
-  webhookMaxBodyBytes: MAX_WEBHOOK_BODY_BYTES,
-  webhookMaxSkewMs: 5 * 60 * 1000,
-  jwksMinRefetchIntervalMs: 5_000,
+  webhookMaxBodyBytes: DEFAULT_WEBHOOK_SETTINGS.maxBodyBytes,
+  webhookMaxSkewMs: DEFAULT_WEBHOOK_SETTINGS.maxSkewMs,
+  jwksMinRefetchIntervalMs: DEFAULT_WEBHOOK_SETTINGS.jwksMinRefetchIntervalMs,
   payoutWatch: DEFAULT_STATUS_WATCH,
   refundWatch: DEFAULT_STATUS_WATCH,
   refundStateReuseMs: 1_000,
@@ -54,9 +52,9 @@ export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
 /** Webhooks, async data tasks and subscriptions: everything live, built once per gateway. */
 export interface LiveServices {
   bus: EventBus;
-  inbox: EventInbox;
-  dataTasks: DataTaskStore;
-  dataTaskResults: DataTaskResults;
+  /** Async data tasks: started, completed by webhook or by their background pass, results served. */
+  dataTasks: DataTaskService;
+  /** The webhook routes (with their inbox); refunds and data tasks register their handlers here. */
   webhooks: WebhookReceiver;
   payoutWatchers: PayoutWatchers;
   /** Reads the refunds of payments that refundUpdated subscribers watch, for the changes no webhook reports. */
@@ -74,6 +72,9 @@ export interface LiveDependencies {
   http: ProviderHttpClient;
   payments: PaymentsClient;
   payouts: PayoutClient;
+  data: DataClient;
+  /** The bank token of an active connection outside a request (a data task whose webhook never came). */
+  connectionBearer(connectionId: string): Promise<BearerAuth | undefined>;
   /** The relational store: data tasks and the webhook inbox. */
   database: Database;
   /** Counts each webhook delivery by source and outcome (metrics). */
@@ -106,26 +107,13 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     : new MemoryEventBus(logger);
   const bus = deps.telemetry?.enabled ? new TracedEventBus(untracedBus, deps.telemetry) : untracedBus;
   const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
-  const inbox = new EventInbox(deps.database);
-  const dataTasks = new DataTaskStore(deps.database);
-
   let publicUrl = config.publicUrl;
-  const jwks = new JwksKeyCache(
-    config.provider.webhookJwksUrls,
-    async (url) => (await deps.http.send<unknown>({ route: 'webhooks.jwks', method: 'GET', url })).body,
-    { minRefetchIntervalMs: settings.jwksMinRefetchIntervalMs },
-  );
-  const webhooks = new WebhookReceiver(
-    new WebhookVerifier(jwks, { maxSkewMs: settings.webhookMaxSkewMs }),
-    createWebhookHandlers({ inbox, dataTasks, bus, payments: deps.payments, logger }),
-    // The provider signs the path of the URL it posts to; behind a proxy that strips PUBLIC_URL's path, that
-    // path is PUBLIC_URL's path followed by the one received here.
-    () => (publicUrl ? new URL(publicUrl).pathname.replace(/\/+$/, '') : ''),
-    logger,
-    settings.webhookMaxBodyBytes,
-    deps.onWebhook,
-    deps.telemetry,
-  );
+  const currentPublicUrl = (): string => {
+    if (!publicUrl) throw new Error('the gateway’s public URL is not known until it listens');
+    return publicUrl.replace(/\/+$/, '');
+  };
+  const dataTasks = createDataTasks(config, logger, deps, bus, currentPublicUrl);
+  const webhooks = createWebhooks(config, logger, deps, settings, { bus, dataTasks, publicUrl: () => publicUrl });
   const refundReads = new CoalescedReads<Refund[] | null>({
     watch: (paymentId, changed) => bus.listen(topics.refund(paymentId), changed),
     reuseMs: settings.refundStateReuseMs,
@@ -136,17 +124,12 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
 
   return {
     bus,
-    inbox,
     dataTasks,
-    dataTaskResults: new DataTaskResults(dataTasks, config.dataTasks.resultsMaxBytes),
     webhooks,
     payoutWatchers,
     refundWatchers,
     refundReads,
-    publicUrl() {
-      if (!publicUrl) throw new Error('the gateway’s public URL is not known until it listens');
-      return publicUrl.replace(/\/+$/, '');
-    },
+    publicUrl: currentPublicUrl,
     setPublicUrl(url) {
       publicUrl = url;
     },
@@ -161,4 +144,46 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await Promise.allSettled([...connections.values()].map((connection) => connection.close()));
     },
   };
+}
+
+function createDataTasks(config: ResolvedConfig, logger: Logger, deps: LiveDependencies, bus: EventBus, publicUrl: () => string): DataTaskService {
+  return new DataTaskService({
+    data: deps.data,
+    store: new DataTaskStore(deps.database),
+    events: { publish: (snapshot) => bus.publish(topics.dataTask(snapshot.id), snapshot) },
+    clock: Date.now,
+    logger,
+    settings: { ...config.dataTasks, webhookGraceMs: config.money.dataTaskWebhookGraceMs },
+    publicUrl,
+    connectionBearer: (connectionId) => deps.connectionBearer(connectionId),
+  });
+}
+
+/** The provider's webhooks, each route handed to the feature it concerns. */
+function createWebhooks(
+  config: ResolvedConfig,
+  logger: Logger,
+  deps: LiveDependencies,
+  settings: LiveSettings,
+  live: { bus: EventBus; dataTasks: DataTaskService; publicUrl(): string | undefined },
+): WebhookReceiver {
+  const refunds = refundWebhookHandlers({ payments: deps.payments, publish: (event) => live.bus.publish(topics.refund(event.paymentId), event) });
+  return createWebhookReceiver({
+    database: deps.database,
+    settings: {
+      maxBodyBytes: settings.webhookMaxBodyBytes,
+      maxSkewMs: settings.webhookMaxSkewMs,
+      jwksMinRefetchIntervalMs: settings.jwksMinRefetchIntervalMs,
+      jwksUrls: config.provider.webhookJwksUrls,
+    },
+    fetchJwks: async (url) => (await deps.http.send<unknown>({ route: 'webhooks.jwks', method: 'GET', url })).body,
+    routes: [
+      { source: 'payments', path: PAYMENTS_WEBHOOK_PATH, handler: dispatchByEventType(refunds, logger) },
+      { source: 'data', path: DATA_TASK_WEBHOOK_PREFIX, prefix: true, handler: dataTaskWebhookHandler(live.dataTasks, logger) },
+    ],
+    publicUrl: live.publicUrl,
+    logger,
+    onOutcome: deps.onWebhook,
+    telemetry: deps.telemetry,
+  });
 }

@@ -1,16 +1,10 @@
-import { DATA_TASK_TTL_MS, resultsTooLarge, type OverdueDataTask } from '../data-tasks/data-task.store';
-import { toDataTaskSnapshot } from '../data-tasks/data-task.snapshot';
-import { taskBearer } from '../data-tasks/task-bearer';
 import type { DatabaseLeases } from '../platform/db/database-leases';
-import { NotFoundError } from '../platform/errors/gateway-errors';
 import type { Logger } from '../platform/observability/logger';
 import { adoptFromProvider, publish, reconcilePending, type MoneyDeps } from '../payouts/payout.workflow';
 import type { PayoutRecord } from '../payouts/payout-ledger';
 import { EXPIRED } from '../payouts/payout-status';
-import { DataTaskStatus } from '../data-tasks/data-task-status.enum';
 import type { Services } from './services';
 import { traceJob } from '../platform/observability/telemetry';
-import { topics } from '../platform/live/topics';
 import { reconcileRefundAttempts } from '../refunds/refund-attempts.pass';
 
 /** Records looked at per kind per pass: a backlog is worked through over several passes, not in one burst. */
@@ -133,63 +127,7 @@ export class Reconciler {
   }
 
   private async reconcileDataTasks(): Promise<void> {
-    const { live, config } = this.services;
-    const now = Date.now();
-    await live.dataTasks.forgetStartedBefore(now - DATA_TASK_TTL_MS);
-    await live.dataTasks.forgetRevokedConnections();
-    for (const task of await live.dataTasks.overdue(now - config.money.dataTaskWebhookGraceMs, BATCH)) {
-      if (this.closed) return;
-      await this.completeDataTask(task);
-    }
-  }
-
-  private async completeDataTask(task: OverdueDataTask): Promise<void> {
-    const { live, data, connections, userTokens, config } = this.services;
-    const bearer = await taskBearer(connections, userTokens, task.connectionId);
-    if (!bearer) return this.failDataTask(task, 'the bank connection that started it ended before its results could be fetched; start the task again');
-    let results: unknown[];
-    try {
-      results = (await data.taskResults(bearer, task.id, task.request.resource, { requestId: this.deps.requestId })) as unknown[];
-    } catch (error) {
-      if (error instanceof NotFoundError) return this.failDataTask(task, 'the provider has no such task');
-      // Not ready yet, or the provider is unavailable: the next pass asks again.
-      this.deps.logger.info({ err: error, taskId: task.id }, 'overdue data task not fetched yet');
-      return;
-    }
-    const kept = await live.dataTasks.putResults(task.id, results, config.dataTasks.resultsMaxBytes);
-    if (!kept.stored) return this.failDataTask(task, resultsTooLarge(kept.bytes, config.dataTasks.resultsMaxBytes));
-    const at = new Date().toISOString();
-    const changed = await live.dataTasks.recordState({
-      taskId: task.id,
-      status: DataTaskStatus.SUCCEEDED,
-      providerStatus: 'succeeded',
-      completedAt: at,
-      updatedAt: at,
-    });
-    if (changed) await this.dataTaskRepaired('data_task_completed', task.id);
-  }
-
-  private async failDataTask(task: OverdueDataTask, reason: string): Promise<void> {
-    const at = new Date().toISOString();
-    const changed = await this.services.live.dataTasks.recordState({
-      taskId: task.id,
-      status: DataTaskStatus.FAILED,
-      providerStatus: reason,
-      completedAt: at,
-      updatedAt: at,
-    });
-    if (changed) await this.dataTaskRepaired('data_task_failed', task.id, reason);
-  }
-
-  private async dataTaskRepaired(kind: string, taskId: string, reason?: string): Promise<void> {
-    this.services.metrics.reconcilerRepair(kind);
-    this.deps.logger.info({ taskId, repair: kind, reason }, 'reconciler repaired a data task');
-    const task = await this.services.live.dataTasks.find(taskId);
-    if (task) {
-      await this.services.live.bus
-        .publish(topics.dataTask(taskId), toDataTaskSnapshot(task))
-        .catch((error: unknown) => this.deps.logger.warn({ err: error, taskId }, 'data task change could not be published'));
-    }
+    for (const repair of await this.services.live.dataTasks.reconcile(BATCH, () => this.closed)) this.services.metrics.reconcilerRepair(repair.kind);
   }
 
   private repaired(kind: string, record: PayoutRecord): void {

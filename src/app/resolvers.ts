@@ -1,7 +1,7 @@
 import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
 import { AccountResolver, BankConnectionHoldingsResolver, CardResolver, ViewerIdResolver, ViewerResolver } from '../accounts';
 import { BankConnectionResolver, UserResolver } from '../identity';
-import { DataTaskResolver } from '../data-tasks/data-task.resolver';
+import { DataTaskResolver } from '../data-tasks';
 import { PaymentResolver } from '../refunds/payment.resolver';
 import { PayoutResolver } from '../payouts/payout.resolver';
 import { RefundResolver } from '../refunds/refund.resolver';

@@ -4,7 +4,7 @@ import { RefundKeyStore } from '../refunds/refund-key.store';
 import type { ResolvedConfig } from '../platform/config/config';
 import { AuthClient } from '../platform/provider/auth.client';
 import { DataClient } from '../platform/provider/data.client';
-import { ProviderHttpClient, type AttemptEvent } from '../platform/provider/http.client';
+import { ProviderHttpClient, type AttemptEvent, type BearerAuth } from '../platform/provider/http.client';
 import { PaymentsClient } from '../platform/provider/payments.client';
 import { PayoutClient } from '../platform/provider/payout.client';
 import { CACHE_TIMEOUT_MS, DEFAULT_CACHE_TTL_SECONDS, ResponseCache } from '../platform/provider/response-cache';
@@ -127,10 +127,14 @@ export async function createServices(
   const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
+  const data = new DataClient(http, { dataUrl: provider.dataUrl });
+  // Bound late: identity is built after live, whose data tasks it deletes on revocation.
+  const connectionBearer = async (id: string): Promise<BearerAuth | undefined> =>
+    (await identity.connections.tokens(id)) ? identity.userTokens.bearerFor(id) : undefined;
   const live = createLiveServices(
     config,
     logger,
-    { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
+    { http, payments, payouts, data, connectionBearer, database, telemetry: hooks.telemetry, onWebhook: (source, kind) => metrics.webhookEvent(source, kind) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
   const identity = createIdentity({ config, database, auth, bus: live.bus, topic: topics.identity, held: live.dataTasks });
@@ -141,7 +145,7 @@ export async function createServices(
     database,
     http,
     auth,
-    data: new DataClient(http, { dataUrl: provider.dataUrl }),
+    data,
     verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }),
     payouts,
     payments,

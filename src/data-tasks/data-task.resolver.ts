@@ -4,37 +4,55 @@ import { toAccount, toAccountBalance } from '../accounts/account.mapper';
 import { toCard, toCardBalance } from '../accounts/card.mapper';
 import { toTransaction } from '../accounts/transaction.mapper';
 import type { ProviderAccount, ProviderAccountBalance, ProviderCard, ProviderCardBalance, ProviderTransaction } from '../platform/provider/provider-types';
+import type { DataRequest } from '../platform/provider/data.client';
+import { NotFoundError } from '../platform/errors/gateway-errors';
 import type { AccountBalance } from '../accounts/account-balance.type';
 import type { Account } from '../accounts/account.type';
 import type { CardBalance } from '../accounts/card-balance.type';
 import type { Card } from '../accounts/card.type';
-import { DataResource } from './data-resource.enum';
-import { DataTaskStatus } from './data-task-status.enum';
-import { DataTask } from './data-task.type';
-import { IdArgs } from '../platform/graphql/types/id.args';
-import { StartDataTaskArgs } from './start-data-task.args';
 import type { Transaction } from '../accounts/transaction.type';
-import { toDataTask, toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
-import { findOwnTask, startDataTask } from './data-tasks';
-import { dataTaskStream } from '../payouts/live.streams';
+import { requireUser } from '../platform/access/principal';
+import { IdArgs } from '../platform/graphql/types/id.args';
+import type { DataResource } from './data-task.model';
+import { DataTask } from './data-task.type';
+import { StartDataTaskArgs } from './start-data-task.args';
+import { toDataTask } from './data-task.mapper';
+import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
+import { dataRequestFrom, type DataTaskService } from './data-task.service';
+import { dataTaskStream } from './data-task.stream';
 
 @Resolver(() => DataTask)
 export class DataTaskResolver {
+  constructor(private readonly dataTasks: DataTaskService) {}
+
   @Mutation(() => DataTask, { description: 'Starts an asynchronous data fetch; the result arrives later through dataTaskUpdated or dataTask.' })
   async startDataTask(@Args() { input }: StartDataTaskArgs, @Ctx() context: GatewayContext): Promise<DataTask> {
-    return toDataTask(toDataTaskSnapshot(await startDataTask(context, input)));
+    const user = requireUser(context.principal);
+    const request = dataRequestFrom(input);
+    const connectionId = await connectionFor(context, request, input.connectionId ?? undefined);
+    const task = await this.dataTasks.start(
+      { userId: user.userId, connectionId, bearer: context.bankBearer(connectionId), resource: input.resource, request },
+      context.callOptions(),
+    );
+    return toDataTask(toDataTaskSnapshot(task));
   }
 
   /** Another user's task reads as null, exactly like an unknown id. */
   @Query(() => DataTask, { nullable: true, description: 'An asynchronous data task started by this session.' })
   async dataTask(@Args() { id }: IdArgs, @Ctx() context: GatewayContext): Promise<DataTask | null> {
-    const task = await findOwnTask(context, id);
+    const task = await this.dataTasks.findOwn(requireUser(context.principal).userId, id);
     return task ? toDataTask(toDataTaskSnapshot(task)) : null;
   }
 
+  // type-graphql calls `subscribe` without the resolver instance, so the stream reads the service from the context.
   @Subscription(() => DataTask, {
     description: 'Every status change of a data task; once SUCCEEDED its result fields resolve.',
-    subscribe: ({ args, context }) => dataTaskStream(context as GatewayContext, (args as IdArgs).id),
+    subscribe: ({ args, context }) => {
+      const { principal, services } = context as GatewayContext;
+      const user = requireUser(principal);
+      const source = { dataTasks: services.live.dataTasks, bus: services.live.bus, logs: context as GatewayContext };
+      return dataTaskStream(source, user.userId, (args as IdArgs).id);
+    },
   })
   dataTaskUpdated(@Root() snapshot: DataTaskSnapshot, @Args() _args: IdArgs): DataTask {
     return toDataTask(snapshot);
@@ -42,37 +60,60 @@ export class DataTaskResolver {
 
   @FieldResolver()
   async accounts(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Account[] | null> {
-    const found = await resultsFor<ProviderAccount>(task, context, [DataResource.ACCOUNTS]);
+    const found = await this.resultsFor<ProviderAccount>(task, context, ['ACCOUNTS']);
     return found && found.results.map((account) => toAccount(account, found.connectionId));
   }
 
   @FieldResolver()
   async cards(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Card[] | null> {
-    const found = await resultsFor<ProviderCard>(task, context, [DataResource.CARDS]);
+    const found = await this.resultsFor<ProviderCard>(task, context, ['CARDS']);
     return found && found.results.map((card) => toCard(card, found.connectionId));
   }
 
   @FieldResolver()
   async transactions(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Transaction[] | null> {
-    const found = await resultsFor<ProviderTransaction>(task, context, [DataResource.ACCOUNT_TRANSACTIONS, DataResource.CARD_TRANSACTIONS]);
+    const found = await this.resultsFor<ProviderTransaction>(task, context, ['ACCOUNT_TRANSACTIONS', 'CARD_TRANSACTIONS']);
     return found && found.results.map(toTransaction);
   }
 
   @FieldResolver()
   async accountBalance(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<AccountBalance | null> {
-    const [balance] = (await resultsFor<ProviderAccountBalance>(task, context, [DataResource.ACCOUNT_BALANCE]))?.results ?? [];
+    const [balance] = (await this.resultsFor<ProviderAccountBalance>(task, context, ['ACCOUNT_BALANCE']))?.results ?? [];
     return balance ? toAccountBalance(balance) : null;
   }
 
   @FieldResolver()
   async cardBalance(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<CardBalance | null> {
-    const [balance] = (await resultsFor<ProviderCardBalance>(task, context, [DataResource.CARD_BALANCE]))?.results ?? [];
+    const [balance] = (await this.resultsFor<ProviderCardBalance>(task, context, ['CARD_BALANCE']))?.results ?? [];
     return balance ? toCardBalance(balance) : null;
+  }
+
+  /** The task's results when it has succeeded and the field matches its resource; null otherwise, with no call. */
+  private async resultsFor<T>(task: DataTask, context: GatewayContext, resources: DataResource[]): Promise<{ connectionId: string; results: T[] } | null> {
+    if (task.status !== 'SUCCEEDED' || !resources.includes(task.resource)) return null;
+    requireUser(context.principal);
+    const found = await this.dataTasks.results(task, (connectionId) => context.bankBearer(connectionId), context.callOptions());
+    return found as { connectionId: string; results: T[] };
   }
 }
 
-/** The task's results when it has succeeded and the field matches its resource; null otherwise, with no call. */
-async function resultsFor<T>(task: DataTask, context: GatewayContext, resources: DataResource[]): Promise<{ connectionId: string; results: T[] } | null> {
-  if (task.status !== DataTaskStatus.SUCCEEDED || !resources.includes(task.resource)) return null;
-  return (await context.services.live.dataTaskResults.get(context, task)) as { connectionId: string; results: T[] };
+/**
+ * Which of the user's active connections a task runs through: the one asked for, else for an account or card the
+ * connection that shows it (from the lists this request reads anyway), else the oldest.
+ */
+async function connectionFor(context: GatewayContext, request: DataRequest, asked: string | undefined): Promise<string> {
+  if (asked !== undefined) return (await context.activeConnection(asked)).id;
+  const active = (await context.connections()).filter((connection) => connection.status === 'active');
+  if (active.length === 0) throw new NotFoundError('This user has no active bank connection; connect a bank first.');
+  const id = 'id' in request ? request.id : undefined;
+  if (id === undefined || active.length === 1) return active[0]!.id;
+  const list = request.resource.startsWith('account') ? 'accounts' : 'cards';
+  for (const connection of active) {
+    const items = await context
+      .loadersFor(connection.id)
+      .load({ resource: list })
+      .catch(() => []);
+    if (items.some((item) => item.account_id === id)) return connection.id;
+  }
+  throw new NotFoundError(`No ${list === 'accounts' ? 'account' : 'card'} with that id is shown by any of this user's banks.`);
 }

@@ -4,17 +4,16 @@ import type { DataRequest } from '../platform/provider/data.client';
 import type { Database } from '../platform/db/database';
 import type { DataTaskRequestsTable, DataTasksTable, Tables } from '../platform/db/tables';
 import { inTransaction } from '../platform/db/transaction';
-import type { DataResource } from './data-resource.enum';
-import { DataTaskStatus } from './data-task-status.enum';
+import type { DataResource, DataTaskStatus } from './data-task.model';
 
 /** A data task is a short errand: its record, state and results are kept a day after it was started. */
 export const DATA_TASK_TTL_MS = 24 * 3600 * 1000;
 
-/** What startDataTask wrote, keyed by the hash of the task's webhook secret (the store never holds the secret). */
+/** What DataTaskService.start wrote, keyed by the hash of the task's webhook secret (the store never holds the secret). */
 export interface DataTaskRequestRecord {
   tokenHash: string;
   userId: string;
-  /** The bank connection the task was started through: its results are fetched with the same grant (task-bearer.ts). */
+  /** The bank connection the task was started through: its results are fetched with the same grant (DataTaskServiceDeps.connectionBearer). */
   connectionId?: string;
   resource: DataResource;
   /** The provider call made, for fetching the results of the right kind. */
@@ -50,12 +49,7 @@ export interface DataTaskRecord {
 /** A task whose webhook is overdue: the record names the connection the reconciler fetches its results with. */
 export type OverdueDataTask = DataTaskRecord;
 
-const RANK: Record<DataTaskStatus, number> = {
-  [DataTaskStatus.QUEUED]: 0,
-  [DataTaskStatus.RUNNING]: 1,
-  [DataTaskStatus.SUCCEEDED]: 2,
-  [DataTaskStatus.FAILED]: 2,
-};
+const RANK: Record<DataTaskStatus, number> = { QUEUED: 0, RUNNING: 1, SUCCEEDED: 2, FAILED: 2 };
 
 export function dataTaskStatusRank(status: DataTaskStatus): number {
   return RANK[status];
@@ -112,7 +106,7 @@ export class DataTaskStore {
       .values({
         taskId,
         tokenHash: request.tokenHash,
-        status: DataTaskStatus.QUEUED,
+        status: 'QUEUED',
         providerStatus: null,
         failureReason: null,
         results: null,
@@ -139,7 +133,7 @@ export class DataTaskStore {
         providerStatus: next.providerStatus,
         completedAtMs: next.completedAt === null ? null : Date.parse(next.completedAt),
         updatedAtMs: Date.parse(next.updatedAt),
-        ...(next.status === DataTaskStatus.FAILED ? { failureReason: next.providerStatus } : {}),
+        ...(next.status === 'FAILED' ? { failureReason: next.providerStatus } : {}),
       })
       .where('taskId', '=', next.taskId)
       .where('status', 'in', lower)
@@ -187,9 +181,9 @@ export class DataTaskStore {
   async failTask(taskId: string, reason: string, at: number): Promise<boolean> {
     const result = await this.database.db
       .updateTable('dataTasks')
-      .set({ status: DataTaskStatus.FAILED, providerStatus: reason, failureReason: reason, results: null, completedAtMs: at, updatedAtMs: at })
+      .set({ status: 'FAILED', providerStatus: reason, failureReason: reason, results: null, completedAtMs: at, updatedAtMs: at })
       .where('taskId', '=', taskId)
-      .where('status', '!=', DataTaskStatus.FAILED)
+      .where('status', '!=', 'FAILED')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
@@ -267,7 +261,7 @@ export class DataTaskStore {
   /** Tasks not finished that started before `startedBefore`, oldest first: their webhook is overdue. */
   async overdue(startedBefore: number, limit: number): Promise<OverdueDataTask[]> {
     const rows = await this.joined()
-      .where('dataTasks.status', 'in', [DataTaskStatus.QUEUED, DataTaskStatus.RUNNING])
+      .where('dataTasks.status', 'in', ['QUEUED', 'RUNNING'])
       .where('dataTasks.createdAtMs', '<=', startedBefore)
       .orderBy('dataTasks.createdAtMs')
       .limit(limit)

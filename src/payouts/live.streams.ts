@@ -9,18 +9,15 @@ import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import type { Payout } from './payout.type';
 import { RefundStatus } from '../refunds/refund-status.enum';
 import type { Refund } from '../refunds/refund.type';
-import { dataTaskStatusRank, isFinalDataTaskStatus } from '../data-tasks/data-task.store';
 import { sameOwner } from './payout-ledger';
 import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
 import { validatePaymentId, validateTransactionId } from '../platform/validation/id.validator';
 import { InputProblems } from '../platform/validation/input-problems';
 import { isUuid, shown } from '../platform/validation/text-rules';
-import { toDataTaskSnapshot, type DataTaskSnapshot } from '../data-tasks/data-task.snapshot';
 import { sharedMapping } from '../platform/live/shared-subscribe';
-import { requireOwnTask } from '../data-tasks/data-tasks';
 import { liveStream } from '../platform/live/live-stream';
 import { topics } from '../platform/live/topics';
-import type { RefundEvent } from '../webhooks/webhook.handlers';
+import type { RefundEvent } from '../refunds';
 
 /*
  * The event streams behind Subscription's fields. Each checks who may watch before anything is acknowledged
@@ -31,27 +28,6 @@ import type { RefundEvent } from '../webhooks/webhook.handlers';
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
 const refundOfEvent = sharedMapping((event) => toRefund((event as RefundEvent).refund, (event as RefundEvent).paymentId));
 const payoutOfEvent = sharedMapping((withdrawal) => toPayout(withdrawal as ProviderWithdrawal));
-
-const dataTaskRank = (snapshot: DataTaskSnapshot): number => dataTaskStatusRank(snapshot.status);
-const isFinalDataTask = (snapshot: DataTaskSnapshot): boolean => isFinalDataTaskStatus(snapshot.status);
-
-/** dataTaskUpdated: the session that started the task; ends once the task has SUCCEEDED or FAILED. */
-export async function dataTaskStream(context: GatewayContext, id: string): Promise<AsyncIterableIterator<DataTaskSnapshot>> {
-  const task = await requireOwnTask(context, id);
-  return liveStream<DataTaskSnapshot>({
-    bus: context.services.live.bus,
-    topic: topics.dataTask(task.id),
-    current: async () => [toDataTaskSnapshot(await requireOwnTask(context, task.id))],
-    fromEvent: (payload) => {
-      const snapshot = payload as DataTaskSnapshot;
-      return snapshot?.id === task.id ? snapshot : undefined;
-    },
-    identity: () => task.id,
-    rank: dataTaskRank,
-    isFinal: isFinalDataTask,
-    logs: context,
-  });
-}
 
 const REFUND_RANK: Readonly<Record<RefundStatus, number>> = {
   [RefundStatus.PENDING]: 0,

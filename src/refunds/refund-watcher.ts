@@ -2,7 +2,7 @@ import type { PaymentsClient } from '../platform/provider/payments.client';
 import type { ProviderRefund } from '../platform/provider/provider-types';
 import { topics } from '../platform/live/topics';
 import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings, type WatchedStatus } from '../platform/scheduler/status-watcher';
-import type { RefundEvent } from '../webhooks/webhook.handlers';
+import type { RefundEvent } from './refund.webhook';
 
 /** How far along a refund status is; the ends (announced by their webhooks) are the furthest. */
 const REFUND_STAGES: Readonly<Record<string, number>> = { pending: 0, authorized: 1, executed: 2, failed: 2 };

@@ -14,7 +14,7 @@ import {
 import { toRefund } from './refund.mapper';
 import type { Refund } from './refund.type';
 import { topics } from '../platform/live/topics';
-import type { RefundEvent } from '../webhooks/webhook.handlers';
+import type { RefundEvent } from './refund.webhook';
 import type { RefundAttempt } from './refund-key.store';
 import { refundMadeBy } from './refund-outcome';
 import type { ValidRefundInput } from './refund-input.validator';

@@ -3,10 +3,10 @@ import { isUniqueViolation } from '../platform/db/transaction';
 
 /** One accepted webhook delivery. */
 export interface InboxEntry {
-  /** `payments` (refund events, by event_id) or `data` (async data notifications, by task_id and status). */
-  source: 'payments' | 'data';
+  /** The route it came by (`payments`: refund events by event_id; `data`: async data notifications by task id and status). */
+  source: string;
   eventId: string;
-  /** The refund event's `type`, or the data notification's `status`. */
+  /** What the handler called it: the refund event's `type`, or the data notification's `status`. */
   type: string;
   receivedAt: string;
   /** The body as received (parsed). */
@@ -82,7 +82,7 @@ export class EventInbox {
       .executeTakeFirst();
     if (!row) return undefined;
     return {
-      source: row.source as InboxEntry['source'],
+      source: row.source,
       eventId: row.eventId,
       type: row.type,
       receivedAt: new Date(Number(row.receivedAtMs)).toISOString(),

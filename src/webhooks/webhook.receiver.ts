@@ -4,24 +4,48 @@ import { PayloadTooLargeError, readBody } from '../platform/http/body';
 import type { Logger } from '../platform/observability/logger';
 import type { ReceivedWebhook, WebhookVerifier } from './webhook-verifier';
 import type { Span, Telemetry } from '../platform/observability/telemetry';
+import type { EventInbox } from './event-inbox';
 
 /** Webhook bodies are a few hundred bytes; anything near this is not from the provider. */
 export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024;
 
-export const PAYMENTS_WEBHOOK_PATH = '/webhooks/payments';
-export const DATA_WEBHOOK_PREFIX = '/webhooks/data/';
-
-/** What a handler decided: the HTTP answer, and work to do after answering (publishing). */
-export type WebhookOutcome =
-  | { status: 200; result: 'accepted'; after?: () => Promise<void> }
-  | { status: 200; result: 'duplicate' }
-  | { status: 202; result: 'ignored' }
-  | { status: 400 | 404 | 503; code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'INTERNAL_SERVER_ERROR'; message: string };
-
-export interface WebhookHandlers {
-  payments(body: Record<string, unknown>, requestId: string): Promise<WebhookOutcome>;
-  data(token: string, body: Record<string, unknown>, requestId: string): Promise<WebhookOutcome>;
+/** One signed delivery, as a handler sees it. */
+export interface WebhookDelivery {
+  /** What follows a prefix route's path (a data task's token); empty for an exact route. */
+  key: string;
+  /** The body, a JSON object. */
+  body: Record<string, unknown>;
+  requestId: string;
+  receivedAt: Date;
 }
+
+/** A handler's refusal of a delivery, answered as it says. */
+export interface WebhookRefusal {
+  status: 400 | 404 | 503;
+  code: 'BAD_USER_INPUT' | 'NOT_FOUND' | 'INTERNAL_SERVER_ERROR';
+  message: string;
+}
+
+/**
+ * What a handler made of a delivery: an event (recorded in the inbox under its id, once; `after` runs after the
+ * answer, for the delivery that recorded it only), nothing to do (202), or a refusal.
+ */
+export type WebhookDecision = { event: { id: string; type: string }; after?: () => Promise<void> } | { ignored: true } | WebhookRefusal;
+
+export type WebhookHandler = (delivery: WebhookDelivery) => Promise<WebhookDecision>;
+
+/** Where a feature's webhooks arrive, given to the receiver by the composition root. */
+export interface WebhookRoute {
+  /** Names the route's deliveries in the inbox, metrics, logs and spans (`payments`, `data`). */
+  source: string;
+  /** The exact path, or with `prefix` the path's beginning (its rest is the delivery's `key`). */
+  path: string;
+  prefix?: boolean;
+  handler: WebhookHandler;
+}
+
+export type WebhookOutcome =
+  { status: 200; result: 'accepted'; after?: () => Promise<void> } | { status: 200; result: 'duplicate' } | { status: 202; result: 'ignored' } | WebhookRefusal;
 
 export interface WebhookStats {
   accepted: number;
@@ -32,38 +56,54 @@ export interface WebhookStats {
   publishFailed: number;
 }
 
+export interface WebhookReceiverDeps {
+  verifier: WebhookVerifier;
+  /** Every accepted event, once: only the delivery that records an event runs its `after`. */
+  inbox: EventInbox;
+  routes: readonly WebhookRoute[];
+  /** The path prefix the provider signs in front of the path received here (PUBLIC_URL's path behind a proxy). */
+  publicPathPrefix: () => string;
+  logger: Logger;
+  maxBodyBytes?: number;
+  /** For /metrics: every delivery's source (`payments`, `data`) and outcome (`accepted`, `refused_401`, …). */
+  onOutcome?: (source: string, outcome: string) => void;
+  /** Spans: `webhook received` (this whole route), `webhook stored` (the handler), `webhook published` (after answering). */
+  telemetry?: Telemetry;
+  now?: () => number;
+}
+
 /**
- * `POST /webhooks/payments` and `POST /webhooks/data/:token` (docs/provider-choices.md, "Webhooks and subscriptions in the gateway"), in this
- * order: the body is read up to MAX_WEBHOOK_BODY_BYTES (413 beyond); Tl-Signature is verified over the raw bytes
- * (401, or 503 when the provider's keys cannot be fetched); the body must be a JSON object (400); then the
- * handler validates the fields (400), knows the task token (404), ignores unknown kinds (202), and stores the
- * event in the inbox (200, `accepted` or `duplicate`). Publishing happens after the answer has been sent, so a
- * slow subscriber path never makes the provider time out and retry.
+ * The routes features register (`POST /webhooks/payments` and `POST /webhooks/data/:token`, docs/provider-choices.md,
+ * "Webhooks and subscriptions in the gateway"), in this order: the body is read up to MAX_WEBHOOK_BODY_BYTES (413
+ * beyond); Tl-Signature is verified over the raw bytes (401, or 503 when the provider's keys cannot be fetched); the
+ * body must be a JSON object (400); then the route's handler validates the fields (400), knows the key (404),
+ * ignores unknown kinds (202) or names the event, which is stored in the inbox (200, `accepted` or `duplicate`).
+ * Publishing happens after the answer has been sent, so a slow subscriber path never makes the provider time out
+ * and retry.
  */
 export class WebhookReceiver {
   readonly stats: WebhookStats = { accepted: 0, duplicate: 0, ignored: 0, refused: {}, published: 0, publishFailed: 0 };
-  private readonly pending = new Set<Promise<void>>();
 
-  constructor(
-    private readonly verifier: WebhookVerifier,
-    private readonly handlers: WebhookHandlers,
-    private readonly publicPathPrefix: () => string,
-    private readonly logger: Logger,
-    private readonly maxBodyBytes = MAX_WEBHOOK_BODY_BYTES,
-    /** For /metrics: every delivery's source (`payments`, `data`) and outcome (`accepted`, `refused_401`, …). */
-    private readonly onOutcome: (source: string, outcome: string) => void = () => undefined,
-    /** Spans: `webhook received` (this whole route), `webhook stored` (the handler), `webhook published` (after answering). */
-    private readonly telemetry?: Telemetry,
-  ) {}
+  /** The inbox of accepted events ("did that event arrive?"). */
+  readonly inbox: EventInbox;
+  private readonly pending = new Set<Promise<void>>();
+  private readonly maxBodyBytes: number;
+  private readonly telemetry: Telemetry | undefined;
+
+  constructor(private readonly deps: WebhookReceiverDeps) {
+    this.inbox = deps.inbox;
+    this.maxBodyBytes = deps.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
+    this.telemetry = deps.telemetry;
+  }
 
   /** True when `path` is a webhook route (and the request has been answered). */
   async handle(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): Promise<boolean> {
-    const isPayments = path === PAYMENTS_WEBHOOK_PATH;
-    if (!isPayments && !path.startsWith(DATA_WEBHOOK_PREFIX)) return false;
-    const source = isPayments ? 'payments' : 'data';
-    if (!this.telemetry?.enabled) return this.receive(req, res, path, requestId, source, undefined);
+    const route = this.deps.routes.find((candidate) => (candidate.prefix ? path.startsWith(candidate.path) : path === candidate.path));
+    if (!route) return false;
+    const { source } = route;
+    if (!this.telemetry?.enabled) return this.receive(req, res, path, requestId, route, undefined);
     return this.telemetry.span('webhook received', { attributes: { 'bankgraph.webhook.source': source, 'bankgraph.request_id': requestId } }, (span) =>
-      this.receive(req, res, path, requestId, source, span),
+      this.receive(req, res, path, requestId, route, span),
     );
   }
 
@@ -72,15 +112,15 @@ export class WebhookReceiver {
     res: ServerResponse,
     path: string,
     requestId: string,
-    source: 'payments' | 'data',
+    route: WebhookRoute,
     span: Span | undefined,
   ): Promise<true> {
-    const isPayments = source === 'payments';
-    const log = this.logger.child({ requestId, webhook: source });
+    const { source } = route;
+    const log = this.deps.logger.child({ requestId, webhook: source });
     const refuse = (status: number, code: string, message: string, headers: Record<string, string> = {}): true => {
       span?.setAttribute('bankgraph.webhook.outcome', `refused_${status}`);
       this.stats.refused[status] = (this.stats.refused[status] ?? 0) + 1;
-      this.onOutcome(source, `refused_${status}`);
+      this.deps.onOutcome?.(source, `refused_${status}`);
       log.warn({ status, reason: message }, 'webhook refused');
       sendError(res, status, code, message, requestId, headers);
       return true;
@@ -99,8 +139,8 @@ export class WebhookReceiver {
       throw error;
     }
 
-    const received: ReceivedWebhook = { path: this.publicPathPrefix() + path, headers: req.headers, body };
-    const verdict = await this.verifier.verify(received);
+    const received: ReceivedWebhook = { path: this.deps.publicPathPrefix() + path, headers: req.headers, body };
+    const verdict = await this.deps.verifier.verify(received);
     if (!verdict.ok)
       return refuse(verdict.status, verdict.status === 401 ? 'UNAUTHENTICATED' : 'UPSTREAM_UNAVAILABLE', `Webhook signature rejected: ${verdict.reason}.`);
 
@@ -115,8 +155,8 @@ export class WebhookReceiver {
 
     let outcome: WebhookOutcome;
     try {
-      const store = (): Promise<WebhookOutcome> =>
-        isPayments ? this.handlers.payments(fields, requestId) : this.handlers.data(path.slice(DATA_WEBHOOK_PREFIX.length), fields, requestId);
+      const delivery: WebhookDelivery = { key: route.prefix ? path.slice(route.path.length) : '', body: fields, requestId, receivedAt: new Date(this.now()) };
+      const store = (): Promise<WebhookOutcome> => this.record(route, delivery);
       outcome = this.telemetry ? await this.telemetry.span('webhook stored', {}, store) : await store();
     } catch (error) {
       // The store (inbox, task records) failed: not acknowledged, so the provider delivers it again later.
@@ -128,13 +168,27 @@ export class WebhookReceiver {
     if (outcome.result === 'ignored') this.stats.ignored += 1;
     else if (outcome.result === 'duplicate') this.stats.duplicate += 1;
     else this.stats.accepted += 1;
-    this.onOutcome(source, outcome.result);
+    this.deps.onOutcome?.(source, outcome.result);
     span?.setAttribute('bankgraph.webhook.outcome', outcome.result);
     sendJson(res, outcome.status, { status: outcome.result });
     const after = outcome.result === 'accepted' ? outcome.after : undefined;
     const telemetry = this.telemetry;
     if (after) this.track(telemetry ? () => telemetry.span('webhook published', {}, after) : after, log);
     return true;
+  }
+
+  /** The handler's decision; an event is claimed in the inbox, so only its first delivery is `accepted`. */
+  private async record(route: WebhookRoute, delivery: WebhookDelivery): Promise<WebhookOutcome> {
+    const decision = await route.handler(delivery);
+    if ('ignored' in decision) return { status: 202, result: 'ignored' };
+    if (!('event' in decision)) return decision;
+    const { id: eventId, type } = decision.event;
+    const claimed = await this.deps.inbox.claim({ source: route.source, eventId, type, receivedAt: delivery.receivedAt.toISOString(), body: delivery.body });
+    return claimed ? { status: 200, result: 'accepted', after: decision.after } : { status: 200, result: 'duplicate' };
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
   }
 
   /** Resolves when the work queued after answering (publishing) has finished; for shutdown and tests. */

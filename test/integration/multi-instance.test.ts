@@ -187,7 +187,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'EXECUTED' });
     await Promise.all([a.services.live.webhooks.idle(), b.services.live.webhooks.idle()]);
     expect(a.services.live.webhooks.stats.published + b.services.live.webhooks.stats.published).toBe(published + 1);
-    expect(await b.services.live.inbox.get('payments', executed.body.event_id)).toMatchObject({ type: 'refund_executed' });
+    expect(await b.services.live.webhooks.inbox.get('payments', executed.body.event_id)).toMatchObject({ type: 'refund_executed' });
 
     // Everything published so far has reached Redis; the next event each subscriber sees is a later refund's,
     // so no second copy of the first event was ever sent.

@@ -136,7 +136,7 @@ describe('webhook receivers', () => {
     // Nothing was recorded or published: the task is still QUEUED, the inbox has no entry, and the subscriber's
     // next message is the sandbox's real notification, sent only now.
     expect(dataOf(await stack.graphql<{ dataTask: Task }>(TASK, { id: task.id }, session)).dataTask.status).toBe('QUEUED');
-    expect(await live().inbox.get('data', `${task.id}:SUCCEEDED`)).toBeUndefined();
+    expect(await live().webhooks.inbox.get('data', `${task.id}:SUCCEEDED`)).toBeUndefined();
     expect(live().webhooks.stats).toMatchObject({ accepted: before.accepted, published: before.published, ignored: before.ignored + 1 });
     expect(live().webhooks.stats.refused).toEqual({
       ...before.refused,
@@ -152,7 +152,7 @@ describe('webhook receivers', () => {
     expect(next.accounts!.length).toBeGreaterThan(0);
     await expect(subscriber.ended).resolves.toEqual({ completed: true });
     expect(subscriber.results).toHaveLength(2);
-    expect(await live().inbox.get('data', `${task.id}:SUCCEEDED`)).toMatchObject({ source: 'data', type: 'succeeded', body: { task_id: task.id } });
+    expect(await live().webhooks.inbox.get('data', `${task.id}:SUCCEEDED`)).toMatchObject({ source: 'data', type: 'succeeded', body: { task_id: task.id } });
   });
 
   it('acknowledges a replayed data notification as a duplicate and publishes it once', async () => {
@@ -219,7 +219,7 @@ describe('webhook receivers', () => {
       status: 202,
       body: { status: 'ignored' },
     });
-    for (const eventId of refused) expect(await live().inbox.get('payments', eventId)).toBeUndefined();
+    for (const eventId of refused) expect(await live().webhooks.inbox.get('payments', eventId)).toBeUndefined();
     expect(await refundReads(payment!.id)).toBe(readsBefore);
 
     // A genuine event is recorded, read back once and published; the same delivery again changes nothing.
@@ -231,7 +231,7 @@ describe('webhook receivers', () => {
     expect(await post(genuine)).toEqual({ status: 200, body: { status: 'duplicate' } });
     await live().webhooks.idle();
     expect(await refundReads(payment!.id)).toBe(readsBefore + 1);
-    expect(await live().inbox.get('payments', eventId)).toMatchObject({ source: 'payments', type: 'refund_executed', eventId });
+    expect(await live().webhooks.inbox.get('payments', eventId)).toMatchObject({ source: 'payments', type: 'refund_executed', eventId });
 
     // The refund has not really executed (its state was re-read, AUTHORIZED, and nothing new was sent); when it
     // does, the sandbox's own event brings EXECUTED as the subscriber's very next message.

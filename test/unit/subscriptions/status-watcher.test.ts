@@ -7,7 +7,7 @@ import { InProcessLeases, type Leases } from '../../../src/platform/scheduler/le
 import { PayoutWatchers } from '../../../src/payouts/payout-watcher';
 import { RefundWatchers } from '../../../src/refunds/refund-watcher';
 import { topics } from '../../../src/platform/live/topics';
-import type { RefundEvent } from '../../../src/webhooks/webhook.handlers';
+import type { RefundEvent } from '../../../src/refunds/refund.webhook';
 
 const logger = createLogger('silent');
 const ID = '8d7c1b52-3f7e-4a6b-9c1d-2e3f4a5b6c7d';

@@ -1,0 +1,1 @@
+export { refundWebhookHandlers, type RefundEvent, type RefundWebhookDeps } from './refund.webhook';
