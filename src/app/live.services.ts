@@ -1,7 +1,6 @@
 import type { ResolvedConfig } from '../platform/config/config';
 import type { ProviderHttpClient } from '../platform/provider/http.client';
 import type { PaymentsClient } from '../platform/provider/payments.client';
-import type { PayoutClient } from '../platform/provider/payout.client';
 import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/observability/logger';
 import { DataTaskStore } from '../data-tasks/data-task.store';
@@ -10,9 +9,11 @@ import { DataTaskResults } from '../data-tasks/data-tasks';
 import { MemoryEventBus, type EventBus } from '../platform/live/event-bus';
 import { JwksKeyCache } from '../webhooks/jwks-cache';
 import { InProcessLeases, RedisLeases, type Leases } from '../platform/scheduler/lease';
-import { PayoutWatchers } from '../payouts/payout-watcher';
 import { RefundWatchers } from '../refunds/refund-watcher';
 import { DEFAULT_STATUS_WATCH, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
+import { DatabaseLeases } from '../platform/scheduler/database-leases';
+import { Scheduler } from '../platform/scheduler/scheduler';
+import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import { RedisConnection, isRedisUrl } from '../platform/store/redis-connection';
 import { RedisEventBus } from '../platform/live/redis-event-bus';
 import { createWebhookHandlers } from '../webhooks/webhook.handlers';
@@ -58,7 +59,8 @@ export interface LiveServices {
   dataTasks: DataTaskStore;
   dataTaskResults: DataTaskResults;
   webhooks: WebhookReceiver;
-  payoutWatchers: PayoutWatchers;
+  /** Background work: the periodic passes (database lease) and the per-id watches (leases that follow PUBSUB_URL). */
+  scheduler: Scheduler;
   /** Reads the refunds of payments that refundUpdated subscribers watch, for the changes no webhook reports. */
   refundWatchers: RefundWatchers;
   /** The refunds of a payment, read for the current state of refundUpdated subscriptions. */
@@ -73,11 +75,12 @@ export interface LiveServices {
 export interface LiveDependencies {
   http: ProviderHttpClient;
   payments: PaymentsClient;
-  payouts: PayoutClient;
   /** The relational store: data tasks and the webhook inbox. */
   database: Database;
   /** Counts each webhook delivery by source and outcome (metrics). */
   onWebhook?(source: string, outcome: string): void;
+  /** Counts the scheduler's passes and repairs. */
+  metrics?: Pick<GatewayMetrics, 'reconcilerRun' | 'reconcilerRepair'>;
   /** Spans for webhooks (received, stored, published, delivered) and the payout and refund watchers' reads. */
   telemetry?: Telemetry;
 }
@@ -131,7 +134,17 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     reuseMs: settings.refundStateReuseMs,
   });
   const watchDeps = { bus, leases, logger, telemetry: deps.telemetry };
-  const payoutWatchers = new PayoutWatchers(deps.payouts, watchDeps, settings.payoutWatch);
+  const scheduler = new Scheduler(
+    {
+      passLeases: new DatabaseLeases(deps.database),
+      watches: watchDeps,
+      logger,
+      telemetry: deps.telemetry,
+      onPass: (outcome) => deps.metrics?.reconcilerRun(outcome),
+      onRepair: (kind) => deps.metrics?.reconcilerRepair(kind),
+    },
+    { intervalMs: config.money.reconcileIntervalMs },
+  );
   const refundWatchers = new RefundWatchers(deps.payments, watchDeps, settings.refundWatch);
 
   return {
@@ -140,7 +153,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     dataTasks,
     dataTaskResults: new DataTaskResults(dataTasks, config.dataTasks.resultsMaxBytes),
     webhooks,
-    payoutWatchers,
+    scheduler,
     refundWatchers,
     refundReads,
     publicUrl() {
@@ -154,7 +167,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await bus.checkReady();
     },
     async close() {
-      await Promise.all([payoutWatchers.close(), refundWatchers.close()]);
+      await Promise.all([scheduler.close(), refundWatchers.close()]);
       await webhooks.idle();
       await refundReads.close();
       await bus.close();

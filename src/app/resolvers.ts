@@ -4,11 +4,9 @@ import { BankConnectionResolver } from '../identity/bank-connection.resolver';
 import { CardResolver } from '../accounts/card.resolver';
 import { DataTaskResolver } from '../data-tasks/data-task.resolver';
 import { PaymentResolver } from '../refunds/payment.resolver';
-import { PayoutResolver } from '../payouts/payout.resolver';
+import { PayoutResolver, SubscriptionResolver, ViewerMoneyResolver } from '../payouts';
 import { RefundResolver } from '../refunds/refund.resolver';
-import { SubscriptionResolver } from '../payouts/subscription.resolver';
 import { VerificationResolver } from '../beneficiaries/verification.resolver';
-import { ViewerMoneyResolver } from '../payouts/viewer-money.resolver';
 import { UserResolver } from '../identity/user.resolver';
 import { ViewerResolver } from '../accounts/viewer.resolver';
 

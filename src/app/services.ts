@@ -1,6 +1,9 @@
 import { MerchantKeys, PrincipalResolver } from '../identity/principal';
 import { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
-import { PayoutLedger } from '../payouts/payout-ledger';
+import type { PayoutLedger, PayoutService } from '../payouts';
+import type { StatusWatchers } from '../platform/scheduler/status-watcher';
+import type { ProviderWithdrawal } from '../platform/provider/provider-types';
+import { createPayoutServices } from './payout.services';
 import { RefundKeyStore } from '../refunds/refund-key.store';
 import { UserTokenProvider } from '../identity/user-token.provider';
 import type { ResolvedConfig } from '../platform/config/config';
@@ -55,11 +58,15 @@ export interface Services {
   beneficiaries: BeneficiaryLedger;
   /** Payouts created through the gateway (the provider client is `payouts`). */
   payoutLedger: PayoutLedger;
+  /** Payouts: creation, approval, reads and repairs (src/payouts). */
+  payoutService: PayoutService;
+  /** Reads the payouts that payoutUpdated subscribers watch (the scheduler's payout watches). */
+  payoutWatchers: StatusWatchers<ProviderWithdrawal>;
   /** Refund idempotency keys, including the ones the gateway generated. */
   refundKeys: RefundKeyStore;
   responseCache: ResponseCache;
   merchantKeys: MerchantKeys;
-  /** Webhooks, async data tasks, the event bus and payout watchers (src/subscriptions). */
+  /** Webhooks, async data tasks, the event bus and the scheduler. */
   live: LiveServices;
   /** Prometheus metrics (/metrics); webhook receivers report through `metrics.webhookEvent(source, outcome)`. */
   metrics: GatewayMetrics;
@@ -130,9 +137,10 @@ export async function createServices(
   const live = createLiveServices(
     config,
     logger,
-    { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
+    { http, payments, database, metrics, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
+  const beneficiaries = new BeneficiaryLedger(database);
 
   return {
     config,
@@ -152,8 +160,8 @@ export async function createServices(
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity), revocations),
     identityEvents: new IdentityEvents(live.bus),
     revocations,
-    beneficiaries: new BeneficiaryLedger(database),
-    payoutLedger: new PayoutLedger(database, options.payoutClock),
+    beneficiaries,
+    ...createPayoutServices({ config, logger, database, payouts, beneficiaries, live, clock: options.payoutClock, watch: options.live?.payoutWatch }),
     refundKeys: new RefundKeyStore(database, options.refundClock),
     responseCache: new ResponseCache(
       cacheKeyv,
