@@ -145,7 +145,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     },
     { intervalMs: config.money.reconcileIntervalMs },
   );
-  const refundWatchers = new RefundWatchers(deps.payments, watchDeps, settings.refundWatch);
+  const refundWatchers = scheduler.adopt(new RefundWatchers(deps.payments, scheduler.watchDeps, settings.refundWatch));
 
   return {
     bus,
@@ -167,7 +167,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await bus.checkReady();
     },
     async close() {
-      await Promise.all([scheduler.close(), refundWatchers.close()]);
+      await scheduler.close();
       await webhooks.idle();
       await refundReads.close();
       await bus.close();

@@ -48,7 +48,7 @@ const PASS_LEASE = 'reconciler';
  */
 export class Scheduler {
   private readonly passes: PassJob[] = [];
-  private readonly watchers: StatusWatchers<unknown>[] = [];
+  private readonly watchers: { close(): Promise<void> }[] = [];
   private readonly logger: Logger;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -67,9 +67,18 @@ export class Scheduler {
 
   /** Per-id watches of one kind of thing; closed with the scheduler. */
   watches<T>(subject: WatchedStatus<T>, settings: StatusWatchSettings = DEFAULT_STATUS_WATCH): StatusWatchers<T> {
-    const watchers = new StatusWatchers<T>(subject, this.deps.watches, settings);
-    this.watchers.push(watchers as StatusWatchers<unknown>);
+    return this.adopt(new StatusWatchers<T>(subject, this.deps.watches, settings));
+  }
+
+  /** Watches a feature built on `watchDeps` itself (a StatusWatchers subclass), closed with the scheduler. */
+  adopt<W extends { close(): Promise<void> }>(watchers: W): W {
+    this.watchers.push(watchers);
     return watchers;
+  }
+
+  /** What watches share (the bus, their leases, logs, traces), for watchers a feature builds itself. */
+  get watchDeps(): StatusWatchDeps {
+    return this.deps.watches;
   }
 
   start(): void {
