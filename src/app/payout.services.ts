@@ -1,5 +1,4 @@
-import { PayoutLedger, PayoutService, payoutPublisher, payoutWatch } from '../payouts';
-import type { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
+import { PayoutLedger, PayoutService, payoutPublisher, payoutWatch, type VerifiedBeneficiaries } from '../payouts';
 import type { ResolvedConfig } from '../platform/config/config';
 import type { Database } from '../platform/db/database';
 import { topics } from '../platform/live/topics';
@@ -15,7 +14,7 @@ interface PayoutParts {
   logger: Logger;
   database: Database;
   payouts: PayoutClient;
-  beneficiaries: BeneficiaryLedger;
+  beneficiaries: VerifiedBeneficiaries;
   live: LiveServices;
   /** The ledger's clock (default Date.now). */
   clock?: () => number;
