@@ -10,7 +10,7 @@ import { MemoryEventBus, type EventBus } from '../platform/live/event-bus';
 import { JwksKeyCache } from '../webhooks/jwks-cache';
 import { InProcessLeases, RedisLeases, type Leases } from '../platform/scheduler/lease';
 import { RefundWatchers } from '../refunds/refund-watcher';
-import { DEFAULT_STATUS_WATCH, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
+import { DEFAULT_STATUS_WATCH, type StatusWatchDeps, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
 import { DatabaseLeases } from '../platform/scheduler/database-leases';
 import { Scheduler } from '../platform/scheduler/scheduler';
 import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
@@ -134,17 +134,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     reuseMs: settings.refundStateReuseMs,
   });
   const watchDeps = { bus, leases, logger, telemetry: deps.telemetry };
-  const scheduler = new Scheduler(
-    {
-      passLeases: new DatabaseLeases(deps.database),
-      watches: watchDeps,
-      logger,
-      telemetry: deps.telemetry,
-      onPass: (outcome) => deps.metrics?.reconcilerRun(outcome),
-      onRepair: (kind) => deps.metrics?.reconcilerRepair(kind),
-    },
-    { intervalMs: config.money.reconcileIntervalMs },
-  );
+  const scheduler = createScheduler(config, deps, watchDeps);
   const refundWatchers = scheduler.adopt(new RefundWatchers(deps.payments, scheduler.watchDeps, settings.refundWatch));
 
   return {
@@ -174,4 +164,19 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await Promise.allSettled([...connections.values()].map((connection) => connection.close()));
     },
   };
+}
+
+/** The one scheduler: passes under the database lease (every instance shares the store), watches on `watches`. */
+function createScheduler(config: ResolvedConfig, deps: LiveDependencies, watches: StatusWatchDeps): Scheduler {
+  return new Scheduler(
+    {
+      passLeases: new DatabaseLeases(deps.database),
+      watches,
+      logger: watches.logger,
+      telemetry: deps.telemetry,
+      onPass: (outcome) => deps.metrics?.reconcilerRun(outcome),
+      onRepair: (kind) => deps.metrics?.reconcilerRepair(kind),
+    },
+    { intervalMs: config.money.reconcileIntervalMs },
+  );
 }
