@@ -49,7 +49,7 @@ import { SubscriptionCaps } from '../platform/live/subscription-caps';
 import { WsOperationGuard } from '../platform/live/ws-operation-guard';
 import { registerJobs } from './jobs';
 import type { Scheduler } from '../platform/scheduler/scheduler';
-import { PayoutResolver, ViewerMoneyResolver } from '../payouts';
+import { payoutResolvers } from '../payouts';
 import { forgetDataTasksOnRevocation } from '../data-tasks/data-task.revocations';
 import { RESOLVERS, resolverContainer } from './resolvers';
 import { buildGatewaySchema } from '../platform/graphql/build-schema';
@@ -98,7 +98,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const schema = await buildGatewaySchema<GatewayContext>({
     resolvers: RESOLVERS,
     pubSub: typeGraphqlPubSub(services.live.bus),
-    container: resolverContainer([new PayoutResolver(services.payoutService), new ViewerMoneyResolver(services.payoutService)]),
+    container: resolverContainer(payoutResolvers(services.payoutService)),
   });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;
