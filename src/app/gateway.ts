@@ -11,7 +11,6 @@ import { createContext, describePrincipal, formatPartialFailure, type GatewayCon
 import { openDatabase } from '../platform/db/database';
 import { operationDeadline } from '../platform/provider/operation-deadline';
 import { CompiledExecutor } from '../platform/graphql/compiled-executor';
-import { DatabaseLeases } from '../platform/db/database-leases';
 import type { CacheMode } from '../platform/provider/response-cache';
 import { AnswerCache, type CachedAnswer } from '../platform/http/answer-cache';
 import { isAnswerCacheable } from '../platform/graphql/answer-cacheability';
@@ -48,7 +47,9 @@ import { isRedisUrl, RedisConnection } from '../platform/store/redis-connection'
 import { WebSocketOriginPolicy } from '../platform/live/websocket-origin';
 import { SubscriptionCaps } from '../platform/live/subscription-caps';
 import { WsOperationGuard } from '../platform/live/ws-operation-guard';
-import { Reconciler } from './reconciler';
+import { registerJobs } from './jobs';
+import type { Scheduler } from '../platform/scheduler/scheduler';
+import { payoutResolvers } from '../payouts';
 import { DataTaskResolver, forgetDataTasksOnRevocation } from '../data-tasks';
 import { RESOLVERS, resolverContainer } from './resolvers';
 import { AccountGraphService, accountResolvers } from '../accounts';
@@ -62,8 +63,8 @@ export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
   url: string;
   services: Services;
-  /** The background repair job (started once listening); tests run a pass with `reconciler.runOnce()`. */
-  reconciler: Reconciler;
+  /** Background work (its passes start once listening); tests run the passes with `scheduler.runOnce()`. */
+  scheduler: Scheduler;
   close(): Promise<void>;
 }
 
@@ -93,10 +94,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.storeUrl);
   const services = await createServices(config, logger, database, { metrics, telemetry }, options);
+  registerJobs(services);
   const schema = await buildGatewaySchema<GatewayContext>({
     resolvers: RESOLVERS,
     pubSub: typeGraphqlPubSub(services.live.bus),
     container: resolverContainer([
+      ...payoutResolvers(services.payoutService),
       new UserResolver(services.identity),
       new DataTaskResolver(services.live.dataTasks),
       new BankConnectionResolver(services.identity),
@@ -440,14 +443,13 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const url = `http://127.0.0.1:${port}`;
   publicUrl ??= url;
   services.live.setPublicUrl(publicUrl);
-  const reconciler = new Reconciler(services, new DatabaseLeases(database), logger, config.money.reconcileIntervalMs);
-  reconciler.start();
+  services.live.scheduler.start();
 
   let closing: Promise<void> | undefined;
   return {
     url,
     services,
-    reconciler,
+    scheduler: services.live.scheduler,
     close() {
       closing ??= (async () => {
         // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS),
@@ -460,7 +462,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
         await tracker.drain(httpServer, deadline);
         await closed;
         await apollo.stop();
-        await reconciler.close();
+        await services.live.scheduler.close();
         await stopIdentityEvents();
         await stopDataTaskRevocations();
         sockets.stop();

@@ -1,7 +1,6 @@
 import type { ResolvedConfig } from '../platform/config/config';
 import type { ProviderHttpClient } from '../platform/provider/http.client';
 import type { PaymentsClient } from '../platform/provider/payments.client';
-import type { PayoutClient } from '../platform/provider/payout.client';
 import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/observability/logger';
 import type { DataClient } from '../platform/provider/data.client';
@@ -9,9 +8,11 @@ import type { BearerAuth } from '../platform/provider/http.client';
 import { DATA_TASK_WEBHOOK_PREFIX, DataTaskService, DataTaskStore, dataTaskWebhookHandler } from '../data-tasks';
 import { MemoryEventBus, type EventBus } from '../platform/live/event-bus';
 import { InProcessLeases, RedisLeases, type Leases } from '../platform/scheduler/lease';
-import { PayoutWatchers } from '../payouts/payout-watcher';
 import { RefundWatchers } from '../refunds/refund-watcher';
-import { DEFAULT_STATUS_WATCH, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
+import { DEFAULT_STATUS_WATCH, type StatusWatchDeps, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
+import { DatabaseLeases } from '../platform/scheduler/database-leases';
+import { Scheduler } from '../platform/scheduler/scheduler';
+import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import { RedisConnection, isRedisUrl } from '../platform/store/redis-connection';
 import { RedisEventBus } from '../platform/live/redis-event-bus';
 import { DEFAULT_WEBHOOK_SETTINGS, PAYMENTS_WEBHOOK_PATH, createWebhookReceiver, dispatchByEventType, type WebhookReceiver } from '../webhooks';
@@ -56,7 +57,8 @@ export interface LiveServices {
   dataTasks: DataTaskService;
   /** The webhook routes (with their inbox); refunds and data tasks register their handlers here. */
   webhooks: WebhookReceiver;
-  payoutWatchers: PayoutWatchers;
+  /** Background work: the periodic passes (database lease) and the per-id watches (leases that follow PUBSUB_URL). */
+  scheduler: Scheduler;
   /** Reads the refunds of payments that refundUpdated subscribers watch, for the changes no webhook reports. */
   refundWatchers: RefundWatchers;
   /** The refunds of a payment, read for the current state of refundUpdated subscriptions. */
@@ -71,7 +73,6 @@ export interface LiveServices {
 export interface LiveDependencies {
   http: ProviderHttpClient;
   payments: PaymentsClient;
-  payouts: PayoutClient;
   data: DataClient;
   /** The bank token of an active connection outside a request (a data task whose webhook never came). */
   connectionBearer(connectionId: string): Promise<BearerAuth | undefined>;
@@ -79,6 +80,8 @@ export interface LiveDependencies {
   database: Database;
   /** Counts each webhook delivery by source and outcome (metrics). */
   onWebhook?(source: string, outcome: string): void;
+  /** Counts the scheduler's passes and repairs. */
+  metrics?: Pick<GatewayMetrics, 'reconcilerRun' | 'reconcilerRepair'>;
   /** Spans for webhooks (received, stored, published, delivered) and the payout and refund watchers' reads. */
   telemetry?: Telemetry;
 }
@@ -119,14 +122,14 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     reuseMs: settings.refundStateReuseMs,
   });
   const watchDeps = { bus, leases, logger, telemetry: deps.telemetry };
-  const payoutWatchers = new PayoutWatchers(deps.payouts, watchDeps, settings.payoutWatch);
-  const refundWatchers = new RefundWatchers(deps.payments, watchDeps, settings.refundWatch);
+  const scheduler = createScheduler(config, deps, watchDeps);
+  const refundWatchers = scheduler.adopt(new RefundWatchers(deps.payments, scheduler.watchDeps, settings.refundWatch));
 
   return {
     bus,
     dataTasks,
     webhooks,
-    payoutWatchers,
+    scheduler,
     refundWatchers,
     refundReads,
     publicUrl: currentPublicUrl,
@@ -137,7 +140,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
       await bus.checkReady();
     },
     async close() {
-      await Promise.all([payoutWatchers.close(), refundWatchers.close()]);
+      await scheduler.close();
       await webhooks.idle();
       await refundReads.close();
       await bus.close();
@@ -186,4 +189,19 @@ function createWebhooks(
     onOutcome: deps.onWebhook,
     telemetry: deps.telemetry,
   });
+}
+
+/** The one scheduler: passes under the database lease (every instance shares the store), watches on `watches`. */
+function createScheduler(config: ResolvedConfig, deps: LiveDependencies, watches: StatusWatchDeps): Scheduler {
+  return new Scheduler(
+    {
+      passLeases: new DatabaseLeases(deps.database),
+      watches,
+      logger: watches.logger,
+      telemetry: deps.telemetry,
+      onPass: (outcome) => deps.metrics?.reconcilerRun(outcome),
+      onRepair: (kind) => deps.metrics?.reconcilerRepair(kind),
+    },
+    { intervalMs: config.money.reconcileIntervalMs },
+  );
 }

@@ -3,11 +3,9 @@ import { AccountResolver, BankConnectionHoldingsResolver, CardResolver, ViewerId
 import { BankConnectionResolver, UserResolver } from '../identity';
 import { DataTaskResolver } from '../data-tasks';
 import { PaymentResolver } from '../refunds/payment.resolver';
-import { PayoutResolver } from '../payouts/payout.resolver';
+import { PayoutResolver, SubscriptionResolver, ViewerMoneyResolver } from '../payouts';
 import { RefundResolver } from '../refunds/refund.resolver';
-import { SubscriptionResolver } from '../payouts/subscription.resolver';
 import { VerificationResolver } from '../beneficiaries/verification.resolver';
-import { ViewerMoneyResolver } from '../payouts/viewer-money.resolver';
 
 export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,

@@ -1,5 +1,8 @@
 import { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
-import { PayoutLedger } from '../payouts/payout-ledger';
+import type { PayoutLedger, PayoutService } from '../payouts';
+import type { StatusWatchers } from '../platform/scheduler/status-watcher';
+import type { ProviderWithdrawal } from '../platform/provider/provider-types';
+import { createPayoutServices } from './payout.services';
 import { RefundKeyStore } from '../refunds/refund-key.store';
 import type { ResolvedConfig } from '../platform/config/config';
 import { AuthClient } from '../platform/provider/auth.client';
@@ -60,11 +63,15 @@ export interface Services {
   beneficiaries: BeneficiaryLedger;
   /** Payouts created through the gateway (the provider client is `payouts`). */
   payoutLedger: PayoutLedger;
+  /** Payouts: creation, approval, reads and repairs (src/payouts). */
+  payoutService: PayoutService;
+  /** Reads the payouts that payoutUpdated subscribers watch (the scheduler's payout watches). */
+  payoutWatchers: StatusWatchers<ProviderWithdrawal>;
   /** Refund idempotency keys, including the ones the gateway generated. */
   refundKeys: RefundKeyStore;
   responseCache: ResponseCache;
   merchantKeys: MerchantKeys;
-  /** Webhooks, async data tasks, the event bus and payout watchers (src/subscriptions). */
+  /** Webhooks, async data tasks, the event bus and the scheduler. */
   live: LiveServices;
   /** Prometheus metrics (/metrics); webhook receivers report through `metrics.webhookEvent(source, outcome)`. */
   metrics: GatewayMetrics;
@@ -134,9 +141,10 @@ export async function createServices(
   const live = createLiveServices(
     config,
     logger,
-    { http, payments, payouts, data, connectionBearer, database, telemetry: hooks.telemetry, onWebhook: (source, kind) => metrics.webhookEvent(source, kind) },
+    { http, payments, data, connectionBearer, database, metrics, telemetry: hooks.telemetry, onWebhook: (source, kind) => metrics.webhookEvent(source, kind) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
+  const beneficiaries = new BeneficiaryLedger(database);
   const identity = createIdentity({ config, database, auth, bus: live.bus, topic: topics.identity, held: live.dataTasks });
 
   return {
@@ -151,8 +159,8 @@ export async function createServices(
     payments,
     appTokens,
     ...identity,
-    beneficiaries: new BeneficiaryLedger(database),
-    payoutLedger: new PayoutLedger(database, options.payoutClock),
+    beneficiaries,
+    ...createPayoutServices({ config, logger, database, payouts, beneficiaries, live, clock: options.payoutClock, watch: options.live?.payoutWatch }),
     refundKeys: new RefundKeyStore(database, options.refundClock),
     responseCache: new ResponseCache(
       cacheKeyv,

@@ -11,3 +11,4 @@ export { forgetDataTasksOnRevocation } from './data-task.revocations';
 export { DataTaskResolver } from './data-task.resolver';
 export { DataTask } from './data-task.type';
 export { StartDataTaskInput } from './start-data-task.input';
+export { dataTaskPass } from './data-task.job';

@@ -1,17 +1,11 @@
-import { requireAnyPrincipal, requireMerchant } from '../platform/access/principal';
+import { requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { NotFoundError } from '../platform/errors/gateway-errors';
-import { toPayout } from './payout.mapper';
 import { toRefund } from '../refunds/refund.mapper';
-import { ownerOf, readPayout } from './payout.workflow';
 import { getRefund, refundsOfPayment } from '../refunds/refund.workflow';
-import type { ProviderWithdrawal } from '../platform/provider/provider-types';
-import type { Payout } from './payout.type';
 import { RefundStatus } from '../refunds/refund-status.enum';
 import type { Refund } from '../refunds/refund.type';
-import { sameOwner } from './payout-ledger';
-import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
-import { validatePaymentId, validateTransactionId } from '../platform/validation/id.validator';
+import { validatePaymentId } from '../platform/validation/id.validator';
 import { InputProblems } from '../platform/validation/input-problems';
 import { isUuid, shown } from '../platform/validation/text-rules';
 import { sharedMapping } from '../platform/live/shared-subscribe';
@@ -27,7 +21,6 @@ import type { RefundEvent } from '../refunds';
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
 const refundOfEvent = sharedMapping((event) => toRefund((event as RefundEvent).refund, (event as RefundEvent).paymentId));
-const payoutOfEvent = sharedMapping((withdrawal) => toPayout(withdrawal as ProviderWithdrawal));
 
 const REFUND_RANK: Readonly<Record<RefundStatus, number>> = {
   [RefundStatus.PENDING]: 0,
@@ -83,45 +76,6 @@ export async function refundStream(context: GatewayContext, args: { paymentId: s
     identity: refundIdentity,
     rank: refundRank,
     isFinal: refundId === undefined ? undefined : isFinalRefund,
-    onClose: () => release?.(),
-    logs: context,
-  });
-}
-
-const payoutRankOf = (payout: Payout): number => payoutRank(payout.status);
-const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(payout.status);
-
-/**
- * payoutUpdated: a session for the payouts it created (any other id is NOT_FOUND, exactly like an unknown one),
- * a merchant key for any. While the stream is open and the payout not final, the payout watcher reads it.
- */
-export async function payoutStream(context: GatewayContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
-  const caller = requireAnyPrincipal(context.principal);
-  const transactionId = validateTransactionId(transactionIdArg);
-  const { live, payoutLedger } = context.services;
-  const notFound = (): NotFoundError =>
-    new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
-  if (caller.kind === 'user') {
-    const record = await payoutLedger.get(transactionId);
-    if (!record || !sameOwner(record.owner, ownerOf(caller))) throw notFound();
-  }
-  let release: (() => void) | undefined;
-  return liveStream<Payout>({
-    bus: live.bus,
-    topic: topics.payout(transactionId),
-    current: async () => {
-      const payout = await readPayout(context, caller, transactionId);
-      if (!payout) throw notFound();
-      if (!FINAL_PAYOUT_STATUSES.has(payout.status)) release = live.payoutWatchers.watch(transactionId);
-      return [payout];
-    },
-    fromEvent: (payload) => {
-      const withdrawal = payload as ProviderWithdrawal;
-      return withdrawal?.transaction_id?.toLowerCase() === transactionId ? payoutOfEvent(withdrawal) : undefined;
-    },
-    identity: () => transactionId,
-    rank: payoutRankOf,
-    isFinal: isFinalPayout,
     onClose: () => release?.(),
     logs: context,
   });

@@ -1,10 +1,15 @@
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../platform/db/tables';
 import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError, type PayoutLimit } from '../platform/errors/gateway-errors';
 import { sameHolderName } from '../beneficiaries/holder-name';
-import type { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
-import type { ApprovalCheck } from './payout-ledger';
+import type { ApprovalCheck } from './payout.store';
 import { assertWithinLimits, type PayoutLimits } from './payout-policy';
+
+/** Who verified which IBAN under which holder name (the beneficiaries module), as payouts read it. */
+export interface VerifiedBeneficiaries {
+  findForUser(userId: string, iban: string, executor?: Kysely<Tables>): Promise<{ name: string } | undefined>;
+  holdersOf(iban: string): Promise<readonly { name: string }[]>;
+}
 
 /** `extensions.reason` of the FORBIDDEN that refuses to approve a revoked user's payout. */
 export const OWNER_REVOKED_REASON = 'PAYOUT_OWNER_REVOKED';
@@ -16,7 +21,7 @@ export const OWNER_REVOKED_REASON = 'PAYOUT_OWNER_REVOKED';
  * (the 24-hour windows moved, other payouts were made). A refusal changes nothing: the payout keeps waiting, to be
  * declined, approved once it fits, or expired.
  */
-export function approvalCheck(policy: PayoutLimits, beneficiaries: BeneficiaryLedger): ApprovalCheck {
+export function approvalCheck(policy: PayoutLimits, beneficiaries: VerifiedBeneficiaries): ApprovalCheck {
   return async (trx, record, now) => {
     const { owner, request, transactionId } = record;
     if (owner.kind === 'user') {

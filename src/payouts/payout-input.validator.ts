@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { ProviderWithdrawalRequest } from '../platform/provider/provider-types';
-import type { CreatePayoutInput } from './create-payout.input';
 import { holderNameProblem } from '../beneficiaries/holder-name';
 import { ibanProblem, normaliseIban } from '../beneficiaries/iban';
 import { InputProblems } from '../platform/validation/input-problems';
@@ -15,12 +14,22 @@ export const MAX_PAYOUT_REFERENCE_CHARACTERS = 18;
 /** The currencies the provider pays out in; any other ISO 4217 code is refused before it reaches the provider. */
 export const PAYOUT_CURRENCIES: readonly string[] = ['GBP', 'EUR'];
 
+/** createPayout's input as the client sent it. */
+export interface PayoutInput {
+  transactionId?: string | null;
+  beneficiaryName: string;
+  beneficiaryIban: string;
+  beneficiaryReference: string;
+  amountInMinor: number;
+  currency: string;
+}
+
 /**
  * createPayout's input as the exact withdrawal request to send: every field checked, the IBAN in electronic format,
  * the name trimmed, the transaction id lower-cased (one UUID is one payout whatever its case) or generated.
  * Throws BAD_USER_INPUT naming `input.<field>`.
  */
-export function validatePayoutInput(input: CreatePayoutInput, newId: () => string = randomUUID): ProviderWithdrawalRequest {
+export function validatePayoutInput(input: PayoutInput, newId: () => string = randomUUID): ProviderWithdrawalRequest {
   const problems = new InputProblems();
   const { transactionId, beneficiaryName, beneficiaryIban, beneficiaryReference, amountInMinor, currency } = input;
 

@@ -3,7 +3,7 @@ import type { MoneyConfig } from '../platform/config/config';
 import type { ProviderWithdrawalRequest } from '../platform/provider/provider-types';
 import type { Tables } from '../platform/db/tables';
 import { PayoutLimitExceededError } from '../platform/errors/gateway-errors';
-import { PayoutLedger, type Admission, type PayoutOwner } from './payout-ledger';
+import { PayoutLedger, type Admission, type PayoutOwner } from './payout.store';
 import { AWAITING_APPROVAL, PENDING_SUBMISSION } from './payout-status';
 
 export type PayoutLimits = Pick<MoneyConfig, 'payoutMaxMinor' | 'payoutDailyMaxMinor' | 'payoutBeneficiaryDailyMaxMinor' | 'payoutApprovalAboveMinor'>;

@@ -1,7 +1,7 @@
 import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import { Payout } from './payout.type';
-import type { PayoutRecord } from './payout-ledger';
 
+/** A withdrawal as the provider shows it, or a recorded payout's withdrawalView, as the schema's Payout. */
 export function toPayout(source: ProviderWithdrawal): Payout {
   return Object.assign(new Payout(), {
     transactionId: source.transaction_id,
@@ -18,27 +18,4 @@ export function toPayout(source: ProviderWithdrawal): Payout {
     rejectedAt: source.rejected_at ?? null,
     failedAt: source.failed_at ?? null,
   });
-}
-
-/**
- * A recorded payout as the provider's withdrawal shape: the withdrawal as last seen or, while the provider has not
- * confirmed it (pending, awaiting approval, declined, expired), the request as recorded with the gateway's status
- * and no stage reached. payoutUpdated events carry this shape.
- */
-export function withdrawalView(record: PayoutRecord): ProviderWithdrawal {
-  if (record.withdrawal) return record.withdrawal;
-  const { request } = record;
-  return {
-    ...request,
-    status: record.status,
-    authorised_at: null,
-    submitted_at: null,
-    settled_at: null,
-    rejected_at: null,
-    failed_at: null,
-  };
-}
-
-export function toPayoutFromRecord(record: PayoutRecord): Payout {
-  return toPayout(withdrawalView(record));
 }

@@ -123,7 +123,7 @@ describe.each(['sqlite', 'postgres'] as const)('data tasks follow their bank con
   it('has the reconciler sweep the tasks of a connection revoked with no announcement (a grant that replaced it)', async () => {
     const { kept, gone } = await storedTasks();
     await stack.gateway.services.connections.revoke(userId, north);
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect(await storedRow(stack, gone.id)).toBeUndefined();
     expect((await storedRow(stack, kept.id))?.results).toEqual(expect.any(String));
   });

@@ -51,7 +51,7 @@ describe('the reconciler and data tasks whose webhook was lost', () => {
     const stillQueued = await stack.graphql<{ dataTask: Task }>(READ, { id: task.id }, session);
     expect(stillQueued.data?.dataTask.status).toBe('QUEUED');
 
-    expect(await stack.gateway.reconciler.runOnce()).toBe(true);
+    expect(await stack.gateway.scheduler.runOnce()).toBe(true);
     const done = (await live.next()).data!.dataTaskUpdated;
     expect(done.status).toBe('SUCCEEDED');
     expect(done.completedAt).toEqual(expect.any(String));
@@ -73,7 +73,7 @@ describe('the reconciler and data tasks whose webhook was lost', () => {
     } finally {
       stack.gateway.services.live.setPublicUrl(gatewayUrl);
     }
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect((await stack.graphql<{ dataTask: Task }>(READ, { id: task.id }, session)).data?.dataTask.status).toBe('QUEUED');
   });
 });

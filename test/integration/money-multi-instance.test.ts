@@ -246,7 +246,7 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     await loseEveryAnswer('Lost on A');
     // Six minutes on, the reconciler (on whichever instance holds its lease) settles it from the refund list.
     refundClockOffsetMs += 6 * 60 * 1000;
-    expect((await a.reconciler.runOnce()) || (await b.reconciler.runOnce())).toBe(true);
+    expect((await a.scheduler.runOnce()) || (await b.scheduler.runOnce())).toBe(true);
     // This one only the retry settles.
     await loseEveryAnswer('Lost on A again');
     const made = await refundsOf(payment.id);
@@ -265,7 +265,7 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
   });
 
   it('runs the reconciler on one instance at a time (its database lease)', async () => {
-    const passes = await Promise.all([a.reconciler.runOnce(), b.reconciler.runOnce(), a.reconciler.runOnce(), b.reconciler.runOnce()]);
+    const passes = await Promise.all([a.scheduler.runOnce(), b.scheduler.runOnce(), a.scheduler.runOnce(), b.scheduler.runOnce()]);
     const ranOn = new Set(passes.map((ran, index) => (ran ? ['a', 'b'][index % 2] : undefined)).filter(Boolean));
     expect(ranOn.size).toBe(1);
   });

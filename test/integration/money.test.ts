@@ -213,7 +213,7 @@ describe('payout submissions that go wrong', () => {
 
     await waitFor(
       async () => {
-        await stack.gateway.reconciler.runOnce();
+        await stack.gateway.scheduler.runOnce();
         return (await stack.gateway.services.payoutLedger.get(transactionId))?.status === 'expired' || undefined;
       },
       'the reconciler to expire the payout',
@@ -235,7 +235,7 @@ describe('payout submissions that go wrong', () => {
       'UPSTREAM_UNAVAILABLE',
     );
     expect((await stack.gateway.services.payoutLedger.get(transactionId))?.status).toBe('pending-submission');
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect((await stack.gateway.services.payoutLedger.get(transactionId))?.status).toBe('authorised');
     expect((await ledger(stack)).withdrawals).toHaveLength(1);
   });

@@ -221,8 +221,8 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect((await onA.next()).data!.payoutUpdated.status).toBe('authorised');
     expect((await onB.next()).data!.payoutUpdated.status).toBe('authorised');
     const polling = (): ('a' | 'b')[] => [
-      ...(a.services.live.payoutWatchers.isPolling(transactionId) ? (['a'] as const) : []),
-      ...(b.services.live.payoutWatchers.isPolling(transactionId) ? (['b'] as const) : []),
+      ...(a.services.payoutWatchers.isPolling(transactionId) ? (['a'] as const) : []),
+      ...(b.services.payoutWatchers.isPolling(transactionId) ? (['b'] as const) : []),
     ];
     const leader = (await waitFor(() => (polling().length > 0 ? polling() : undefined), 'one instance to start watching')) as ('a' | 'b')[];
     expect(leader).toHaveLength(1);
@@ -235,7 +235,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     // The watching instance's subscriber leaves: the other instance takes the lease over and carries on.
     const [leaving, staying, follower] = leader[0] === 'a' ? [onA, onB, b] : [onB, onA, a];
     leaving.unsubscribe();
-    await waitFor(() => (follower.services.live.payoutWatchers.isPolling(transactionId) ? true : undefined), 'the other instance to take the watch over');
+    await waitFor(() => (follower.services.payoutWatchers.isPolling(transactionId) ? true : undefined), 'the other instance to take the watch over');
     expect(polling()).toHaveLength(1);
     await advance(30);
     expect((await staying.next()).data!.payoutUpdated.status).toBe('settled');

@@ -242,11 +242,11 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     const expiredBefore = await expiredRepairs();
 
     clock += 72 * HOUR_MS - 1;
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect((await stack.gateway.services.payoutLedger.get(waiting.transactionId))?.status).toBe('awaiting-approval');
 
     clock += 1;
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect((await stack.gateway.services.payoutLedger.get(waiting.transactionId))?.status).toBe('expired');
     const pushed = await waitFor(
       () => live.results.map((result) => result.data?.payoutUpdated.status).find((status) => status === 'expired'),

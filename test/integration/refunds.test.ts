@@ -286,10 +286,10 @@ describe('refund attempts whose outcome is unknown', () => {
     const [made] = (await ledger(stack)).refunds;
 
     // Not while a request may still be sending it; once it is quiet, the pass settles it.
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect(await repairs('refund_attempt_found')).toBe(0);
     clockOffsetMs += 6 * 60 * 1000;
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect(await repairs('refund_attempt_found')).toBe(1);
 
     await waitADayAndAnHour();
@@ -308,7 +308,7 @@ describe('refund attempts whose outcome is unknown', () => {
     expect((await ledger(stack)).refunds).toEqual([]);
 
     clockOffsetMs += 6 * 60 * 1000;
-    await stack.gateway.reconciler.runOnce();
+    await stack.gateway.scheduler.runOnce();
     expect(await repairs('refund_attempt_not_made')).toBe(1);
 
     const created = dataOf(await refund(input)).refundPayment;

@@ -261,7 +261,7 @@ describe('live refund and payout status', () => {
       const first = await live.next();
       expect(first.errors).toBeUndefined();
       expect(first.data!.payoutUpdated).toMatchObject({ transactionId: payout.transactionId, status: 'authorised', submittedAt: null });
-      await waitFor(() => stack.gateway.services.live.payoutWatchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
+      await waitFor(() => stack.gateway.services.payoutWatchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
 
       await advanceSandboxClock(stack, 5);
       const submitted = (await live.next()).data!.payoutUpdated;
@@ -274,13 +274,13 @@ describe('live refund and payout status', () => {
       expect(settled.settledAt).toEqual(expect.any(String));
       await expect(live.ended).resolves.toEqual({ completed: true });
       // The watcher stops with the last subscriber.
-      await waitFor(() => (stack.gateway.services.live.payoutWatchers.watched.includes(payout.transactionId) ? undefined : true), 'the watcher to stop');
+      await waitFor(() => (stack.gateway.services.payoutWatchers.watched.includes(payout.transactionId) ? undefined : true), 'the watcher to stop');
     });
 
     it('runs one watcher for all subscribers of a payout, and stops it when the last one leaves', async () => {
       const session = await stack.signIn('john', 'doe');
       const payout = await johnsPayout(session);
-      const watchers = stack.gateway.services.live.payoutWatchers;
+      const watchers = stack.gateway.services.payoutWatchers;
       const one = connectWs(stack.gateway.url, session).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: payout.transactionId });
       const two = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: payout.transactionId });
       expect((await one.next()).data!.payoutUpdated.status).toBe('authorised');
@@ -329,7 +329,7 @@ describe('live refund and payout status', () => {
       const live = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: transactionId });
       expect((await live.next()).data!.payoutUpdated).toMatchObject({ status: 'rejected' });
       await expect(live.ended).resolves.toEqual({ completed: true });
-      expect(stack.gateway.services.live.payoutWatchers.watched).not.toContain(transactionId);
+      expect(stack.gateway.services.payoutWatchers.watched).not.toContain(transactionId);
     });
   });
 });

@@ -6,7 +6,7 @@ import type { PayoutClient } from '../../src/platform/provider/payout.client';
 import { createLogger } from '../../src/platform/observability/logger';
 import { MemoryEventBus } from '../../src/platform/live/event-bus';
 import { InProcessLeases } from '../../src/platform/scheduler/lease';
-import { PayoutWatchers } from '../../src/payouts/payout-watcher';
+import { payoutWatchers } from '../helpers/payout-watch';
 import { TracedEventBus } from '../../src/platform/live/traced-event-bus';
 import { waitFor } from '../helpers/wait-for';
 import { networkError, mockProvider, problem, ORIGIN } from './datasources/mock-provider';
@@ -122,7 +122,7 @@ describe('the payout watcher as a traced job', () => {
         (await provider!.http.send<{ status: string }>({ route: 'payouts.getWithdrawal', method: 'GET', url: `${ORIGIN}/withdrawals/${id}` })).body,
     } as unknown as PayoutClient;
     const bus = new TracedEventBus(new MemoryEventBus(createLogger('silent')), telemetry);
-    const watchers = new PayoutWatchers(
+    const watchers = payoutWatchers(
       payouts,
       { bus, leases: new InProcessLeases(), logger: createLogger('silent'), telemetry },
       { initialDelayMs: 1, maxDelayMs: 10, factor: 2, leaseTtlMs: 100 },

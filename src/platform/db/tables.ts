@@ -25,7 +25,7 @@ export interface LeasesTable {
   expiresAtMs: number;
 }
 
-/** A payout recorded by the gateway (src/payouts/payout-ledger.ts), from before the provider is called. */
+/** A payout recorded by the gateway (src/payouts/payout.store.ts), from before the provider is called. */
 export interface PayoutsTable {
   transactionId: string;
   /** `user:<userId>` or `merchant:<keyId>`. */

@@ -1,6 +1,5 @@
 import type { Logger } from '../observability/logger';
 import { traceJob, type Telemetry } from '../observability/telemetry';
-import type { EventBus } from '../live/event-bus';
 import type { Leases } from './lease';
 
 export interface StatusWatchSettings {
@@ -39,9 +38,15 @@ export interface WatchedStatus<T> {
   wakes?(payload: unknown): boolean;
 }
 
+/** Where watched things' changes are published and heard (the live event bus, which the scheduler does not know). */
+export interface WatchBus {
+  publish(topic: string, payload: unknown): Promise<void>;
+  listen(topic: string, handler: (payload: unknown) => void): Promise<() => Promise<void>>;
+}
+
 /** What every watcher shares: where changes go, who reads (leases), the log, and traces of each read. */
 export interface StatusWatchDeps {
-  bus: EventBus;
+  bus: WatchBus;
   leases: Leases;
   logger: Logger;
   telemetry?: Telemetry;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { openDatabase, migrateToLatest, type Database } from '../../../src/platform/db/database';
-import { DatabaseLeases } from '../../../src/platform/db/database-leases';
+import { DatabaseLeases } from '../../../src/platform/scheduler/database-leases';
 import { inTransaction, isUniqueViolation } from '../../../src/platform/db/transaction';
 import { MIGRATIONS } from '../../../src/platform/db/migrations';
 import { createPostgresSchema } from '../../helpers/postgres';

@@ -3,7 +3,7 @@ import type { ProviderWithdrawalRequest } from '../../../src/platform/provider/p
 import { openDatabase, type Database } from '../../../src/platform/db/database';
 import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError } from '../../../src/platform/errors/gateway-errors';
 import { BeneficiaryLedger } from '../../../src/beneficiaries/beneficiary-ledger';
-import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout-ledger';
+import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout.store';
 import { approvalCheck } from '../../../src/payouts/payout-approval';
 import { payoutAdmission } from '../../../src/payouts/payout-policy';
 import { AWAITING_APPROVAL, DECLINED, EXPIRED, PENDING_SUBMISSION } from '../../../src/payouts/payout-status';

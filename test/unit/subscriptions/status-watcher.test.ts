@@ -4,7 +4,7 @@ import type { ProviderRefund, ProviderWithdrawal } from '../../../src/platform/p
 import { createLogger } from '../../../src/platform/observability/logger';
 import { MemoryEventBus } from '../../../src/platform/live/event-bus';
 import { InProcessLeases, type Leases } from '../../../src/platform/scheduler/lease';
-import { PayoutWatchers } from '../../../src/payouts/payout-watcher';
+import { payoutWatchers } from '../../helpers/payout-watch';
 import { RefundWatchers } from '../../../src/refunds/refund-watcher';
 import { topics } from '../../../src/platform/live/topics';
 import type { RefundEvent } from '../../../src/refunds/refund.webhook';
@@ -38,7 +38,7 @@ function refund(id: string, status: string): ProviderRefund {
 }
 
 // Fake timers: the watch schedule runs exactly as far as each test advances it, and "no more reads" is exact.
-let watchers: PayoutWatchers | RefundWatchers | undefined;
+let watchers: ReturnType<typeof payoutWatchers> | RefundWatchers | undefined;
 
 beforeEach(() => {
   jest.useFakeTimers();
@@ -73,7 +73,7 @@ describe('PayoutWatchers', () => {
   });
 
   it('reads once per payout however many subscribers, publishes changes only, and stops at a final status', async () => {
-    watchers = new PayoutWatchers(client, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = payoutWatchers(client, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     const releaseOne = watchers.watch(ID);
     const releaseTwo = watchers.watch(ID);
     expect(watchers.watched).toEqual([ID]);
@@ -104,7 +104,7 @@ describe('PayoutWatchers', () => {
   });
 
   it('stops reading when the last subscriber leaves', async () => {
-    watchers = new PayoutWatchers(client, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = payoutWatchers(client, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     const release = watchers.watch(ID);
     await advance(10);
     expect(reads).toHaveLength(1);
@@ -123,7 +123,7 @@ describe('PayoutWatchers', () => {
       },
       release: async () => undefined,
     };
-    watchers = new PayoutWatchers(client, { bus, leases, logger }, SETTINGS);
+    watchers = payoutWatchers(client, { bus, leases, logger }, SETTINGS);
     watchers.watch(ID);
     // Not the holder: it tries again every leaseTtlMs/3 (100 ms), and never reads.
     await advance(10 + 100);
@@ -137,7 +137,7 @@ describe('PayoutWatchers', () => {
   });
 
   it('refuses a lease shorter than the longest gap between reads', () => {
-    expect(() => new PayoutWatchers(client, { bus, leases: new InProcessLeases(), logger }, { ...SETTINGS, leaseTtlMs: 80 })).toThrow('leaseTtlMs');
+    expect(() => payoutWatchers(client, { bus, leases: new InProcessLeases(), logger }, { ...SETTINGS, leaseTtlMs: 80 })).toThrow('leaseTtlMs');
   });
 });
 

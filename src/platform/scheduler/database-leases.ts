@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Leases } from '../scheduler/lease';
-import type { Database } from './database';
+import type { Leases } from './lease';
+import type { Database } from '../db/database';
 
 /**
  * Leases in the relational store, for background jobs that one instance at a time must run (the instances share

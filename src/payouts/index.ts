@@ -1,0 +1,20 @@
+/** The payouts module: what the rest of the gateway may use of it. */
+import { PayoutResolver } from './payout.resolver';
+import type { PayoutService } from './payout.service';
+import { ViewerMoneyResolver } from './viewer-money.resolver';
+
+export { PayoutService, type PayoutCaller, type PayoutPublisher, type PayoutServiceDeps } from './payout.service';
+export { PayoutLedger, type PayoutOwner, type PayoutRecord } from './payout.store';
+export type { VerifiedBeneficiaries } from './payout-approval';
+export { payoutPasses, type PayoutPassDeps } from './payout.job';
+export { payoutWatch } from './payout-watch.job';
+export { payoutPublisher } from './payout.stream';
+export { PayoutResolver, ViewerMoneyResolver };
+export { SubscriptionResolver } from './subscription.resolver';
+export { Payout } from './payout.type';
+export { CreatePayoutInput } from './create-payout.input';
+
+/** The payout resolvers, given the service they call (for the gateway's resolver container). */
+export function payoutResolvers(payouts: PayoutService): object[] {
+  return [new PayoutResolver(payouts), new ViewerMoneyResolver(payouts)];
+}

@@ -1,0 +1,442 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { MoneyConfig } from '../platform/config/config';
+import type { CallOptions } from '../platform/provider/http.client';
+import type { PayoutClient } from '../platform/provider/payout.client';
+import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/provider/provider-types';
+import type { Logger } from '../platform/observability/logger';
+import {
+  BadUserInputError,
+  BeneficiaryNotVerifiedError,
+  GatewayError,
+  IdempotencyConflictError,
+  NotFoundError,
+  UpstreamError,
+} from '../platform/errors/gateway-errors';
+import { sameHolderName } from '../beneficiaries/holder-name';
+import { ownerKey, sameOwner, type PayoutLedger, type PayoutOwner, type PayoutRecord } from './payout.store';
+import { approvalCheck, type VerifiedBeneficiaries } from './payout-approval';
+import { payoutAdmission } from './payout-policy';
+import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
+
+/** Who asks: a signed-in user, or a merchant key (by its id, never the key). */
+export type PayoutCaller = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
+
+/** Where payout changes go (payoutUpdated); bound to the event bus by payout.stream.ts. */
+export interface PayoutPublisher {
+  publish(transactionId: string, withdrawal: ProviderWithdrawal): Promise<void>;
+}
+
+/** The provider reads of one operation: a query may ask for one payout twice, and the provider is asked once. */
+export type WithdrawalReads = Map<string, Promise<ProviderWithdrawal | undefined>>;
+
+const operationReads = new WeakMap<object, WithdrawalReads>();
+
+/** The reads of the operation `operation` stands for (its context), made on first use and gone with it. */
+export function withdrawalReadsOf(operation: object): WithdrawalReads {
+  let reads = operationReads.get(operation);
+  if (!reads) operationReads.set(operation, (reads = new Map()));
+  return reads;
+}
+
+export interface PayoutServiceDeps {
+  provider: Pick<PayoutClient, 'createWithdrawal' | 'getWithdrawal'>;
+  ledger: PayoutLedger;
+  beneficiaries: VerifiedBeneficiaries;
+  events: PayoutPublisher;
+  /** The ledger's clock: windows, claims and expiries are measured on it. */
+  clock: () => number;
+  logger: Logger;
+  settings: MoneyConfig;
+}
+
+/**
+ * How long an identical createPayout without transactionId answers the first payout instead of paying again
+ * (docs/money.md). Long enough for any client's timeout-and-retry; a deliberate second identical payout within it
+ * is made with an explicit new transactionId.
+ */
+export const IDENTICAL_PAYOUT_WINDOW_MS = 15 * 60 * 1000;
+
+/** How long one instance holds the right to send a payout; longer than the provider call with all its retries. */
+const SUBMISSION_CLAIM_MS = 60_000;
+/** How often a caller that found another's submission in progress looks again for its outcome. */
+const CLAIM_POLL_MS = 50;
+
+const CONFLICT_MESSAGE = 'This transactionId is already used by another payout. Use a new UUID (or omit transactionId) for a new payout.';
+
+/** Request fields as the client named them, for messages about a conflicting retry. */
+const INPUT_NAMES: Record<keyof ProviderWithdrawalRequest, string> = {
+  transaction_id: 'transactionId',
+  beneficiary_name: 'beneficiaryName',
+  beneficiary_iban: 'beneficiaryIban',
+  beneficiary_reference: 'beneficiaryReference',
+  currency: 'currency',
+  amount_in_minor: 'amountInMinor',
+  context_code: 'contextCode',
+};
+
+export function ownerOf(caller: PayoutCaller): PayoutOwner {
+  return caller.kind === 'user' ? { kind: 'user', userId: caller.userId } : { kind: 'merchant', keyId: caller.keyId };
+}
+
+/**
+ * A recorded payout as the provider's withdrawal shape: the withdrawal as last seen or, while the provider has not
+ * confirmed it (pending, awaiting approval, declined, expired), the request as recorded with the gateway's status
+ * and no stage reached. payoutUpdated events carry this shape.
+ */
+export function withdrawalView(record: PayoutRecord): ProviderWithdrawal {
+  if (record.withdrawal) return record.withdrawal;
+  const { request } = record;
+  return {
+    ...request,
+    status: record.status,
+    authorised_at: null,
+    submitted_at: null,
+    settled_at: null,
+    rejected_at: null,
+    failed_at: null,
+  };
+}
+
+/**
+ * Payouts: creation under the payout policy and idempotency, approval and decline, reads with the provider's live
+ * status, and the repairs the scheduler's payout jobs run. Every status change is stored in the ledger before it is
+ * published. Answers are withdrawals as the provider shows them (or a recorded payout's withdrawalView).
+ */
+export class PayoutService {
+  constructor(private readonly deps: PayoutServiceDeps) {}
+
+  /**
+   * createPayout after validation. `explicitId` says whether the client chose the transaction id; without one, an
+   * identical request inside IDENTICAL_PAYOUT_WINDOW_MS answers the first payout.
+   *
+   * Order matters for money: the verification and the policy refuse before any provider call; the record (with the
+   * exact request) is committed before the provider call, so a crash or a failed call in between leaves something a
+   * retry or the reconciler completes with the same bytes, which the provider deduplicates.
+   */
+  async create(caller: PayoutCaller, request: ProviderWithdrawalRequest, explicitId: boolean, options: CallOptions): Promise<ProviderWithdrawal> {
+    const { ledger, settings, logger } = this.deps;
+    const owner = ownerOf(caller);
+    const known = await ledger.get(request.transaction_id);
+    if (known) return this.answerRepeat(owner, known, request, options);
+    await this.assertBeneficiaryVerified(caller, request);
+    const { record, created } = await ledger.record(
+      { owner, request, ...(explicitId ? {} : { fingerprint: { value: fingerprintOf(owner, request), windowMs: IDENTICAL_PAYOUT_WINDOW_MS } }) },
+      payoutAdmission(settings),
+    );
+    if (!created) {
+      // The same id raced in on another instance, or an identical request within the window: that payout.
+      return this.answerRepeat(owner, record, { ...request, transaction_id: record.transactionId }, options);
+    }
+    if (record.status === AWAITING_APPROVAL) {
+      logger.info({ transactionId: record.transactionId, amountInMinor: request.amount_in_minor }, 'payout awaits approval');
+      return withdrawalView(record);
+    }
+    return this.submit(record, options);
+  }
+
+  /**
+   * approvePayout (merchant keys): an awaiting-approval payout becomes pending and is sent, if it still may be
+   * (payout-approval.ts: its owner not revoked, its beneficiary still verified, every limit still holding); one
+   * past PAYOUT_APPROVAL_EXPIRY_MS expires instead. A refusal sends nothing.
+   */
+  async approve(transactionId: string, options: CallOptions): Promise<ProviderWithdrawal> {
+    const { ledger, settings, beneficiaries, logger } = this.deps;
+    const outcome = await ledger.approve(transactionId, settings.payoutApprovalExpiryMs, approvalCheck(settings, beneficiaries));
+    if (outcome.kind === 'expired') {
+      logger.info({ transactionId }, 'payout expired awaiting approval');
+      await this.publish(outcome.record);
+    }
+    if (outcome.kind !== 'approved') throw await this.notAwaiting(transactionId);
+    const approved = outcome.record;
+    logger.info({ transactionId }, 'payout approved');
+    await this.publish(approved);
+    const payout = await this.submit(approved, options);
+    // Its subscribers were watching before it was sent: they see the provider's answer too.
+    const sent = await ledger.get(transactionId);
+    if (sent) await this.publish(sent);
+    return payout;
+  }
+
+  /** declinePayout (merchant keys): an awaiting-approval payout ends as declined, never sent. */
+  async decline(transactionId: string, reason: string): Promise<ProviderWithdrawal> {
+    const declined = await this.deps.ledger.transition(transactionId, AWAITING_APPROVAL, DECLINED, { declineReason: reason });
+    if (!declined) throw await this.notAwaiting(transactionId);
+    this.deps.logger.info({ transactionId }, 'payout declined');
+    await this.publish(declined);
+    return withdrawalView(declined);
+  }
+
+  /** The recorded payout, whoever owns it (undefined when the gateway recorded none). */
+  recorded(transactionId: string): Promise<PayoutRecord | undefined> {
+    return this.deps.ledger.get(transactionId);
+  }
+
+  /**
+   * Query.payout: a session sees only its own payouts (another's id reads as undefined, exactly like an unknown id,
+   * so ids cannot be probed); a merchant key sees every payout, including ones created at the provider without the
+   * gateway. `reads` are the provider reads of the operation asking.
+   */
+  async read(caller: PayoutCaller, transactionId: string, options: CallOptions, reads: WithdrawalReads = new Map()): Promise<ProviderWithdrawal | undefined> {
+    const record = await this.deps.ledger.get(transactionId);
+    if (caller.kind === 'user' && (!record || !sameOwner(record.owner, ownerOf(caller)))) return undefined;
+    if (record) return this.livePayout(record, options, reads);
+    return this.liveWithdrawal(transactionId, options, reads);
+  }
+
+  /** Viewer.payouts: newest first, each with live status; the provider reads run in parallel. */
+  async listForUser(userId: string, options: CallOptions, reads: WithdrawalReads = new Map()): Promise<ProviderWithdrawal[]> {
+    const records = await this.deps.ledger.listForOwner({ kind: 'user', userId });
+    return Promise.all(
+      records.map(async (record) => {
+        try {
+          return await this.livePayout(record, options, reads);
+        } catch (error) {
+          // One unreadable payout should not hide the others: show its last known state, and log why.
+          this.deps.logger.warn({ err: error, transactionId: record.transactionId }, 'live payout status unavailable; showing the stored state');
+          return withdrawalView(record);
+        }
+      }),
+    );
+  }
+
+  /**
+   * The payout watcher's read: the provider's withdrawal, stored in the ledger first when it is a recorded payout
+   * and moved, so that what the watcher then publishes is what the ledger holds.
+   */
+  async refresh(transactionId: string, options: CallOptions): Promise<ProviderWithdrawal> {
+    const record = await this.deps.ledger.get(transactionId);
+    const live = await this.deps.provider.getWithdrawal(transactionId, options);
+    if (record) await this.storeLive(record, live);
+    return live;
+  }
+
+  /**
+   * A pending payout past its submission window (or found by the reconciler): what the provider has is stored; past
+   * the window with nothing there, it is marked expired so that it can never be sent.
+   */
+  async reconcilePending(record: PayoutRecord, options: CallOptions): Promise<PayoutRecord> {
+    const { ledger, settings, clock } = this.deps;
+    const found = await this.adoptFromProvider(record, options).catch(() => undefined);
+    if (found) return (await ledger.get(record.transactionId)) ?? record;
+    if (clock() - record.queuedAtMs < settings.payoutSubmissionExpiryMs) return record;
+    const expired = await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED);
+    if (expired) await this.publish(expired);
+    return expired ?? (await ledger.get(record.transactionId)) ?? record;
+  }
+
+  /**
+   * The provider's withdrawal under this payout's id, stored when it is this payout. One under the same id with
+   * other fields is someone else's (created at the provider without the gateway): the record is dropped, so this
+   * caller never reads it as theirs.
+   */
+  async adoptFromProvider(record: PayoutRecord, options: CallOptions): Promise<ProviderWithdrawal | undefined> {
+    const { provider, ledger, logger } = this.deps;
+    const live = await provider.getWithdrawal(record.transactionId, options).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined;
+      logger.warn({ err: error, transactionId: record.transactionId }, 'could not read a payout back from the provider');
+      return undefined;
+    });
+    if (!live || !isWithdrawalOf(live, record.transactionId)) return undefined;
+    if (!matchesRequest(live, record.request)) {
+      await ledger.remove(record.transactionId);
+      throw new IdempotencyConflictError(CONFLICT_MESSAGE);
+    }
+    await ledger.confirm(record.transactionId, live);
+    return live;
+  }
+
+  /** payoutUpdated subscribers see the gateway's own status changes too. */
+  async publish(record: PayoutRecord): Promise<void> {
+    await this.deps.events
+      .publish(record.transactionId, withdrawalView(record))
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, transactionId: record.transactionId }, 'payout change could not be published'));
+  }
+
+  /** A request for a payout already recorded: the same owner and the same fields answer it, anything else conflicts. */
+  private async answerRepeat(owner: PayoutOwner, record: PayoutRecord, request: ProviderWithdrawalRequest, options: CallOptions): Promise<ProviderWithdrawal> {
+    if (!sameOwner(record.owner, owner)) {
+      // Says nothing about the other payout, so nobody learns what someone else paid; a merchant key reads it with
+      // `payout` but cannot resend it.
+      throw new IdempotencyConflictError(CONFLICT_MESSAGE);
+    }
+    const differing = (Object.keys(INPUT_NAMES) as (keyof ProviderWithdrawalRequest)[]).filter((field) => record.request[field] !== request[field]);
+    if (differing.length > 0) {
+      throw new IdempotencyConflictError(
+        `transactionId ${request.transaction_id} was already used for a payout with a different ${differing.map((field) => INPUT_NAMES[field]).join(', ')}. ` +
+          'Repeat the original request exactly to get that payout, or use a new transactionId for a new payout.',
+      );
+    }
+    if (record.status !== PENDING_SUBMISSION) return withdrawalView(record);
+    return this.submit(record, options);
+  }
+
+  /**
+   * Sends a pending payout, as the one instance holding its submission claim; a caller that finds the claim held
+   * waits for that submission's outcome instead of sending again. Past PAYOUT_SUBMISSION_EXPIRY_MS it is never sent:
+   * it is reconciled with the provider instead, and expires if the provider has nothing.
+   */
+  private async submit(record: PayoutRecord, options: CallOptions): Promise<ProviderWithdrawal> {
+    const { ledger, settings, clock } = this.deps;
+    const claimant = randomUUID();
+    for (;;) {
+      if (clock() - record.queuedAtMs >= settings.payoutSubmissionExpiryMs) return withdrawalView(await this.reconcilePending(record, options));
+      if (await ledger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, settings.payoutSubmissionExpiryMs)) break;
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+      const current = await ledger.get(record.transactionId);
+      if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
+      if (current.status !== PENDING_SUBMISSION) return withdrawalView(current);
+      record = current;
+    }
+    return this.send(record, claimant, options);
+  }
+
+  /** The provider call of a claimed submission, and what its answer (or its failure) leaves in the ledger. */
+  private async send(record: PayoutRecord, claimant: string, options: CallOptions): Promise<ProviderWithdrawal> {
+    const { ledger, provider, logger } = this.deps;
+    let withdrawal: ProviderWithdrawal;
+    try {
+      withdrawal = await provider.createWithdrawal(record.request, options);
+      if (!isWithdrawalOf(withdrawal, record.transactionId))
+        throw new UpstreamError(
+          'The provider answered the payout with a body the gateway cannot read. Its status is being checked; read the payout again shortly.',
+        );
+    } catch (error) {
+      if (error instanceof BadUserInputError) {
+        // Refused outright: nothing was paid.
+        await ledger.remove(record.transactionId);
+        throw error;
+      }
+      if (error instanceof IdempotencyConflictError || error instanceof UpstreamError) {
+        // 409 "still processing", an idempotency clash or an unreadable answer: the provider may hold the payout,
+        // so the record stays and the provider's own state decides.
+        await ledger.noteFailure(record.transactionId, claimant, error.code);
+        const settled = await this.adoptFromProvider(record, options);
+        if (settled) return settled;
+        throw error;
+      }
+      const code = error instanceof GatewayError ? error.code : 'INTERNAL_SERVER_ERROR';
+      await ledger
+        .noteFailure(record.transactionId, claimant, code)
+        .catch((noteError: unknown) => logger.warn({ err: noteError }, 'could not note a failed payout submission'));
+      logger.warn({ transactionId: record.transactionId, code }, 'payout submission failed; kept for a retry and the reconciler');
+      throw error;
+    }
+    await ledger.confirm(record.transactionId, withdrawal);
+    return withdrawal;
+  }
+
+  private async notAwaiting(transactionId: string): Promise<GatewayError> {
+    const record = await this.deps.ledger.get(transactionId);
+    if (!record) return new NotFoundError('No payout with that transactionId was recorded by the gateway.');
+    return new BadUserInputError(`Payout ${transactionId} is ${record.status}; only a payout awaiting approval can be approved or declined.`, 'transactionId');
+  }
+
+  /**
+   * A session may pay only an IBAN it verified itself; a merchant key may pay an IBAN any user verified (README,
+   * "Payouts and verification"). Either way the beneficiary name must be the holder name the bank verified.
+   */
+  private async assertBeneficiaryVerified(caller: PayoutCaller, request: ProviderWithdrawalRequest): Promise<void> {
+    const { beneficiaries } = this.deps;
+    const iban = request.beneficiary_iban;
+    if (caller.kind === 'user') {
+      const verified = await beneficiaries.findForUser(caller.userId, iban);
+      if (!verified) {
+        throw new BeneficiaryNotVerifiedError(
+          `IBAN ${iban} has not been verified by this user. Call verifyAccountHolder with the account holder's name while signed in ` +
+            'to the bank that holds the account, then pay out; a different account always needs its own verification.',
+        );
+      }
+      if (!sameHolderName(verified.name, request.beneficiary_name)) {
+        throw new BeneficiaryNotVerifiedError(
+          `beneficiaryName "${request.beneficiary_name}" is not the holder name the bank verified for IBAN ${iban} ("${verified.name}"). ` +
+            'Use the verified holder name, or verify the account again.',
+        );
+      }
+      return;
+    }
+    const holders = await beneficiaries.holdersOf(iban);
+    if (holders.length === 0) {
+      throw new BeneficiaryNotVerifiedError(`No user has verified IBAN ${iban}. Payouts go only to accounts an end user verified with verifyAccountHolder.`);
+    }
+    if (!holders.some((holder) => sameHolderName(holder.name, request.beneficiary_name))) {
+      // The verified names are not listed: a merchant key should not be able to look up who holds an IBAN.
+      throw new BeneficiaryNotVerifiedError(
+        `beneficiaryName "${request.beneficiary_name}" is not a holder name verified for IBAN ${iban}. Use the account holder's name as their bank reported it.`,
+      );
+    }
+  }
+
+  /** The record's payout with the provider's current status, stored back when it moved. */
+  private async livePayout(record: PayoutRecord, options: CallOptions, reads: WithdrawalReads): Promise<ProviderWithdrawal> {
+    // Final, or never sent (awaiting approval): the stored state is as live as a GET.
+    if (FINAL_PAYOUT_STATUSES.has(record.status) || record.status === AWAITING_APPROVAL) return withdrawalView(record);
+    const live = await this.liveWithdrawal(record.transactionId, options, reads);
+    // Not at the provider: a submission that never got through. It shows as pending-submission until sent or expired.
+    if (!live || !(await this.storeLive(record, live))) return withdrawalView(record);
+    return live;
+  }
+
+  /**
+   * Stores a withdrawal read from the provider when it is this payout's (it is never the payout's when the record
+   * was not confirmed yet and the fields differ); false when it is not.
+   */
+  private async storeLive(record: PayoutRecord, live: ProviderWithdrawal): Promise<boolean> {
+    if (FINAL_PAYOUT_STATUSES.has(record.status) || record.status === AWAITING_APPROVAL) return false;
+    if (!isWithdrawalOf(live, record.transactionId)) return false;
+    if (!record.withdrawal && !matchesRequest(live, record.request)) return false;
+    if (JSON.stringify(live) !== JSON.stringify(record.withdrawal)) {
+      await this.deps.ledger
+        .confirm(record.transactionId, live)
+        .catch((error: unknown) => this.deps.logger.warn({ err: error, transactionId: record.transactionId }, 'could not store a payout status'));
+    }
+    return true;
+  }
+
+  /** GET once per operation per withdrawal; undefined when the provider has none. */
+  private liveWithdrawal(transactionId: string, options: CallOptions, reads: WithdrawalReads): Promise<ProviderWithdrawal | undefined> {
+    let read = reads.get(transactionId);
+    if (!read) {
+      read = this.deps.provider.getWithdrawal(transactionId, options).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
+      reads.set(transactionId, read);
+    }
+    return read;
+  }
+}
+
+/** The owner and every field that makes a payout what it is: identical requests share it. */
+export function fingerprintOf(owner: PayoutOwner, request: ProviderWithdrawalRequest): string {
+  const parts = [
+    ownerKey(owner),
+    request.beneficiary_iban,
+    request.beneficiary_name,
+    request.beneficiary_reference,
+    String(request.amount_in_minor),
+    request.currency,
+  ];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+/** A provider answer is taken as this payout's withdrawal only when it is one, under this id. */
+function isWithdrawalOf(value: unknown, transactionId: string): value is ProviderWithdrawal {
+  const candidate = value as Partial<ProviderWithdrawal> | null | undefined;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.transaction_id === 'string' &&
+    candidate.transaction_id.toLowerCase() === transactionId &&
+    typeof candidate.status === 'string'
+  );
+}
+
+function matchesRequest(withdrawal: ProviderWithdrawal, request: ProviderWithdrawalRequest): boolean {
+  return (
+    withdrawal.beneficiary_iban === request.beneficiary_iban &&
+    withdrawal.amount_in_minor === request.amount_in_minor &&
+    withdrawal.currency === request.currency &&
+    withdrawal.beneficiary_reference === request.beneficiary_reference &&
+    withdrawal.beneficiary_name === request.beneficiary_name
+  );
+}

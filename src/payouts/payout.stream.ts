@@ -1,0 +1,62 @@
+import { requireAnyPrincipal } from '../platform/access/principal';
+import type { GatewayContext } from '../platform/graphql/operation-context';
+import { NotFoundError } from '../platform/errors/gateway-errors';
+import type { EventBus } from '../platform/live/event-bus';
+import { liveStream } from '../platform/live/live-stream';
+import { sharedMapping } from '../platform/live/shared-subscribe';
+import { topics } from '../platform/live/topics';
+import type { ProviderWithdrawal } from '../platform/provider/provider-types';
+import { validateTransactionId } from '../platform/validation/id.validator';
+import { toPayout } from './payout.mapper';
+import type { Payout } from './payout.type';
+import { sameOwner } from './payout.store';
+import { ownerOf, withdrawalReadsOf, type PayoutPublisher } from './payout.service';
+import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
+
+/** Publishes payout changes on their payoutUpdated topic, where payoutStream listens. */
+export function payoutPublisher(bus: Pick<EventBus, 'publish'>): PayoutPublisher {
+  return { publish: (transactionId, withdrawal) => bus.publish(topics.payout(transactionId), withdrawal) };
+}
+
+// Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
+const payoutOfEvent = sharedMapping((withdrawal) => toPayout(withdrawal as ProviderWithdrawal));
+const payoutRankOf = (payout: Payout): number => payoutRank(payout.status);
+const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(payout.status);
+
+/**
+ * payoutUpdated: a session for the payouts it created (any other id is NOT_FOUND, exactly like an unknown one),
+ * a merchant key for any. While the stream is open and the payout not final, the payout watcher reads it.
+ * Who may watch is checked before anything is acknowledged (an error here is the subscription's GraphQL error).
+ */
+export async function payoutStream(context: GatewayContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
+  const caller = requireAnyPrincipal(context.principal);
+  const transactionId = validateTransactionId(transactionIdArg);
+  const { live, payoutService, payoutWatchers } = context.services;
+  const notFound = (): NotFoundError =>
+    new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
+  if (caller.kind === 'user') {
+    const record = await payoutService.recorded(transactionId);
+    if (!record || !sameOwner(record.owner, ownerOf(caller))) throw notFound();
+  }
+  let release: (() => void) | undefined;
+  return liveStream<Payout>({
+    bus: live.bus,
+    topic: topics.payout(transactionId),
+    current: async () => {
+      const withdrawal = await payoutService.read(caller, transactionId, context.callOptions(), withdrawalReadsOf(context));
+      if (!withdrawal) throw notFound();
+      const payout = toPayout(withdrawal);
+      if (!FINAL_PAYOUT_STATUSES.has(payout.status)) release = payoutWatchers.watch(transactionId);
+      return [payout];
+    },
+    fromEvent: (payload) => {
+      const withdrawal = payload as ProviderWithdrawal;
+      return withdrawal?.transaction_id?.toLowerCase() === transactionId ? payoutOfEvent(withdrawal) : undefined;
+    },
+    identity: () => transactionId,
+    rank: payoutRankOf,
+    isFinal: isFinalPayout,
+    onClose: () => release?.(),
+    logs: context,
+  });
+}

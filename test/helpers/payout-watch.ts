@@ -1,0 +1,20 @@
+import { PayoutService, payoutWatch, type PayoutLedger } from '../../src/payouts';
+import type { MoneyConfig } from '../../src/platform/config/config';
+import { topics } from '../../src/platform/live/topics';
+import type { PayoutClient } from '../../src/platform/provider/payout.client';
+import type { ProviderWithdrawal } from '../../src/platform/provider/provider-types';
+import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings } from '../../src/platform/scheduler/status-watcher';
+
+/** The scheduler's payout watches over `provider`, for payouts the gateway never recorded (the ledger is empty). */
+export function payoutWatchers(provider: PayoutClient, deps: StatusWatchDeps, settings?: StatusWatchSettings): StatusWatchers<ProviderWithdrawal> {
+  const service = new PayoutService({
+    provider,
+    ledger: { get: async () => undefined } as unknown as PayoutLedger,
+    beneficiaries: { findForUser: async () => undefined, holdersOf: async () => [] },
+    events: { publish: async () => undefined },
+    clock: Date.now,
+    logger: deps.logger,
+    settings: {} as MoneyConfig,
+  });
+  return new StatusWatchers(payoutWatch(service, topics.payout), deps, settings);
+}
