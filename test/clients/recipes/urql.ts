@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 
 // #region urql
 /** urql 6 for bankgraph: graphcache normalising by `id`, subscriptions over graphql-ws. */
-export function createUrqlClient(gatewayUrl: string, sessionToken: string): { client: Client; close(): Promise<void> } {
+export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetchImpl: typeof fetch = fetch): { client: Client; close(): Promise<void> } {
   const authorization = `Bearer ${sessionToken}`;
   const ws = createClient({ url: `${gatewayUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization } });
   const client = new Client({
@@ -13,6 +13,7 @@ export function createUrqlClient(gatewayUrl: string, sessionToken: string): { cl
     // urql sends queries as GET by default; bankgraph's CSRF prevention wants a POST with JSON (or a preflight header).
     preferGetMethod: false,
     fetchOptions: { headers: { authorization } },
+    fetch: fetchImpl,
     exchanges: [
       cacheExchange({
         // Payout has no `id` yet: its transactionId identifies it.
