@@ -120,7 +120,9 @@ describe('Apollo Client 4 against the sandbox', () => {
     const { client } = apollo();
     const account = current().john.accounts[0]!;
     const expected = account.transactions.slice(0, 20).map((transaction) => transaction.transaction_id);
+    // #region apollo-watch
     const query = client.watchQuery<TransactionsData>({ query: ACCOUNT_TRANSACTIONS, variables: { accountId: account.account.account_id, first: 10 } });
+    // #endregion apollo-watch
     const latest = latestOf(query);
     stops.push(latest.stop);
     const ids = (): string[] | undefined =>

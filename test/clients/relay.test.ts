@@ -53,8 +53,10 @@ describe('Relay against the sandbox', () => {
     const connection = () => (fragment.data as AccountTransactions_viewer$data).account!.transactions;
     expect(connection().edges.map((edge) => edge.node.id)).toEqual(expected.slice(0, 10));
 
+    // #region relay-load-next
     // What usePaginationFragment's loadNext(10) sends: the generated @refetchable query, from the end cursor.
     await fetchQuery(environment, AccountTransactionsPageQuery, { ...variables, count: 10, cursor: connection().pageInfo.endCursor }).toPromise();
+    // #endregion relay-load-next
     expect(connection().edges.map((edge) => edge.node.id)).toEqual(expected);
     expect(connection().pageInfo.hasNextPage).toBe(account.transactions.length > 20);
   });
@@ -72,6 +74,7 @@ describe('Relay against the sandbox', () => {
     expect(statusShown()).toBe('authorised');
 
     const pushed: string[] = [];
+    // #region relay-subscription
     disposables.push(
       requestSubscription(environment, {
         subscription: PayoutStatusSubscription,
@@ -79,6 +82,7 @@ describe('Relay against the sandbox', () => {
         onNext: (response) => pushed.push((response as PayoutStatusSubscription$data).payoutUpdated.status),
       }),
     );
+    // #endregion relay-subscription
     await waitFor(() => (pushed.length > 0 ? true : undefined), 'the payout’s current state');
     await current().submitPayouts();
     await waitFor(() => (statusShown() === 'submitted' ? true : undefined), 'the query to show the pushed status', 10_000);

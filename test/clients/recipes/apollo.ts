@@ -7,7 +7,6 @@ import { createClient } from 'graphql-ws';
 import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
 
-// #region apollo
 /** Apollo Client 4 for bankgraph: queries and mutations over HTTP with APQ, subscriptions over graphql-ws. */
 export function createApolloClient(
   gatewayUrl: string,
@@ -40,4 +39,3 @@ export function createApolloClient(
     },
   };
 }
-// #endregion apollo

@@ -2,7 +2,6 @@ import { createClient } from 'graphql-ws';
 import { Environment, Network, Observable, RecordSource, Store, type FetchFunction, type GraphQLResponse, type SubscribeFunction } from 'relay-runtime';
 import WebSocket from 'ws';
 
-// #region relay
 /** A Relay environment for bankgraph: artifacts from relay-compiler, operations over HTTP, subscriptions over graphql-ws. */
 export function createRelayEnvironment(gatewayUrl: string, sessionToken: string): { environment: Environment; close(): Promise<void> } {
   const authorization = `Bearer ${sessionToken}`;
@@ -16,7 +15,12 @@ export function createRelayEnvironment(gatewayUrl: string, sessionToken: string)
     return (await response.json()) as GraphQLResponse;
   };
   const subscribeFunction: SubscribeFunction = (operation, variables) =>
-    Observable.create<GraphQLResponse>((sink) => ws.subscribe({ operationName: operation.name, query: operation.text ?? '', variables }, sink as never));
+    Observable.create<GraphQLResponse>((sink) =>
+      ws.subscribe(
+        { operationName: operation.name, query: operation.text ?? '', variables },
+        { next: (result) => sink.next(result as GraphQLResponse), error: (error) => sink.error(error as Error), complete: () => sink.complete() },
+      ),
+    );
   const environment = new Environment({
     network: Network.create(fetchFunction, subscribeFunction),
     store: new Store(new RecordSource()),
@@ -28,4 +32,3 @@ export function createRelayEnvironment(gatewayUrl: string, sessionToken: string)
   });
   return { environment, close: async () => await ws.dispose() };
 }
-// #endregion relay

@@ -3,7 +3,6 @@ import { cacheExchange } from '@urql/exchange-graphcache';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
-// #region urql
 /** urql 6 for bankgraph: graphcache normalising by `id`, subscriptions over graphql-ws. */
 export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetchImpl: typeof fetch = fetch): { client: Client; close(): Promise<void> } {
   const authorization = `Bearer ${sessionToken}`;
@@ -29,4 +28,3 @@ export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetch
   });
   return { client, close: async () => await ws.dispose() };
 }
-// #endregion urql
