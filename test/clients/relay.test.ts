@@ -86,6 +86,7 @@ describe('Relay against the sandbox', () => {
     await waitFor(() => (pushed.length > 0 ? true : undefined), 'the payout’s current state');
     await current().submitPayouts();
     await waitFor(() => (statusShown() === 'submitted' ? true : undefined), 'the query to show the pushed status', 10_000);
+    await waitFor(() => (pushed.length === 2 ? true : undefined), 'the push itself');
     expect(pushed).toEqual(['authorised', 'submitted']);
   });
 

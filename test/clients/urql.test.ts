@@ -123,6 +123,7 @@ describe('urql 6 with graphcache against the sandbox', () => {
 
     await current().submitPayouts();
     await waitFor(() => (statusShown() === 'submitted' ? true : undefined), 'the query to show the pushed status', 10_000);
+    await waitFor(() => (pushed.length === 2 ? true : undefined), 'the push itself');
     expect(pushed).toEqual(['authorised', 'submitted']);
     // The query was answered again from graphcache (a new render), not by another request.
     expect(shown.length).toBeGreaterThan(renders);
