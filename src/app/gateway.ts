@@ -7,7 +7,6 @@ import { principalCheck } from '../identity/principal-recheck';
 import type { ResolvedConfig } from '../platform/config/config';
 import { openDatabase, type Database } from '../platform/db/database';
 import { DatabaseLeases } from '../platform/db/database-leases';
-import { buildGatewaySchema } from '../platform/graphql/build-schema';
 import { createApollo, GraphqlHttpHandler, type GraphqlHttpDeps } from '../platform/graphql/http-handler';
 import { createContext, type GatewayContext } from '../platform/graphql/operation-context';
 import { OperationLimits } from '../platform/graphql/operation-limits';
@@ -36,7 +35,8 @@ import { isRedisUrl, RedisConnection } from '../platform/store/redis-connection'
 import { Playground } from '../playground/playground.routes';
 import { gatewayRoutes } from './http-routes';
 import { Reconciler } from './reconciler';
-import { RESOLVERS, resolverContainer } from './resolvers';
+import { resolverContainer } from './resolvers';
+import { buildAppSchema } from './schema';
 import { listenForRevocations } from './revocations';
 import { createServices, type Services, type ServicesOptions } from './services';
 
@@ -88,8 +88,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const database = await openDatabase(config.storeUrl);
   const services = await createServices(config, logger, database, { metrics, telemetry }, options);
   const parts: Parts = { config, logger, metrics, telemetry, database, services, publicUrl: { value: config.publicUrl } };
-  const schema = await buildGatewaySchema<GatewayContext>({
-    resolvers: RESOLVERS,
+  const schema = await buildAppSchema<GatewayContext>({
     pubSub: typeGraphqlPubSub(services.live.bus),
     container: resolverContainer([]),
   });

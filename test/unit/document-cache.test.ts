@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import { parse, type GraphQLSchema } from 'graphql';
-import { RESOLVERS } from '../../src/app/resolvers';
-import { buildGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { buildAppSchema } from '../../src/app/schema';
 import { DocumentCache } from '../../src/platform/graphql/document-cache';
 import { OperationLimits } from '../../src/platform/graphql/operation-limits';
 
@@ -14,7 +13,7 @@ describe('DocumentCache: one parse and validation per text for both transports',
   let schema: GraphQLSchema;
 
   beforeAll(async () => {
-    schema = await buildGatewaySchema({ resolvers: RESOLVERS });
+    schema = await buildAppSchema();
   });
 
   it('gives Apollo the document a WebSocket operation checked, and the WebSocket the one Apollo stored', async () => {
