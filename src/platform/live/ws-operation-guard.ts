@@ -1,6 +1,6 @@
 import { getOperationAST, type ExecutionArgs, type GraphQLError } from 'graphql';
 import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
-import type { Principal, PrincipalResolver } from '../../identity/principal';
+import type { Principal } from '../../identity/principal';
 import { describePrincipal, newRequestId } from '../graphql/operation-context';
 import type { Logger } from '../observability/logger';
 import type { GatewayMetrics, OperationOutcome } from '../observability/gateway-metrics';
@@ -12,11 +12,14 @@ import { isOwnPage } from '../graphql/persisted/persisted-documents';
 import type { OperationPipeline } from '../graphql/operation-pipeline';
 import { withRequestId } from '../graphql/operation-errors';
 import { ForbiddenError, GatewayError, UnauthenticatedError } from '../errors/gateway-errors';
-import type { RecentRevocations } from '../../identity/recent-revocations';
 import { addressKey, rateLimitKey } from '../http/principal-key';
 import type { RateLimiter } from '../http/rate-limiter';
 import { rateLimitedError } from '../graphql/refusals';
 import type { SubscriptionCaps } from './subscription-caps';
+
+type Credentials = { authorization?: string; cookie?: string };
+/** A principal lookup in progress, as the sockets registry records it. */
+type Lookup = Parameters<PrincipalSockets['add']>[3];
 
 /** The part of graphql-ws's per-connection context the guard reads. */
 interface ConnectionContext {
@@ -53,11 +56,15 @@ export interface WsOperationGuardDeps {
   recorder: OperationRecorder;
   metrics: GatewayMetrics;
   logger: Logger;
-  principals: PrincipalResolver;
+  principals: {
+    resolve(credentials: Credentials): Promise<Principal>;
+    /** The session a token names, before it is looked up (src/platform/live/principal-sockets.ts claims the socket for it). */
+    claimedSessionKey(credentials: Credentials): string | undefined;
+  };
   /** Each user's sockets, so a revocation can close them (src/platform/live/principal-sockets.ts). */
   sockets: PrincipalSockets;
-  /** Revocations heard while a socket's principal was looked up (src/identity/recent-revocations.ts). */
-  revocations: RecentRevocations;
+  /** Revocations heard while a socket's principal was looked up (the identity module's RecentRevocations). */
+  revocations: { begin(): Lookup; end(lookup: Lookup): void };
   caps: SubscriptionCaps;
 }
 
