@@ -6,6 +6,7 @@ import { Children } from './lib/stacks';
 import { renderTable } from './lib/table';
 import { runCold, runScale } from './scenarios/cold';
 import { runExecution } from './scenarios/execution';
+import { runExecutionOverWebSocket } from './scenarios/execution-ws';
 import { runSubscriptions } from './scenarios/subscriptions';
 import { runSubscriptions2x } from './scenarios/subscriptions-2x';
 import { runTracing } from './scenarios/tracing';
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     await runSubscriptions2x(ctx);
     await runTracing(ctx);
     await runExecution(ctx);
+    await runExecutionOverWebSocket(ctx);
   } finally {
     await children.closeAll();
   }

@@ -4,7 +4,7 @@
  */
 export interface BenchSettings {
   quick: boolean;
-  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution. */
+  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution, execution-ws. */
   only: Set<string>;
   /** `first` of the query: a page of 20 transactions per account and card. */
   first: number;
@@ -20,7 +20,7 @@ export interface BenchSettings {
   execution: { connections: number; warmupS: number; durationS: number; rounds: number };
 }
 
-export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution'] as const;
+export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution', 'execution-ws'] as const;
 
 export function parseSettings(argv: readonly string[]): BenchSettings {
   const quick = argv.includes('--quick');

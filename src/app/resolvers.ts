@@ -1,9 +1,18 @@
 import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
-import { AccountResolver, BankConnectionHoldingsResolver, CardResolver, ViewerIdResolver, ViewerResolver } from '../accounts';
+import {
+  AccountGraphService,
+  AccountResolver,
+  accountResolvers,
+  BankConnectionHoldingsResolver,
+  CardResolver,
+  ViewerIdResolver,
+  ViewerResolver,
+} from '../accounts';
 import { BankConnectionResolver, UserResolver } from '../identity';
 import { DataTaskResolver } from '../data-tasks';
 import { PaymentResolver } from '../refunds/payment.resolver';
-import { PayoutResolver, SubscriptionResolver, ViewerMoneyResolver } from '../payouts';
+import { payoutResolvers, PayoutResolver, SubscriptionResolver, ViewerMoneyResolver } from '../payouts';
+import type { Services } from './services';
 import { RefundResolver } from '../refunds/refund.resolver';
 import { VerificationResolver } from '../beneficiaries/verification.resolver';
 
@@ -29,7 +38,20 @@ export const RESOLVERS: NonEmptyArray<ClassType> = [
  * (type-graphql's container): a resolver knows its feature's service, never the whole gateway. A resolver that
  * takes nothing is made here with `new`.
  */
-export function resolverContainer(instances: readonly object[]): ContainerType {
+export function resolverContainer(services: Services): ContainerType {
+  const accountGraph = new AccountGraphService({
+    data: services.data,
+    responseCache: services.responseCache,
+    connections: services.connections,
+    userTokens: services.userTokens,
+  });
+  const instances: object[] = [
+    ...accountResolvers(accountGraph),
+    ...payoutResolvers(services.payoutService),
+    new UserResolver(services.identity),
+    new BankConnectionResolver(services.identity),
+    new DataTaskResolver(services.live.dataTasks),
+  ];
   const byClass = new Map<unknown, object>(instances.map((instance) => [instance.constructor, instance]));
   for (const resolver of RESOLVERS) if (!byClass.has(resolver)) byClass.set(resolver, new resolver());
   return { get: (resolverClass) => byClass.get(resolverClass) };

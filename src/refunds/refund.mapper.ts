@@ -1,5 +1,6 @@
 import type { ProviderRefund, ProviderRefundStatus } from '../platform/provider/provider-types';
-import { ProviderResponseError, UpstreamError } from '../platform/errors/gateway-errors';
+import { UpstreamError } from '../platform/errors/gateway-errors';
+import { ProviderResponseError } from '../platform/provider/provider-errors';
 import { Refund } from './refund.type';
 import { RefundStatus } from './refund-status.enum';
 

@@ -8,9 +8,9 @@ import {
   IdempotencyConflictError,
   NotFoundError,
   PaymentNotRefundableError,
-  ProviderResponseError,
   RefundExceedsPaymentError,
 } from '../platform/errors/gateway-errors';
+import { ProviderResponseError } from '../platform/provider/provider-errors';
 import { toRefund } from './refund.mapper';
 import type { Refund } from './refund.type';
 import { topics } from '../platform/live/topics';

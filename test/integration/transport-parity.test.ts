@@ -13,6 +13,8 @@ interface Seen {
 }
 
 const MANIFEST_DOCUMENT = 'query Typename { __typename }';
+const MANIFEST_ID = 'parity-viewer-1';
+const MANIFEST_ID_DOCUMENT = 'query ViewerId { viewer { id } }';
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /**
@@ -23,7 +25,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 describe('HTTP and WebSocket give a client the same answers', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bankgraph-parity-'));
   const manifestPath = join(dir, 'manifest.json');
-  writeFileSync(manifestPath, JSON.stringify({ [sha256(MANIFEST_DOCUMENT)]: MANIFEST_DOCUMENT }));
+  writeFileSync(manifestPath, JSON.stringify({ [sha256(MANIFEST_DOCUMENT)]: MANIFEST_DOCUMENT, [MANIFEST_ID]: MANIFEST_ID_DOCUMENT }));
   let stack: Stack;
   let john: string;
   let paymentId: string;
@@ -137,7 +139,64 @@ describe('HTTP and WebSocket give a client the same answers', () => {
       () => john,
       (a) => expect(a.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND'),
     ],
+    [
+      'a persisted document by its id',
+      () => ({ documentId: MANIFEST_ID }),
+      () => john,
+      (a) => expect((a.data as { viewer: { id: string } }).viewer.id).toEqual(expect.any(String)),
+    ],
+    [
+      'a persisted document by its sha256 document id',
+      () => ({ documentId: `sha256:${sha256(MANIFEST_DOCUMENT)}` }),
+      () => john,
+      (a) => expect(a.data).toEqual({ __typename: 'Query' }),
+    ],
+    [
+      'an unknown persisted document id',
+      () => ({ documentId: 'no-such-document' }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND'),
+    ],
+    [
+      'an APQ hash sent with a text it is not the hash of',
+      () => ({ query: 'query Mismatch { __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: sha256(MANIFEST_DOCUMENT) } } }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_HASH_MISMATCH'),
+    ],
+    [
+      'a query that does not parse',
+      () => ({ query: '{ viewer { id }' }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_PARSE_FAILED' }),
+    ],
+    [
+      'a variable of the wrong type',
+      () => ({ query: 'query Q($n: Int) { viewer { accounts { transactions(first: $n) { totalCount } } } }', variables: { n: 'many' } }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT'),
+    ],
+    [
+      'a mutation the caller may not run',
+      () => ({ query: 'mutation { refundPayment(input: { paymentId: "nope", reference: "r" }) { id } }' }),
+      () => undefined,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED'),
+    ],
   ];
+
+  it('an APQ hash taught over one transport runs from its hash alone over both', async () => {
+    for (const [teach, name] of [
+      [overHttp, 'TaughtOverHttp'],
+      [overWs, 'TaughtOverWs'],
+    ] as const) {
+      const text = `query ${name} { viewer { id } }`;
+      const persistedQuery = { version: 1, sha256Hash: sha256(text) };
+      const taught = await teach({ query: text, extensions: { persistedQuery } }, john);
+      expect(taught.errors).toBeUndefined();
+      const http = await overHttp({ extensions: { persistedQuery } }, john);
+      expect(seen(http)).toEqual(seen(taught));
+      expect(seen(await overWs({ extensions: { persistedQuery } }, john))).toEqual(seen(http));
+    }
+  });
 
   it('a query one of whose fields fails at the provider: the rest answered, the same error on both', async () => {
     const accountId = user(await fixtures(stack), 'john').accounts[0]!.account.account_id;

@@ -1,13 +1,12 @@
 import { parse, type OperationDefinitionNode } from 'graphql';
 import { isAnswerCacheable } from '../../src/platform/graphql/answer-cacheability';
-import { RESOLVERS } from '../../src/app/resolvers';
-import { buildGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { buildAppSchema } from '../../src/app/schema';
 
 describe('isAnswerCacheable', () => {
   let check: (source: string) => boolean;
 
   beforeAll(async () => {
-    const schema = await buildGatewaySchema({ resolvers: RESOLVERS });
+    const schema = await buildAppSchema();
     check = (source) => {
       const document = parse(source);
       return isAnswerCacheable(

@@ -1,14 +1,13 @@
 import 'reflect-metadata';
 import { getIntrospectionQuery, parse, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { RESOLVERS } from '../../src/app/resolvers';
-import { buildGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { buildAppSchema } from '../../src/app/schema';
 import { fragmentsOf, LIST_SIZE_ESTIMATE, operationCost } from '../../src/platform/graphql/operation-cost';
 
 describe('operationCost', () => {
   let schema: GraphQLSchema;
 
   beforeAll(async () => {
-    schema = await buildGatewaySchema({ resolvers: RESOLVERS });
+    schema = await buildAppSchema();
   });
 
   const cost = (source: string, variables: Record<string, unknown> = {}): number => {

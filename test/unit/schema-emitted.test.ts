@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildSchema, findBreakingChanges } from 'graphql';
-import { RESOLVERS } from '../../src/app/resolvers';
-import { buildGatewaySchema, printGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { printGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { buildAppSchema } from '../../src/app/schema';
 import { findContractViolations } from '../helpers/schema-contract';
 
 const root = resolve(__dirname, '../..');
@@ -14,7 +14,7 @@ describe('the emitted schema', () => {
   let contract: string;
 
   beforeAll(async () => {
-    printed = printGatewaySchema(await buildGatewaySchema({ resolvers: RESOLVERS }));
+    printed = printGatewaySchema(await buildAppSchema());
     contract = readFileSync(contractPath, 'utf8');
   });
 

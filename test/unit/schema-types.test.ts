@@ -4,7 +4,8 @@ import { graphql, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { Args, FieldResolver, Mutation, Query, Resolver, Root, Subscription, type PubSub } from 'type-graphql';
 import { AccountBalance } from '../../src/accounts/account-balance.type';
 import { Account } from '../../src/accounts/account.type';
-import { buildGatewaySchema, printGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { printGatewaySchema } from '../../src/platform/graphql/build-schema';
+import { buildAppSchema } from '../../src/app/schema';
 import { CardBalance } from '../../src/accounts/card-balance.type';
 import { Card } from '../../src/accounts/card.type';
 import { findContractViolations, findDescriptionDifferences } from '../helpers/schema-contract';
@@ -293,7 +294,7 @@ const pubSub: PubSub = { publish: () => undefined, subscribe: () => emptyStream(
 let schema: GraphQLSchema;
 
 beforeAll(async () => {
-  schema = await buildGatewaySchema({
+  schema = await buildAppSchema({
     resolvers: [TestRootResolver, TestViewerResolver, TestAccountResolver, TestCardResolver],
     pubSub,
   });
@@ -318,7 +319,7 @@ describe('the schema built from the type classes', () => {
   });
 
   it('keeps every contract type in the schema when no root field reaches it', async () => {
-    const minimal = await buildGatewaySchema({ resolvers: [TestMinimalResolver] });
+    const minimal = await buildAppSchema({ resolvers: [TestMinimalResolver] });
     const printed = printGatewaySchema(minimal);
     const rootless = CONTRACT.replace(/^type (Query|Mutation|Subscription) \{[^}]*\}\n*/gm, '');
     expect(rootless).not.toMatch(/^type (Query|Mutation|Subscription)/m);
@@ -327,7 +328,7 @@ describe('the schema built from the type classes', () => {
   });
 
   it('prints the same SDL whatever order the resolvers come in', async () => {
-    const reordered = await buildGatewaySchema({
+    const reordered = await buildAppSchema({
       resolvers: [TestCardResolver, TestAccountResolver, TestViewerResolver, TestRootResolver],
       pubSub,
     });

@@ -1,60 +1,9 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema, type AuthChecker, type ClassType, type ContainerGetter, type ContainerType, type NonEmptyArray, type PubSub } from 'type-graphql';
-import { AccountBalance } from '../../accounts/account-balance.type';
-import { AccountHolder } from '../../beneficiaries/account-holder.type';
-import { AccountNumber } from '../../accounts/account-number.type';
-import { AccountReport } from '../../accounts/account-report.type';
-import { Account } from '../../accounts/account.type';
-import { CardBalance } from '../../accounts/card-balance.type';
-import { Card } from '../../accounts/card.type';
-import { CreatePayoutInput } from '../../payouts/create-payout.input';
-import { DataTask } from '../../data-tasks/data-task.type';
 import { Money } from './types/money.type';
 import { PageInfo } from './types/page-info.type';
-import { Payment } from '../../refunds/payment.type';
-import { Payout } from '../../payouts/payout.type';
-import { Provider } from '../../accounts/provider.type';
-import { RefundPaymentInput } from '../../refunds/refund-payment.input';
-import { Refund } from '../../refunds/refund.type';
 import { DateTimeScalar } from './scalars/date-time.scalar';
-import { StartDataTaskInput } from '../../data-tasks/start-data-task.input';
-import { TransactionConnection } from '../../accounts/transaction-connection.type';
-import { TransactionEdge } from '../../accounts/transaction-edge.type';
-import { TransactionMeta } from '../../accounts/transaction-meta.type';
-import { Transaction } from '../../accounts/transaction.type';
-import { VerificationResult } from '../../beneficiaries/verification-result.type';
-import { VerifiedBeneficiary } from '../../beneficiaries/verified-beneficiary.type';
-import { Viewer } from '../../accounts/viewer.type';
-
-// Listed as orphaned types so every contract type is in the schema whichever resolvers exist: a build with only
-// some resolvers still emits the whole type layer, and a missing root field shows up as just that.
-const CONTRACT_CLASSES: ClassType[] = [
-  Viewer,
-  Provider,
-  AccountNumber,
-  Account,
-  AccountBalance,
-  Card,
-  CardBalance,
-  Money,
-  TransactionMeta,
-  Transaction,
-  PageInfo,
-  TransactionEdge,
-  TransactionConnection,
-  AccountHolder,
-  AccountReport,
-  VerificationResult,
-  VerifiedBeneficiary,
-  CreatePayoutInput,
-  Payout,
-  RefundPaymentInput,
-  Refund,
-  Payment,
-  StartDataTaskInput,
-  DataTask,
-];
 
 /**
  * For building the schema only (`npm run schema`, schema tests): type-graphql insists on a PubSub once any
@@ -77,6 +26,8 @@ export interface GatewaySchemaOptions<TContext extends object = object> {
   /** Required as soon as a resolver uses @Authorized. */
   authChecker?: AuthChecker<TContext>;
   container?: ContainerType | ContainerGetter<TContext>;
+  /** Every type of the contract, in the schema whichever resolvers reach it (the composition root lists them). */
+  types?: ClassType[];
 }
 
 /*
@@ -87,7 +38,7 @@ export interface GatewaySchemaOptions<TContext extends object = object> {
 export async function buildGatewaySchema<TContext extends object = object>(options: GatewaySchemaOptions<TContext>): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: options.resolvers,
-    orphanedTypes: CONTRACT_CLASSES,
+    orphanedTypes: [Money, PageInfo, ...(options.types ?? [])],
     // A property typed as a JS Date would otherwise become type-graphql's own DateTimeISO scalar, a second
     // date-time type next to the contract's.
     scalarsMap: [{ type: Date, scalar: DateTimeScalar }],

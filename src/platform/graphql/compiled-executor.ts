@@ -1,5 +1,14 @@
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
-import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
@@ -11,8 +20,9 @@ type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>
  * field by graphql-js: a profile of the executed nested query (~3,000 fields) put graphql-js's per-field machinery
  * (executeField, completeValue, getArgumentValues, isPromise) near a fifth of the gateway's CPU.
  *
- * Apollo keeps one parsed document per query text (its document store), so a WeakMap keyed by that document caches
- * the compiled form for exactly as long as Apollo keeps the text: no second bound to tune. Mutations (serial, and
+ * One parsed document is kept per query text for both transports (DocumentCache, Apollo's document store), so a
+ * WeakMap keyed by that document caches the compiled form for exactly as long as the text is kept: no second bound
+ * to tune. HTTP (through Apollo's gateway hook) and WebSocket (graphql-ws's `execute`) run queries here alike. Mutations (serial, and
  * rare) and anything the compiler refuses run on graphql-js as before. Variables are coerced by graphql-js first so
  * a bad variable is refused with the same error and HTTP 400 as without the compiler. A document is compiled the
  * second time it runs, not the first: compiling costs more than executing once, and a client sending a stream of
@@ -24,19 +34,37 @@ export class CompiledExecutor {
 
   constructor(private readonly schema: GraphQLSchema) {}
 
-  readonly execute: GatewayExecutor = async (request) => {
-    const { document, context } = request;
+  readonly execute: GatewayExecutor = (request) =>
     // Typed as always present, but undefined when Apollo could not pick the operation (several, none named): then
     // graphql-js's execute gives the error Apollo expects to answer with.
-    const operation = request.operation as typeof request.operation | undefined;
-    const variables = request.request.variables ?? {};
-    const operationName = request.request.operationName ?? undefined;
+    this.run(
+      request.document,
+      request.operation as typeof request.operation | undefined,
+      request.request.operationName ?? undefined,
+      request.request.variables ?? {},
+      request.context,
+    );
+
+  /** graphql-ws's `execute` (queries and mutations; subscriptions go through `subscribe`). */
+  readonly executeArgs = (args: ExecutionArgs): Promise<ExecutionResult> => {
+    const operationName = args.operationName ?? undefined;
+    const operation = getOperationAST(args.document, operationName) ?? undefined;
+    return this.run(args.document, operation, operationName, args.variableValues ?? {}, args.contextValue);
+  };
+
+  private async run(
+    document: DocumentNode,
+    operation: OperationDefinitionNode | undefined,
+    operationName: string | undefined,
+    variables: Record<string, unknown>,
+    context: unknown,
+  ): Promise<ExecutionResult> {
     const query = operation?.operation === 'query' ? this.compiledFor(document, operationName) : null;
     if (!operation || !query) return execute({ schema: this.schema, document, contextValue: context, variableValues: variables, operationName });
     const coerced = getVariableValues(this.schema, operation.variableDefinitions ?? [], variables);
     if (coerced.errors) return { errors: coerced.errors };
     return withStandardErrors(await query.query(undefined, context, variables));
-  };
+  }
 
   /** The gateway hook Apollo Server offers for replacing its executor; the schema never changes at run time. */
   asGateway(): GatewayInterface {

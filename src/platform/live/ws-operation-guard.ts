@@ -1,4 +1,4 @@
-import { getOperationAST, GraphQLError, parse, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { getOperationAST, type ExecutionArgs, type GraphQLError } from 'graphql';
 import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
 import type { Principal, PrincipalSource } from '../access/principal';
 import { describePrincipal, newRequestId } from '../graphql/operation-context';
@@ -8,11 +8,11 @@ import { logErrorDetail } from '../graphql/operation-observer.plugin';
 import { outcomeOf, type OperationRecorder } from '../observability/operation-recorder';
 import { UNAUTHORIZED_CLOSE_CODE, type PrincipalSockets } from './principal-sockets';
 import type { SocketConnection } from './ws-transport';
-import type { OperationLimits } from '../graphql/operation-limits';
-import { isOwnPage, type PersistedDocuments } from '../graphql/persisted/persisted-documents';
+import { isOwnPage } from '../graphql/persisted/persisted-documents';
+import type { OperationPipeline } from '../graphql/operation-pipeline';
+import { withRequestId } from '../graphql/operation-errors';
 import { ForbiddenError, GatewayError, UnauthenticatedError } from '../errors/gateway-errors';
 import type { RecentRevocations } from '../access/recent-revocations';
-import { BoundedMap } from '../store/bounded-map';
 import { addressKey, rateLimitKey } from '../http/principal-key';
 import type { RateLimiter } from '../http/rate-limiter';
 import { rateLimitedError } from '../graphql/refusals';
@@ -47,10 +47,8 @@ interface OperationState {
 }
 
 export interface WsOperationGuardDeps {
-  schema: GraphQLSchema;
-  /** Resolves persisted document ids and hashes, and refuses text under PERSISTED_DOCUMENTS=only. */
-  documents: PersistedDocuments;
-  limits: OperationLimits;
+  /** Persisted documents, the cost limit and refusals, as over HTTP (src/platform/graphql/operation-pipeline.ts). */
+  pipeline: OperationPipeline;
   limiter: RateLimiter;
   recorder: OperationRecorder;
   metrics: GatewayMetrics;
@@ -64,19 +62,15 @@ export interface WsOperationGuardDeps {
 }
 
 /**
- * Over WebSocket what the HTTP path gets from Apollo and the HTTP guard, wrapped around the graphql-ws options
- * (src/platform/live/graphql-ws.server.ts keeps parsing, validation, context and masking): the rate limit and the
- * token limit before anything is parsed, the cost limit once the operation is known, the request id on every error,
- * one log line per operation, error detail in the log, and the active-subscription gauge.
+ * Over WebSocket what the HTTP path gets from the HTTP guard and Apollo's plugins, wrapped around the graphql-ws
+ * options (src/platform/live/graphql-ws.server.ts runs the pipeline's parse, validation, execution and masking):
+ * the rate limit before anything is parsed, the pipeline's persisted documents, its cost limit once the operation
+ * is known, the request id on every error, one log line per operation, error detail in the log, and the
+ * active-subscription gauge.
  */
 export class WsOperationGuard {
   private readonly operations = new WeakMap<object, Map<string, OperationState>>();
   private readonly running = new Set<OperationState>();
-  /**
-   * Texts already found within the token limit: clients send the same few operations over and over, and the check
-   * (a parse) cost each subscription as much as the rest of its onSubscribe.
-   */
-  private readonly admitted = new BoundedMap<string, true>(200);
 
   constructor(private readonly deps: WsOperationGuardDeps) {}
 
@@ -97,28 +91,26 @@ export class WsOperationGuard {
         let query: string | undefined;
         try {
           // graphql-ws requires `query` to be a string: a client naming a persisted document sends "" with it.
-          query = await this.deps.documents.resolve(payload, isOwnPage(connection.extra.headers), state.rateKey);
+          query = await this.deps.pipeline.resolveDocument(payload, isOwnPage(connection.extra.headers), state.rateKey);
         } catch (error) {
-          if (error instanceof GatewayError) return [error];
+          if (error instanceof GatewayError) return [this.deps.pipeline.refusal(error)];
           throw error;
         }
         const resolved = { ...payload, query: query ?? '' };
-        const refusal = this.admit(resolved.query);
-        if (refusal) return refusal;
         const result = await options.onSubscribe?.(ctx, id, resolved);
         if (!result || Array.isArray(result)) return result as readonly GraphQLError[] | undefined;
         // After the last wait: a socket closed for its principal (revoked, expired, past a cap) runs nothing more.
         const ended = this.deps.sockets.endedBecause(connection.extra.socket);
         if (ended !== undefined) {
           const message = `This WebSocket was closed: ${ended.reason}.`;
-          return [ended.code === UNAUTHORIZED_CLOSE_CODE ? new UnauthenticatedError(message) : new ForbiddenError(message)];
+          return [this.deps.pipeline.refusal(ended.code === UNAUTHORIZED_CLOSE_CODE ? new UnauthenticatedError(message) : new ForbiddenError(message))];
         }
         const args = result as ExecutionArgs;
         const operation = getOperationAST(args.document, args.operationName);
         if (operation) {
           state.operationName = operation.name?.value ?? state.operationName;
           state.operationType = operation.operation;
-          const tooCostly = this.deps.limits.checkCost(this.deps.schema, args.document, operation, args.variableValues ?? undefined);
+          const tooCostly = this.deps.pipeline.checkCost(args);
           if (tooCostly) return [tooCostly];
           if (operation.operation === 'subscription') {
             const refused = this.deps.caps.admit(this.activeSubscriptions(connection), state.capKey);
@@ -146,14 +138,14 @@ export class WsOperationGuard {
           ...result,
           ...(result.errors ? { errors: result.errors.map((error) => error.toJSON()) } : {}),
         };
-        const errors = sent.errors && this.withRequestId(sent.errors, state);
+        const errors = sent.errors && withRequestId(sent.errors, state?.requestId);
         if (state) state.outcome = outcomeOf(sent.data, errors);
         return errors ? { ...sent, errors } : sent;
       },
       onError: async (ctx, id, payload, errors) => {
         const state = this.stateOf(ctx).get(id);
         for (const error of errors) logErrorDetail(this.deps.logger, error, state?.requestId ?? 'none');
-        const sent = this.withRequestId((await options.onError?.(ctx, id, payload, errors)) ?? errors.map((error) => error.toJSON()), state);
+        const sent = withRequestId((await options.onError?.(ctx, id, payload, errors)) ?? errors.map((error) => error.toJSON()), state?.requestId);
         if (state) {
           state.outcome = outcomeOf(null, sent);
           if (!state.executing) this.finish(ctx, id, state);
@@ -190,27 +182,6 @@ export class WsOperationGuard {
     const decision = await this.deps.limiter.admit(state.rateKey);
     if (!decision.allowed) state.retryAfterSeconds = decision.retryAfterSeconds;
     return state;
-  }
-
-  /** The token limit, before the document is parsed for real. */
-  private admit(query: string): readonly GraphQLError[] | undefined {
-    if (this.admitted.has(query)) return undefined;
-    try {
-      // Parsing with maxTokens stops at the limit; a document within it is parsed again, unlimited, by the next hook.
-      parse(query, this.deps.limits.parseOptions);
-      this.admitted.set(query, true);
-      return undefined;
-    } catch (error) {
-      const syntax = error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.');
-      return [new GraphQLError(syntax.message, { source: syntax.source, positions: syntax.positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
-    }
-  }
-
-  private withRequestId(errors: readonly GraphQLFormattedError[], state: OperationState | undefined): GraphQLFormattedError[] {
-    const requestId = state?.requestId;
-    return errors.map((error) =>
-      requestId === undefined || error.extensions?.requestId ? error : { ...error, extensions: { ...error.extensions, requestId } },
-    );
   }
 
   /** Subscriptions counted on this socket: at most WS_MAX_SUBSCRIPTIONS_PER_SOCKET, so a walk of them is short. */

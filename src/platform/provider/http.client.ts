@@ -31,13 +31,14 @@
  *   5xx it fails fast for a cool-down, without sending. A call with a bank connection's token runs on that
  *   connection's own breaker for the route, so one user's failing data never refuses another's.
  * - Bodies are read up to `maxBodyBytes`; a larger answer is refused while reading (UPSTREAM_ERROR), never buffered.
- * Final failures become GatewayErrors through `upstreamErrorFrom` (src/platform/errors/gateway-errors.ts).
+ * Final failures become GatewayErrors through `upstreamErrorFrom` (./provider-errors.ts).
  */
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BrokenCircuitError } from 'cockatiel';
 import { Agent, type Dispatcher } from 'undici';
-import { UpstreamError, ProviderResponseError, upstreamErrorFrom, retryAfterSeconds, type UpstreamErrorContext } from '../errors/gateway-errors';
+import { UpstreamError } from '../errors/gateway-errors';
+import { ProviderResponseError, upstreamErrorFrom, retryAfterSeconds, type UpstreamErrorContext } from './provider-errors';
 import { dispatchForAnswer, type ProviderAnswer } from './body-limit';
 import { CircuitBreakers, type CircuitBreakerSettings, type CircuitStateName, type ConnectionCircuitChange } from './circuit-breakers';
 import { parseDecimalJson } from './decimal-json';

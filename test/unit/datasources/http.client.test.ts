@@ -3,12 +3,12 @@ import { verifyRequestSignature } from '../../../src/platform/provider/request-s
 import type { BearerAuth } from '../../../src/platform/provider/http.client';
 import {
   GatewayError,
-  ProviderResponseError,
   UnauthenticatedError,
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamUnavailableError,
 } from '../../../src/platform/errors/gateway-errors';
+import { ProviderResponseError } from '../../../src/platform/provider/provider-errors';
 import { mockProvider, networkError, ORIGIN, problem } from './mock-provider';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });

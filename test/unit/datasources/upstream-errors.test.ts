@@ -5,14 +5,13 @@ import {
   IdempotencyConflictError,
   NotFoundError,
   PaymentNotRefundableError,
-  ProviderResponseError,
   RefundExceedsPaymentError,
   UnauthenticatedError,
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamUnavailableError,
-  upstreamErrorFrom,
 } from '../../../src/platform/errors/gateway-errors';
+import { ProviderResponseError, upstreamErrorFrom } from '../../../src/platform/provider/provider-errors';
 import { mockProvider, ORIGIN, problem } from './mock-provider';
 
 type ErrorClass = abstract new (...args: never[]) => GatewayError;

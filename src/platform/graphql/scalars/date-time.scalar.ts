@@ -1,6 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { BadUserInputError, InternalServerError } from '../../errors/gateway-errors';
-import { describeLiteral, describeValue, isCalendarDate } from './scalar-support';
+import { describeLiteral, describeValue, isCalendarDate, scalarError } from './scalar-support';
 
 // ISO 8601 extended format. Seconds, fraction and offset are optional because the provider sends timestamps with
 // a variable number of fractional digits and sometimes no offset; `,` is ISO's other decimal sign.
@@ -47,14 +46,14 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
   serialize(value) {
     if (isDateTime(value)) return value;
     if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
-    throw new InternalServerError(`DateTime cannot represent ${describeValue(value)}: expected an ISO 8601 date-time string`);
+    throw scalarError('INTERNAL_SERVER_ERROR', `DateTime cannot represent ${describeValue(value)}: expected an ISO 8601 date-time string`);
   },
   parseValue(value) {
     if (isDateTime(value)) return value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeValue(value)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeValue(value)}`);
   },
   parseLiteral(node) {
     if (node.kind === Kind.STRING && isDateTime(node.value)) return node.value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeLiteral(node)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeLiteral(node)}`);
   },
 });

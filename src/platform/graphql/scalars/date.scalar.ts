@@ -1,6 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { BadUserInputError, InternalServerError } from '../../errors/gateway-errors';
-import { describeLiteral, describeValue, isCalendarDate } from './scalar-support';
+import { describeLiteral, describeValue, isCalendarDate, scalarError } from './scalar-support';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const ACCEPTS = 'Date must be a calendar date in the form YYYY-MM-DD';
@@ -17,14 +16,14 @@ export const DateScalar = new GraphQLScalarType<string, string>({
   description: 'A calendar date, YYYY-MM-DD.',
   serialize(value) {
     if (isDate(value)) return value;
-    throw new InternalServerError(`Date cannot represent ${describeValue(value)}: expected a calendar date string YYYY-MM-DD`);
+    throw scalarError('INTERNAL_SERVER_ERROR', `Date cannot represent ${describeValue(value)}: expected a calendar date string YYYY-MM-DD`);
   },
   parseValue(value) {
     if (isDate(value)) return value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeValue(value)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeValue(value)}`);
   },
   parseLiteral(node) {
     if (node.kind === Kind.STRING && isDate(node.value)) return node.value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeLiteral(node)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeLiteral(node)}`);
   },
 });

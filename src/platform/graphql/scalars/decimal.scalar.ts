@@ -1,6 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { BadUserInputError, InternalServerError } from '../../errors/gateway-errors';
-import { describeLiteral, describeValue } from './scalar-support';
+import { describeLiteral, describeValue, scalarError } from './scalar-support';
 
 /** What a Decimal field may hold: the provider's JSON number as parsed, or a decimal string. */
 export type DecimalValue = number | string;
@@ -44,15 +43,15 @@ export const DecimalScalar = new GraphQLScalarType<string, string>({
     if (typeof value === 'number' && Number.isFinite(value)) return decimalFromNumber(value);
     if (typeof value === 'bigint') return value.toString();
     if (isDecimalString(value)) return value;
-    throw new InternalServerError(`Decimal cannot represent ${describeValue(value)}: expected a finite number or a decimal string`);
+    throw scalarError('INTERNAL_SERVER_ERROR', `Decimal cannot represent ${describeValue(value)}: expected a finite number or a decimal string`);
   },
   // Numbers are refused on input: a JSON number in a variable may already have been rounded by the parser.
   parseValue(value) {
     if (isDecimalString(value)) return value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeValue(value)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeValue(value)}`);
   },
   parseLiteral(node) {
     if (node.kind === Kind.STRING && isDecimalString(node.value)) return node.value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeLiteral(node)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeLiteral(node)}`);
   },
 });

@@ -1,6 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { BadUserInputError, InternalServerError } from '../../errors/gateway-errors';
-import { describeLiteral, describeValue } from './scalar-support';
+import { describeLiteral, describeValue, scalarError } from './scalar-support';
 
 const ACCEPTS =
   `MinorUnits must be a whole number of minor units, a safe integer from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, ` +
@@ -19,11 +18,11 @@ export const MinorUnitsScalar = new GraphQLScalarType<number, number>({
     if (typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)) {
       return Number(value);
     }
-    throw new InternalServerError(`MinorUnits cannot represent ${describeValue(value)}: expected a safe integer`);
+    throw scalarError('INTERNAL_SERVER_ERROR', `MinorUnits cannot represent ${describeValue(value)}: expected a safe integer`);
   },
   parseValue(value) {
     if (isSafeInteger(value)) return value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeValue(value)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeValue(value)}`);
   },
   parseLiteral(node) {
     if (node.kind === Kind.INT) {
@@ -31,6 +30,6 @@ export const MinorUnitsScalar = new GraphQLScalarType<number, number>({
       const value = Number(node.value);
       if (isSafeInteger(value)) return value === 0 ? 0 : value;
     }
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeLiteral(node)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeLiteral(node)}`);
   },
 });

@@ -1,4 +1,5 @@
-import { print, type ValueNode } from 'graphql';
+import { GraphQLError, print, type ValueNode } from 'graphql';
+import type { ErrorCode } from '../../errors/gateway-errors';
 
 // Echoing a client's whole input back would let one bad value blow up the error payload (and the logs).
 const MAX_SHOWN_CHARS = 80;
@@ -36,4 +37,13 @@ export function isCalendarDate(year: number, month: number, day: number): boolea
   if (month < 1 || month > 12 || day < 1) return false;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
+}
+
+/**
+ * A scalar's refusal, as a GraphQL error carrying its code: graphql-js reports a GraphQLError from a scalar as it is
+ * (a literal in validation, a variable with its name prefixed), where it would reword any other error; and its code
+ * says whose fault it is: the client's input (BAD_USER_INPUT), or a value the gateway had to send (masked).
+ */
+export function scalarError(code: Extract<ErrorCode, 'BAD_USER_INPUT' | 'INTERNAL_SERVER_ERROR'>, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
 }

@@ -1,6 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { BadUserInputError, InternalServerError } from '../../errors/gateway-errors';
-import { describeLiteral, describeValue } from './scalar-support';
+import { describeLiteral, describeValue, scalarError } from './scalar-support';
 
 const YEAR_MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const ACCEPTS = 'YearMonth must be a year and month in the form YYYY-MM, month 01 to 12';
@@ -14,14 +13,14 @@ export const YearMonthScalar = new GraphQLScalarType<string, string>({
   description: 'A year and month, YYYY-MM.',
   serialize(value) {
     if (isYearMonth(value)) return value;
-    throw new InternalServerError(`YearMonth cannot represent ${describeValue(value)}: expected a string YYYY-MM`);
+    throw scalarError('INTERNAL_SERVER_ERROR', `YearMonth cannot represent ${describeValue(value)}: expected a string YYYY-MM`);
   },
   parseValue(value) {
     if (isYearMonth(value)) return value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeValue(value)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeValue(value)}`);
   },
   parseLiteral(node) {
     if (node.kind === Kind.STRING && isYearMonth(node.value)) return node.value;
-    throw new BadUserInputError(`${ACCEPTS}; got ${describeLiteral(node)}`);
+    throw scalarError('BAD_USER_INPUT', `${ACCEPTS}; got ${describeLiteral(node)}`);
   },
 });

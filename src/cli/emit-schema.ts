@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { RESOLVERS } from '../../app/resolvers';
-import { buildGatewaySchema, printGatewaySchema } from './build-schema';
+import { buildAppSchema } from '../app/schema';
+import { printGatewaySchema } from '../platform/graphql/build-schema';
 
 /** `npm run schema` (and `npm run build`): writes the schema the resolvers declare to schema.graphql at the root. */
-export async function emitSchema(target = resolve(__dirname, '../../../schema.graphql')): Promise<string> {
-  const sdl = printGatewaySchema(await buildGatewaySchema({ resolvers: RESOLVERS }));
+export async function emitSchema(target = resolve(__dirname, '../../schema.graphql')): Promise<string> {
+  const sdl = printGatewaySchema(await buildAppSchema());
   writeFileSync(target, sdl);
   return target;
 }

@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { EXAMPLE_TABS } from '../../../playground/examples';
-import { RESOLVERS } from '../../../app/resolvers';
-import { buildGatewaySchema } from '../build-schema';
-import { buildManifest, type OperationSource } from './build-manifest';
+import { EXAMPLE_TABS } from '../playground/examples';
+import { buildAppSchema } from '../app/schema';
+import { buildManifest, type OperationSource } from '../platform/graphql/persisted/build-manifest';
 
 /**
  * `npm run persist [-- --out=<file>] [<.graphql file or folder>...]`: a trusted-documents manifest of the project's
@@ -18,7 +17,7 @@ async function main(args: string[]): Promise<void> {
     paths.length > 0
       ? paths.flatMap(graphqlFiles)
       : [...EXAMPLE_TABS.map((tab, index) => ({ name: `playground example ${index + 1}`, text: tab.query })), ...graphqlFiles('test/operations')];
-  const manifest = buildManifest(sources, await buildGatewaySchema({ resolvers: RESOLVERS }));
+  const manifest = buildManifest(sources, await buildAppSchema());
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(manifest, null, 2)}\n`);
   console.log(`wrote ${Object.keys(manifest).length} documents from ${sources.length} sources to ${out}`);

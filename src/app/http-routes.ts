@@ -1,0 +1,65 @@
+import { handleAuthRoute } from '../identity';
+import type { ResolvedConfig } from '../platform/config/config';
+import type { HttpOperationGuard } from '../platform/http/http-operation-guard';
+import type { Route } from '../platform/http/http-router';
+import type { HttpRequestTracker } from '../platform/http/http-request-tracker';
+import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
+import type { Logger } from '../platform/observability/logger';
+import { handleOpsRoute } from '../platform/observability/ops.routes';
+import type { GraphqlHttpHandler } from '../platform/graphql/http-handler';
+import type { Playground } from '../playground/playground.routes';
+import type { Services } from './services';
+
+export interface RoutesDeps {
+  config: ResolvedConfig;
+  services: Services;
+  playground: Playground;
+  graphql: GraphqlHttpHandler;
+  guard: HttpOperationGuard;
+  tracker: HttpRequestTracker;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  publicUrl(): string;
+}
+
+/** Every HTTP route of the gateway, in the order they are tried: the platform's, then the features' own. */
+export function gatewayRoutes(deps: RoutesDeps): Route[] {
+  const { config, services, guard, logger } = deps;
+  const graphql: Route = async (path, req, res, requestId) => {
+    if (path !== '/graphql') return false;
+    await deps.graphql.handle(req, res, requestId);
+    return true;
+  };
+  const ops: Route = (path, req, res) =>
+    handleOpsRoute(path, req, res, {
+      metrics: deps.metrics,
+      checkReady: () => services.checkReady(),
+      isDraining: () => deps.tracker.isDraining,
+      metricsToken: config.metricsToken,
+      logger,
+    });
+  const webhooks: Route = async (path, req, res, requestId) => {
+    if (!path.startsWith('/webhooks/')) return false;
+    if (!(await guard.admitWebhook(req, res, requestId))) return true;
+    return services.live.webhooks.handle(req, res, path, requestId);
+  };
+  const auth: Route = async (path, req, res, requestId) => {
+    if (!path.startsWith('/auth/')) return false;
+    if (!(await guard.admitSignIn(req, res, requestId))) return true;
+    return handleAuthRoute(path, req, res, requestId, {
+      authUrl: config.provider.authUrl,
+      clientId: config.provider.clientId,
+      publicUrl: deps.publicUrl,
+      production: config.nodeEnv === 'production',
+      loginStates: services.loginStates,
+      sessions: services.sessions,
+      connections: services.connections,
+      principals: services.principals,
+      identity: services.identity,
+      auth: services.auth,
+      data: services.data,
+      logger,
+    });
+  };
+  return [(path, req, res) => deps.playground.handle(path, req, res), graphql, ops, webhooks, auth];
+}

@@ -1,0 +1,257 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import type { Principal } from '../access/principal';
+import { describePrincipal, type GatewayContext } from './operation-context';
+import type { OperationPipeline } from './operation-pipeline';
+import { isOwnPage, type DocumentRequest } from './persisted/persisted-documents';
+import { GatewayError } from '../errors/gateway-errors';
+import { AnswerCache, type CachedAnswer } from '../http/answer-cache';
+import { PayloadTooLargeError, readBody } from '../http/body';
+import type { HttpOperationGuard } from '../http/http-operation-guard';
+import { rateLimitKey } from '../http/principal-key';
+import { withRequestIdOnErrors } from '../http/request-id-on-errors';
+import { requestUrl } from '../http/request-url';
+import type { GatewayMetrics } from '../observability/gateway-metrics';
+import type { OperationRecorder } from '../observability/operation-recorder';
+import { traceOperation } from '../observability/operation-span';
+import type { Telemetry } from '../observability/telemetry';
+import { operationDeadline, type OperationDeadline } from '../provider/operation-deadline';
+import type { CacheMode } from '../provider/response-cache';
+
+/** A principal looked up for one request, and the same principal as far as revocations heard since allow. */
+export interface PrincipalLookup {
+  principal: Principal;
+  trusted(): Principal;
+}
+
+export interface GraphqlHttpDeps {
+  pipeline: OperationPipeline;
+  guard: HttpOperationGuard;
+  recorder: OperationRecorder;
+  metrics: GatewayMetrics;
+  telemetry: Telemetry;
+  production: boolean;
+  maxBodyBytes: number;
+  operationTimeoutMs: number;
+  /** Resolves the caller; ends the lookup when the response closes, so a revocation heard meanwhile is still seen. */
+  lookupPrincipal(req: IncomingMessage, res: ServerResponse): Promise<PrincipalLookup>;
+  createContext(principal: Principal, requestId: string, cacheMode: CacheMode, deadline: OperationDeadline): GatewayContext;
+}
+
+/** Apollo Server for HTTP: its CSRF prevention, content negotiation and plugin hooks, on the operation pipeline's stages. */
+export function createApollo(pipeline: OperationPipeline, production: boolean): ApolloServer<GatewayContext> {
+  return new ApolloServer<GatewayContext>({
+    ...pipeline.apolloOptions(),
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    introspection: !production,
+    // index.ts owns SIGTERM/SIGINT and drains through close(); Apollo's own handlers would stop it mid-request and
+    // re-send the signal, killing the process with in-flight requests (its default outside NODE_ENV=test).
+    stopOnTerminationSignals: false,
+    includeStacktraceInErrorResponses: false,
+    // The pipeline resolves hashes before Apollo sees a request, from the manifest and the shared APQ store.
+    persistedQueries: false,
+    // Apollo's default appends a newline to the JSON, which makes the answer a string of two parts that V8 copies
+    // whole into one on its first read: a second copy of the answer (84 KB for the nested query) on every request.
+    stringifyResult: (result) => JSON.stringify(result),
+  });
+}
+
+/**
+ * POST and GET /graphql: the rate limit before the body is read, persisted documents resolved, the answer cache,
+ * then Apollo on the pipeline; the answer written as one Buffer.
+ */
+export class GraphqlHttpHandler {
+  readonly answers = new AnswerCache();
+
+  constructor(
+    private readonly apollo: ApolloServer<GatewayContext>,
+    private readonly deps: GraphqlHttpDeps,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const started = performance.now();
+    // Resolved before the body is read: the rate limit is per principal, and a refused request costs no more. A
+    // revocation heard while the body is read still stops the operation (the context checks again).
+    const lookup = await this.deps.lookupPrincipal(req, res);
+    const { principal } = lookup;
+    if (!(await this.deps.guard.admit(req, res, principal, requestId, started))) return;
+    const request: Request = { req, res, principal, requestId, started };
+    const read = req.method === 'GET' ? await this.readGet(request) : req.method === 'POST' ? await this.readPost(request) : {};
+    if (read === false) return;
+    await this.run(request, lookup, read);
+  }
+
+  private async readGet(request: Request): Promise<Read | false> {
+    const params = new URLSearchParams(requestUrl(request.req).search);
+    const resolved = await this.resolveDocument(request, {
+      query: params.get('query') ?? undefined,
+      documentId: params.get('documentId') ?? undefined,
+      extensions: jsonOrUndefined(params.get('extensions')),
+    });
+    if (resolved === false) return false;
+    return { search: `?${withDocumentParams(params, resolved)}` };
+  }
+
+  private async readPost(request: Request): Promise<Read | false> {
+    const { req, res, principal, requestId, started } = request;
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, this.deps.maxBodyBytes);
+    } catch (error) {
+      if (error instanceof PayloadTooLargeError) {
+        this.deps.guard.bodyTooLarge(req, res, principal, requestId, started, error.limitBytes);
+        return false;
+      }
+      throw error;
+    }
+    const contentType = req.headers['content-type'] ?? '';
+    if (!/^application\/(graphql-response\+)?json\b/i.test(contentType) && !/^application\/json/i.test(contentType)) return { body: raw.toString('utf8') };
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      this.deps.guard.notJson(req, res, principal, requestId, started);
+      return false;
+    }
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const resolved = await this.resolveDocument(request, body as DocumentRequest);
+      if (resolved === false) return false;
+      body = withDocument(body as Record<string, unknown>, resolved);
+    }
+    // Only JSON POSTs (which CSRF prevention allows) from a signed-in user. One who asked for fresh data is not
+    // served a kept answer, but the fresh one replaces it, so a later request never sees older data than this one.
+    if (principal.kind !== 'user') return { body };
+    const answerKey = this.answers.keyFor(principal.userId, raw);
+    const cached = cacheModeOf(req) === 'use' ? this.answers.get(answerKey) : undefined;
+    if (cached) {
+      this.sendCachedAnswer(request, cached);
+      return false;
+    }
+    return { body, answerKey };
+  }
+
+  private async run({ req, res, requestId }: Request, lookup: PrincipalLookup, read: Read): Promise<void> {
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    let context: GatewayContext | undefined;
+    // The operation span is active while Apollo runs the operation, so resolver and provider spans are its
+    // descendants; the operation observer names it once the operation is known.
+    const deadline = operationDeadline(this.deps.operationTimeoutMs);
+    const result = await traceOperation(this.deps.telemetry, 'http', requestId, () =>
+      this.apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: read.search ?? requestUrl(req).search, body: read.body },
+        context: async () => (context = this.deps.createContext(lookup.trusted(), requestId, cacheModeOf(req), deadline)),
+      }),
+    );
+    for (const [name, value] of result.headers) res.setHeader(name, value);
+    res.statusCode = result.status ?? 200;
+    if (result.body.kind !== 'complete') {
+      for await (const chunk of result.body.asyncIterator) res.write(chunk);
+      res.end();
+      return;
+    }
+    const text = withRequestIdOnErrors(result.body.string, requestId);
+    // Written as one Buffer, encoded once: a string given to the socket is joined to the response head and
+    // encoded there, and past 128 KB (the nested query's answer is about 180 KB) that join is a fresh copy on
+    // V8's large-object pages every time (see BENCHMARKS.md, issue 12 session 4).
+    const bytes = Buffer.from(text);
+    if (read.answerKey && context?.answer.cacheable && res.statusCode === 200) {
+      this.answers.put(read.answerKey, {
+        operationName: context.answer.operationName,
+        headers: [...result.headers],
+        body: text === result.body.string ? bytes : Buffer.from(result.body.string),
+        freshUntilMs: context.dataFreshUntilMs(),
+      });
+    }
+    res.end(bytes);
+  }
+
+  /** The text to run (undefined: none given), or false when the request was refused and answered. */
+  private async resolveDocument({ req, res, principal, requestId, started }: Request, document: DocumentRequest): Promise<string | undefined | false> {
+    try {
+      return await this.deps.pipeline.resolveDocument(
+        document,
+        isOwnPage(req.headers),
+        rateLimitKey(principal, () => req.socket.remoteAddress),
+      );
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      this.deps.guard.documentRefused(req, res, principal, requestId, started, error);
+      return false;
+    }
+  }
+
+  private sendCachedAnswer({ res, principal, requestId, started }: Request, answer: CachedAnswer): void {
+    for (const [name, value] of answer.headers) res.setHeader(name, value);
+    res.statusCode = 200;
+    res.end(answer.body);
+    this.deps.metrics.answerServedFromCache();
+    this.deps.recorder.record({
+      requestId,
+      principal: describePrincipal(principal),
+      transport: 'http',
+      operationName: answer.operationName,
+      operationType: 'query',
+      durationMs: performance.now() - started,
+      outcome: 'success',
+      status: 200,
+      answerCache: 'hit',
+    });
+  }
+}
+
+interface Request {
+  req: IncomingMessage;
+  res: ServerResponse;
+  principal: Principal;
+  requestId: string;
+  started: number;
+}
+
+/** What Apollo is given of the request: the rewritten search (GET) or body (POST), and the answer cache's key. */
+interface Read {
+  search?: string;
+  body?: unknown;
+  answerKey?: string;
+}
+
+/** Unreadable JSON reads as absent here; Apollo, which reads the parameter again, refuses it with its own message. */
+function jsonOrUndefined(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request as Apollo should see it: the resolved text as `query`, no hash it would try to resolve again. */
+function withDocument(body: Record<string, unknown>, query: string | undefined): Record<string, unknown> {
+  const { documentId: _documentId, extensions, ...rest } = body;
+  const { persistedQuery: _persistedQuery, ...otherExtensions } = (typeof extensions === 'object' && extensions !== null ? extensions : {}) as Record<
+    string,
+    unknown
+  >;
+  return { ...rest, ...(query === undefined ? {} : { query }), ...(Object.keys(otherExtensions).length > 0 ? { extensions: otherExtensions } : {}) };
+}
+
+function withDocumentParams(params: URLSearchParams, query: string | undefined): URLSearchParams {
+  const rewritten = new URLSearchParams(params);
+  rewritten.delete('documentId');
+  const extensions = jsonOrUndefined(params.get('extensions'));
+  if (extensions !== undefined) {
+    const others = withDocument({ extensions }, undefined).extensions;
+    if (others === undefined) rewritten.delete('extensions');
+    else rewritten.set('extensions', JSON.stringify(others));
+  }
+  if (query !== undefined) rewritten.set('query', query);
+  return rewritten;
+}
+
+/** `Cache-Control: no-cache` (or no-store) on a request skips the response cache for it. */
+export function cacheModeOf(req: IncomingMessage): CacheMode {
+  return /\bno-(cache|store)\b/i.test(req.headers['cache-control'] ?? '') ? 'bypass' : 'use';
+}

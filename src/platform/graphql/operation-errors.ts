@@ -1,0 +1,27 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { formatPartialFailure, type GatewayContext } from './operation-context';
+
+/**
+ * A domain error (src/platform/errors), or anything else refused before execution, as a GraphQL error: graphql-js
+ * gives it the domain error's `extensions` and keeps it as `originalError`, which is how the masker recognises the
+ * gateway's own errors, exactly as for one a resolver threw.
+ */
+export function toGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  return new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error instanceof Error ? error : undefined });
+}
+
+/**
+ * The errors of the operation's bank connections that failed while the others answered (context.reportPartialFailure),
+ * taken once: a subscription reports each with the event it happened in.
+ */
+export function takePartialFailures(context: GatewayContext | undefined): GraphQLFormattedError[] {
+  if (!context || context.partialFailures.length === 0) return [];
+  return context.partialFailures.splice(0).map(formatPartialFailure);
+}
+
+/** Adds the request id to every error, so a client can quote it and support can find the log lines. */
+export function withRequestId(errors: readonly GraphQLFormattedError[], requestId: string | undefined): GraphQLFormattedError[] {
+  if (requestId === undefined) return [...errors];
+  return errors.map((error) => (error.extensions?.requestId ? error : { ...error, extensions: { ...error.extensions, requestId } }));
+}
