@@ -51,6 +51,8 @@ import { WsOperationGuard } from '../platform/live/ws-operation-guard';
 import { Reconciler } from './reconciler';
 import { forgetDataTasksOnRevocation } from '../data-tasks/data-task.revocations';
 import { RESOLVERS, resolverContainer } from './resolvers';
+import { PaymentResolver, RefundResolver } from '../refunds';
+import { VerificationResolver, VerifiedBeneficiaryResolver } from '../beneficiaries';
 import { buildGatewaySchema } from '../platform/graphql/build-schema';
 import { createServices, type Services, type ServicesOptions } from './services';
 import { typeGraphqlPubSub } from '../platform/live/event-bus';
@@ -96,7 +98,12 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const schema = await buildGatewaySchema<GatewayContext>({
     resolvers: RESOLVERS,
     pubSub: typeGraphqlPubSub(services.live.bus),
-    container: resolverContainer([]),
+    container: resolverContainer([
+      new RefundResolver(services.refunds),
+      new PaymentResolver(services.refunds),
+      new VerificationResolver(services.beneficiaryService),
+      new VerifiedBeneficiaryResolver(services.beneficiaryService),
+    ]),
   });
   traceResolvers(schema, telemetry);
   let publicUrl = config.publicUrl;

@@ -11,7 +11,7 @@ import { MemoryEventBus, type EventBus } from '../platform/live/event-bus';
 import { JwksKeyCache } from '../webhooks/jwks-cache';
 import { InProcessLeases, RedisLeases, type Leases } from '../platform/scheduler/lease';
 import { PayoutWatchers } from '../payouts/payout-watcher';
-import { RefundWatchers } from '../refunds/refund-watcher';
+import { RefundWatchers, type Refund } from '../refunds';
 import { DEFAULT_STATUS_WATCH, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
 import { RedisConnection, isRedisUrl } from '../platform/store/redis-connection';
 import { RedisEventBus } from '../platform/live/redis-event-bus';
@@ -22,7 +22,6 @@ import { TracedEventBus } from '../platform/live/traced-event-bus';
 import type { Telemetry } from '../platform/observability/telemetry';
 import { CoalescedReads } from '../platform/live/coalesced-reads';
 import { topics } from '../platform/live/topics';
-import type { Refund } from '../refunds/refund.type';
 
 export interface LiveSettings {
   /** Prefixes every Redis key and channel (and Postgres nothing): lets several deployments or test runs share a Redis. */
@@ -132,7 +131,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
   });
   const watchDeps = { bus, leases, logger, telemetry: deps.telemetry };
   const payoutWatchers = new PayoutWatchers(deps.payouts, watchDeps, settings.payoutWatch);
-  const refundWatchers = new RefundWatchers(deps.payments, watchDeps, settings.refundWatch);
+  const refundWatchers = new RefundWatchers(deps.payments, topics.refund, watchDeps, settings.refundWatch);
 
   return {
     bus,

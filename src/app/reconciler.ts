@@ -11,7 +11,7 @@ import { DataTaskStatus } from '../data-tasks/data-task-status.enum';
 import type { Services } from './services';
 import { traceJob } from '../platform/observability/telemetry';
 import { topics } from '../platform/live/topics';
-import { reconcileRefundAttempts } from '../refunds/refund-attempts.pass';
+import { reconcileRefundAttempts } from '../refunds';
 
 /** Records looked at per kind per pass: a backlog is worked through over several passes, not in one burst. */
 const BATCH = 100;
@@ -62,7 +62,11 @@ export class Reconciler {
         await this.reconcileInFlight();
         await this.expireUnapproved();
         await this.reconcileDataTasks();
-        await reconcileRefundAttempts(this.deps, BATCH, () => this.closed);
+        await reconcileRefundAttempts({ payments: this.services.payments, keys: this.services.refundKeys }, BATCH, {
+          logger: this.deps.logger,
+          stopping: () => this.closed,
+          repaired: (kind) => this.services.metrics.reconcilerRepair(kind),
+        });
       });
       this.services.metrics.reconcilerRun('ok');
     } catch (error) {

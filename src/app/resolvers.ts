@@ -3,11 +3,10 @@ import { AccountResolver } from '../accounts/account.resolver';
 import { BankConnectionResolver } from '../identity/bank-connection.resolver';
 import { CardResolver } from '../accounts/card.resolver';
 import { DataTaskResolver } from '../data-tasks/data-task.resolver';
-import { PaymentResolver } from '../refunds/payment.resolver';
 import { PayoutResolver } from '../payouts/payout.resolver';
-import { RefundResolver } from '../refunds/refund.resolver';
+import { PaymentResolver, RefundResolver } from '../refunds';
 import { SubscriptionResolver } from '../payouts/subscription.resolver';
-import { VerificationResolver } from '../beneficiaries/verification.resolver';
+import { VerificationResolver, VerifiedBeneficiaryResolver } from '../beneficiaries';
 import { ViewerMoneyResolver } from '../payouts/viewer-money.resolver';
 import { UserResolver } from '../identity/user.resolver';
 import { ViewerResolver } from '../accounts/viewer.resolver';
@@ -19,6 +18,7 @@ export const RESOLVERS: NonEmptyArray<ClassType> = [
   CardResolver,
   BankConnectionResolver,
   ViewerMoneyResolver,
+  VerifiedBeneficiaryResolver,
   VerificationResolver,
   PayoutResolver,
   RefundResolver,

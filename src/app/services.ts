@@ -1,7 +1,7 @@
 import { MerchantKeys, PrincipalResolver } from '../identity/principal';
-import { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
+import { BeneficiaryLedger, BeneficiaryService } from '../beneficiaries';
 import { PayoutLedger } from '../payouts/payout-ledger';
-import { RefundKeyStore } from '../refunds/refund-key.store';
+import { RefundKeyStore, RefundService } from '../refunds';
 import { UserTokenProvider } from '../identity/user-token.provider';
 import type { ResolvedConfig } from '../platform/config/config';
 import { AuthClient } from '../platform/provider/auth.client';
@@ -26,6 +26,7 @@ import { LoginStateStore } from '../identity/login-state.store';
 import { SessionStore } from '../identity/session.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './live.services';
 import type { Telemetry } from '../platform/observability/telemetry';
+import { topics } from '../platform/live/topics';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
 export interface Services {
@@ -53,10 +54,14 @@ export interface Services {
   revocations: RecentRevocations;
   /** Verified beneficiaries per user, and who verified each IBAN. */
   beneficiaries: BeneficiaryLedger;
+  /** Account-holder verification and verified beneficiaries (src/beneficiaries). */
+  beneficiaryService: BeneficiaryService;
   /** Payouts created through the gateway (the provider client is `payouts`). */
   payoutLedger: PayoutLedger;
   /** Refund idempotency keys, including the ones the gateway generated. */
   refundKeys: RefundKeyStore;
+  /** Refunds and payments (src/refunds). */
+  refunds: RefundService;
   responseCache: ResponseCache;
   merchantKeys: MerchantKeys;
   /** Webhooks, async data tasks, the event bus and payout watchers (src/subscriptions). */
@@ -133,6 +138,10 @@ export async function createServices(
     { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
+  const beneficiaries = new BeneficiaryLedger(database);
+  const verification = new VerificationClient(http, { verificationUrl: provider.verificationUrl });
+  const refundClock = options.refundClock ?? Date.now;
+  const refundKeys = new RefundKeyStore(database, refundClock);
 
   return {
     config,
@@ -141,7 +150,7 @@ export async function createServices(
     http,
     auth,
     data: new DataClient(http, { dataUrl: provider.dataUrl }),
-    verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }),
+    verification,
     payouts,
     payments,
     appTokens,
@@ -152,9 +161,20 @@ export async function createServices(
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity), revocations),
     identityEvents: new IdentityEvents(live.bus),
     revocations,
-    beneficiaries: new BeneficiaryLedger(database),
+    beneficiaries,
+    beneficiaryService: new BeneficiaryService({ verification, ledger: beneficiaries, clock: Date.now }),
     payoutLedger: new PayoutLedger(database, options.payoutClock),
-    refundKeys: new RefundKeyStore(database, options.refundClock),
+    refundKeys,
+    refunds: new RefundService({
+      payments,
+      keys: refundKeys,
+      events: {
+        publish: (event) => live.bus.publish(topics.refund(event.paymentId), event),
+        changed: (paymentId) => live.refundReads.changed(paymentId),
+      },
+      clock: refundClock,
+      logger,
+    }),
     responseCache: new ResponseCache(
       cacheKeyv,
       DEFAULT_CACHE_TTL_SECONDS,

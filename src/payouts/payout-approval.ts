@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { Tables } from '../platform/db/tables';
 import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError, type PayoutLimit } from '../platform/errors/gateway-errors';
-import { sameHolderName } from '../beneficiaries/holder-name';
-import type { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
+import { sameHolderName } from '../beneficiaries';
+import type { BeneficiaryLedger } from '../beneficiaries';
 import type { ApprovalCheck } from './payout-ledger';
 import { assertWithinLimits, type PayoutLimits } from './payout-policy';
 

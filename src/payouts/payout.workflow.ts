@@ -13,7 +13,7 @@ import {
 import { toPayout, toPayoutFromRecord, withdrawalView } from './payout.mapper';
 import type { Payout } from './payout.type';
 import { topics } from '../platform/live/topics';
-import { sameHolderName } from '../beneficiaries/holder-name';
+import { sameHolderName } from '../beneficiaries';
 import { ownerKey, sameOwner, type PayoutOwner, type PayoutRecord } from './payout-ledger';
 import { approvalCheck } from './payout-approval';
 import { payoutAdmission } from './payout-policy';

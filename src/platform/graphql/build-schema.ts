@@ -4,7 +4,7 @@ import { buildSchema, type AuthChecker, type ClassType, type ContainerGetter, ty
 import { AccountBalance } from '../../accounts/account-balance.type';
 import { AccountHolder } from '../../beneficiaries/account-holder.type';
 import { AccountNumber } from '../../accounts/account-number.type';
-import { AccountReport } from '../../accounts/account-report.type';
+import { AccountReport } from '../../beneficiaries/account-report.type';
 import { Account } from '../../accounts/account.type';
 import { CardBalance } from '../../accounts/card-balance.type';
 import { Card } from '../../accounts/card.type';

@@ -1,0 +1,68 @@
+import { requireMerchant } from '../identity/principal';
+import type { GatewayContext } from '../platform/graphql/operation-context';
+import { NotFoundError } from '../platform/errors/gateway-errors';
+import { validatePaymentId } from '../platform/validation/id.validator';
+import { InputProblems } from '../platform/validation/input-problems';
+import { isUuid, shown } from '../platform/validation/text-rules';
+import { sharedMapping } from '../platform/live/shared-subscribe';
+import { liveStream } from '../platform/live/live-stream';
+import { topics } from '../platform/live/topics';
+import { isFinalRefund, refundFromProvider, refundRank, type RefundEvent } from './refund.model';
+import { toRefund } from './refund.mapper';
+import type { Refund } from './refund.type';
+
+// Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
+const refundOfEvent = sharedMapping((event) => toRefund(refundFromProvider((event as RefundEvent).refund, (event as RefundEvent).paymentId)));
+
+const refundIdentity = (refund: Refund): string => refund.id.toLowerCase();
+
+/**
+ * refundUpdated: merchant keys only. The current state is every refund of the payment (oldest first), or the one
+ * refund asked for; then each change: a refund made through any instance, its authorization as the refund watcher
+ * reads it, its end as the provider's refund webhooks report it. With a refundId the stream ends once that refund
+ * is EXECUTED or FAILED; for a whole payment it stays open (new refunds may come), and so does its watch.
+ */
+export async function refundStream(context: GatewayContext, args: { paymentId: string; refundId?: string | null }): Promise<AsyncIterableIterator<Refund>> {
+  requireMerchant(context.principal);
+  const paymentId = validatePaymentId(args.paymentId, 'paymentId');
+  let refundId: string | undefined;
+  if (args.refundId !== undefined && args.refundId !== null) {
+    if (!isUuid(args.refundId)) {
+      const problems = new InputProblems();
+      problems.add('refundId', `must be a refund id, a UUID; got ${shown(args.refundId)}`);
+      problems.throwIfAny();
+    }
+    refundId = args.refundId.toLowerCase();
+  }
+  const { live, refunds } = context.services;
+  let release: (() => void) | undefined;
+  return liveStream<Refund>({
+    bus: live.bus,
+    topic: topics.refund(paymentId),
+    current: async () => {
+      if (refundId !== undefined) {
+        const refund = await refunds.getRefund(paymentId, refundId, context.callOptions());
+        if (!isFinalRefund(refund)) release = live.refundWatchers.watch(paymentId);
+        return [toRefund(refund)];
+      }
+      const read = await live.refundReads.read(
+        paymentId,
+        async () => (await refunds.refundsOfPayment(paymentId, context.callOptions()))?.map(toRefund) ?? null,
+      );
+      if (read === null) throw new NotFoundError('No payment with that id exists at the provider.');
+      release = live.refundWatchers.watch(paymentId);
+      return read;
+    },
+    fromEvent: (payload) => {
+      const event = payload as RefundEvent;
+      if (event?.paymentId !== paymentId || typeof event.refund?.id !== 'string') return undefined;
+      if (refundId !== undefined && event.refund.id.toLowerCase() !== refundId) return undefined;
+      return refundOfEvent(event);
+    },
+    identity: refundIdentity,
+    rank: refundRank,
+    isFinal: refundId === undefined ? undefined : isFinalRefund,
+    onClose: () => release?.(),
+    logs: context,
+  });
+}
