@@ -1,7 +1,9 @@
 import { MerchantKeys, PrincipalResolver } from '../identity/principal';
-import { BeneficiaryLedger, BeneficiaryService } from '../beneficiaries';
+import type { BeneficiaryLedger, BeneficiaryService } from '../beneficiaries';
+import { createBeneficiaryServices } from './beneficiary.services';
 import { PayoutLedger } from '../payouts/payout-ledger';
-import { RefundKeyStore, RefundService } from '../refunds';
+import type { RefundKeyStore, RefundService } from '../refunds';
+import { createRefundServices } from './refund.services';
 import { UserTokenProvider } from '../identity/user-token.provider';
 import type { ResolvedConfig } from '../platform/config/config';
 import { AuthClient } from '../platform/provider/auth.client';
@@ -26,7 +28,6 @@ import { LoginStateStore } from '../identity/login-state.store';
 import { SessionStore } from '../identity/session.store';
 import { createLiveServices, type LiveServices, type LiveSettings } from './live.services';
 import type { Telemetry } from '../platform/observability/telemetry';
-import { topics } from '../platform/live/topics';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
 export interface Services {
@@ -138,10 +139,6 @@ export async function createServices(
     { http, payments, payouts, database, telemetry: hooks.telemetry, onWebhook: (source, outcome) => metrics.webhookEvent(source, outcome) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
-  const beneficiaries = new BeneficiaryLedger(database);
-  const verification = new VerificationClient(http, { verificationUrl: provider.verificationUrl });
-  const refundClock = options.refundClock ?? Date.now;
-  const refundKeys = new RefundKeyStore(database, refundClock);
 
   return {
     config,
@@ -150,7 +147,6 @@ export async function createServices(
     http,
     auth,
     data: new DataClient(http, { dataUrl: provider.dataUrl }),
-    verification,
     payouts,
     payments,
     appTokens,
@@ -161,20 +157,9 @@ export async function createServices(
     principals: new PrincipalResolver(merchantKeys, sessions, connections, config.appIdentity && new AppTokenVerifier(config.appIdentity), revocations),
     identityEvents: new IdentityEvents(live.bus),
     revocations,
-    beneficiaries,
-    beneficiaryService: new BeneficiaryService({ verification, ledger: beneficiaries, clock: Date.now }),
+    ...createBeneficiaryServices({ database, verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }) }),
     payoutLedger: new PayoutLedger(database, options.payoutClock),
-    refundKeys,
-    refunds: new RefundService({
-      payments,
-      keys: refundKeys,
-      events: {
-        publish: (event) => live.bus.publish(topics.refund(event.paymentId), event),
-        changed: (paymentId) => live.refundReads.changed(paymentId),
-      },
-      clock: refundClock,
-      logger,
-    }),
+    ...createRefundServices({ database, payments, live, logger, clock: options.refundClock }),
     responseCache: new ResponseCache(
       cacheKeyv,
       DEFAULT_CACHE_TTL_SECONDS,
