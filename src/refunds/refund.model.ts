@@ -53,7 +53,7 @@ export const isFinalRefund = (refund: Pick<RefundRecord, 'status'>): boolean => 
  * A status outside RefundStatus cannot be shown without breaking the contract, so it is an upstream error
  * (UPSTREAM_ERROR, with the provider's value on originalError for the log), not a crash.
  */
-export function toRefundStatus(status: ProviderRefundStatus, route = 'payments.refund'): RefundStatus {
+function toRefundStatus(status: ProviderRefundStatus, route = 'payments.refund'): RefundStatus {
   const known = STATUSES[status];
   if (known) return known;
   throw new UpstreamError(
