@@ -12,7 +12,6 @@ export { accountReads } from './viewer.resolver';
 export { Account } from './account.type';
 export { AccountBalance } from './account-balance.type';
 export { AccountNumber } from './account-number.type';
-export { AccountReport } from './account-report.type';
 export { Card } from './card.type';
 export { CardBalance } from './card-balance.type';
 export { Provider } from './provider.type';

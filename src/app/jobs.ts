@@ -1,6 +1,6 @@
 import { payoutPasses } from '../payouts';
 import { dataTaskPass } from '../data-tasks';
-import { refundAttemptsPass } from '../refunds/refund-attempts.job';
+import { refundAttemptsPass } from '../refunds';
 import type { Services } from './services';
 
 /**
@@ -8,10 +8,10 @@ import type { Services } from './services';
  * reconciler"): payouts, then data tasks, then refund attempts.
  */
 export function registerJobs(services: Services): void {
-  const { live, config, logger } = services;
+  const { live, config } = services;
   for (const pass of payoutPasses({ payouts: services.payoutService, ledger: services.payoutLedger, approvalExpiryMs: config.money.payoutApprovalExpiryMs })) {
     live.scheduler.addPass(pass);
   }
   live.scheduler.addPass(dataTaskPass(live.dataTasks));
-  live.scheduler.addPass(refundAttemptsPass({ services, logger: logger.child({ job: 'reconciler' }), callOptions: () => ({ requestId: 'reconciler' }) }));
+  live.scheduler.addPass(refundAttemptsPass({ payments: services.payments, keys: services.refundKeys }));
 }

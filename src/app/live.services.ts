@@ -8,7 +8,7 @@ import type { BearerAuth } from '../platform/provider/http.client';
 import { DATA_TASK_WEBHOOK_PREFIX, DataTaskService, DataTaskStore, dataTaskWebhookHandler } from '../data-tasks';
 import { MemoryEventBus, type EventBus } from '../platform/live/event-bus';
 import { InProcessLeases, RedisLeases, type Leases } from '../platform/scheduler/lease';
-import { RefundWatchers } from '../refunds/refund-watcher';
+import { RefundWatchers, type Refund } from '../refunds';
 import { DEFAULT_STATUS_WATCH, type StatusWatchDeps, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
 import { DatabaseLeases } from '../platform/scheduler/database-leases';
 import { Scheduler } from '../platform/scheduler/scheduler';
@@ -21,7 +21,6 @@ import { TracedEventBus } from '../platform/live/traced-event-bus';
 import type { Telemetry } from '../platform/observability/telemetry';
 import { CoalescedReads } from '../platform/live/coalesced-reads';
 import { topics } from '../platform/live/topics';
-import type { Refund } from '../refunds/refund.type';
 
 export interface LiveSettings {
   /** Prefixes every Redis key and channel (and Postgres nothing): lets several deployments or test runs share a Redis. */
@@ -123,7 +122,7 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
   });
   const watchDeps = { bus, leases, logger, telemetry: deps.telemetry };
   const scheduler = createScheduler(config, deps, watchDeps);
-  const refundWatchers = scheduler.adopt(new RefundWatchers(deps.payments, scheduler.watchDeps, settings.refundWatch));
+  const refundWatchers = scheduler.adopt(new RefundWatchers(deps.payments, topics.refund, scheduler.watchDeps, settings.refundWatch));
 
   return {
     bus,

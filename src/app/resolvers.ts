@@ -10,11 +10,10 @@ import {
 } from '../accounts';
 import { BankConnectionResolver, UserResolver } from '../identity';
 import { DataTaskResolver } from '../data-tasks';
-import { PaymentResolver } from '../refunds/payment.resolver';
-import { payoutResolvers, PayoutResolver, SubscriptionResolver, ViewerMoneyResolver } from '../payouts';
+import { PaymentResolver, RefundResolver } from '../refunds';
+import { payoutResolvers, PayoutResolver, ViewerMoneyResolver } from '../payouts';
 import type { Services } from './services';
-import { RefundResolver } from '../refunds/refund.resolver';
-import { VerificationResolver } from '../beneficiaries/verification.resolver';
+import { VerificationResolver, VerifiedBeneficiaryResolver } from '../beneficiaries';
 
 export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,
@@ -25,12 +24,12 @@ export const RESOLVERS: NonEmptyArray<ClassType> = [
   BankConnectionResolver,
   BankConnectionHoldingsResolver,
   ViewerMoneyResolver,
+  VerifiedBeneficiaryResolver,
   VerificationResolver,
   PayoutResolver,
   RefundResolver,
   PaymentResolver,
   DataTaskResolver,
-  SubscriptionResolver,
 ];
 
 /**
@@ -51,6 +50,10 @@ export function resolverContainer(services: Services): ContainerType {
     new UserResolver(services.identity),
     new BankConnectionResolver(services.identity),
     new DataTaskResolver(services.live.dataTasks),
+    new RefundResolver(services.refunds),
+    new PaymentResolver(services.refunds),
+    new VerificationResolver(services.beneficiaryService),
+    new VerifiedBeneficiaryResolver(services.beneficiaryService),
   ];
   const byClass = new Map<unknown, object>(instances.map((instance) => [instance.constructor, instance]));
   for (const resolver of RESOLVERS) if (!byClass.has(resolver)) byClass.set(resolver, new resolver());

@@ -2,7 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { ClassType } from 'type-graphql';
 import { AccountBalance } from '../accounts/account-balance.type';
 import { AccountNumber } from '../accounts/account-number.type';
-import { AccountReport } from '../accounts/account-report.type';
+import { AccountReport } from '../beneficiaries/account-report.type';
 import { Account } from '../accounts/account.type';
 import { CardBalance } from '../accounts/card-balance.type';
 import { Card } from '../accounts/card.type';

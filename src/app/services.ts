@@ -1,9 +1,11 @@
-import { BeneficiaryLedger } from '../beneficiaries/beneficiary-ledger';
+import { createBeneficiaryServices } from './beneficiary.services';
+import type { BeneficiaryLedger, BeneficiaryService } from '../beneficiaries';
 import type { PayoutLedger, PayoutService } from '../payouts';
 import type { StatusWatchers } from '../platform/scheduler/status-watcher';
 import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import { createPayoutServices } from './payout.services';
-import { RefundKeyStore } from '../refunds/refund-key.store';
+import type { RefundKeyStore, RefundService } from '../refunds';
+import { createRefundServices } from './refund.services';
 import type { ResolvedConfig } from '../platform/config/config';
 import { AuthClient } from '../platform/provider/auth.client';
 import { DataClient } from '../platform/provider/data.client';
@@ -61,6 +63,8 @@ export interface Services {
   revocations: RecentRevocations;
   /** Verified beneficiaries per user, and who verified each IBAN. */
   beneficiaries: BeneficiaryLedger;
+  /** Account-holder verification and verified beneficiaries (src/beneficiaries). */
+  beneficiaryService: BeneficiaryService;
   /** Payouts created through the gateway (the provider client is `payouts`). */
   payoutLedger: PayoutLedger;
   /** Payouts: creation, approval, reads and repairs (src/payouts). */
@@ -69,6 +73,8 @@ export interface Services {
   payoutWatchers: StatusWatchers<ProviderWithdrawal>;
   /** Refund idempotency keys, including the ones the gateway generated. */
   refundKeys: RefundKeyStore;
+  /** Refunds and payments (src/refunds). */
+  refunds: RefundService;
   responseCache: ResponseCache;
   merchantKeys: MerchantKeys;
   /** Webhooks, async data tasks, the event bus and the scheduler. */
@@ -144,7 +150,11 @@ export async function createServices(
     { http, payments, data, connectionBearer, database, metrics, telemetry: hooks.telemetry, onWebhook: (source, kind) => metrics.webhookEvent(source, kind) },
     { ...options.live, keyPrefix: options.keyPrefix ?? '' },
   );
-  const beneficiaries = new BeneficiaryLedger(database);
+  const beneficiaryServices = createBeneficiaryServices({
+    database,
+    verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }),
+  });
+  const beneficiaries = beneficiaryServices.beneficiaries;
   const identity = createIdentity({ config, database, auth, bus: live.bus, topic: topics.identity, held: live.dataTasks });
 
   return {
@@ -154,14 +164,15 @@ export async function createServices(
     http,
     auth,
     data,
-    verification: new VerificationClient(http, { verificationUrl: provider.verificationUrl }),
     payouts,
     payments,
     appTokens,
     ...identity,
+    verification: beneficiaryServices.verification,
     beneficiaries,
+    beneficiaryService: beneficiaryServices.beneficiaryService,
     ...createPayoutServices({ config, logger, database, payouts, beneficiaries, live, clock: options.payoutClock, watch: options.live?.payoutWatch }),
-    refundKeys: new RefundKeyStore(database, options.refundClock),
+    ...createRefundServices({ database, payments, live, logger, clock: options.refundClock }),
     responseCache: new ResponseCache(
       cacheKeyv,
       DEFAULT_CACHE_TTL_SECONDS,

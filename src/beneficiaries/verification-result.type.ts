@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Field, Float, ObjectType } from 'type-graphql';
-import { AccountReport } from '../accounts/account-report.type';
+import { AccountReport } from './account-report.type';
 
 @ObjectType({ simpleResolvers: true })
 export class VerificationResult {

@@ -10,7 +10,6 @@ export { payoutPasses, type PayoutPassDeps } from './payout.job';
 export { payoutWatch } from './payout-watch.job';
 export { payoutPublisher } from './payout.stream';
 export { PayoutResolver, ViewerMoneyResolver };
-export { SubscriptionResolver } from './subscription.resolver';
 export { Payout } from './payout.type';
 export { CreatePayoutInput } from './create-payout.input';
 

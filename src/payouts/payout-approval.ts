@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from '../platform/db/tables';
 import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError, type PayoutLimit } from '../platform/errors/gateway-errors';
-import { sameHolderName } from '../beneficiaries/holder-name';
+import { sameHolderName } from '../beneficiaries';
 import type { ApprovalCheck } from './payout.store';
 import { assertWithinLimits, type PayoutLimits } from './payout-policy';
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ProviderWithdrawalRequest } from '../platform/provider/provider-types';
-import { holderNameProblem } from '../beneficiaries/holder-name';
-import { ibanProblem, normaliseIban } from '../beneficiaries/iban';
+import { holderNameProblem, ibanProblem, normaliseIban } from '../beneficiaries';
 import { InputProblems } from '../platform/validation/input-problems';
 import { characterCount, hasControlCharacters, isPositiveSafeInteger, isUuid, shown } from '../platform/validation/text-rules';
 

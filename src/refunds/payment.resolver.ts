@@ -1,14 +1,16 @@
 import { Args, Ctx, Query, Resolver } from 'type-graphql';
 import { requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
-import { refundedAmount } from './refund.mapper';
+import { toPayment } from './refund.mapper';
 import { IdArgs } from '../platform/graphql/types/id.args';
 import { Payment } from './payment.type';
 import { validatePaymentId } from '../platform/validation/id.validator';
-import { refundsOfPayment } from './refund.workflow';
+import type { RefundService } from './refund.service';
 
 @Resolver(() => Payment)
 export class PaymentResolver {
+  constructor(private readonly refunds: RefundService) {}
+
   /**
    * One provider call (the refund list) gives every field. The provider has no payment read, so an unknown id is
    * known only from that call's 404, and shows as null without an error (README, "Refunds through the gateway").
@@ -16,9 +18,7 @@ export class PaymentResolver {
   @Query(() => Payment, { nullable: true, description: 'A payment received into the merchant account, with its refunds. Needs a merchant key.' })
   async payment(@Args() { id }: IdArgs, @Ctx() context: GatewayContext): Promise<Payment | null> {
     requireMerchant(context.principal);
-    const paymentId = validatePaymentId(id);
-    const refunds = await refundsOfPayment(context, paymentId);
-    if (refunds === null) return null;
-    return Object.assign(new Payment(), { id: paymentId, refunds, refundedAmountInMinor: refundedAmount(refunds) });
+    const payment = await this.refunds.payment(validatePaymentId(id), context.callOptions());
+    return payment && toPayment(payment);
   }
 }

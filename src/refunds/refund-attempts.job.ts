@@ -6,5 +6,5 @@ const BATCH = 100;
 
 /** The refunds' periodic pass: refund attempts whose outcome is unknown, settled from the payment's refund list. */
 export function refundAttemptsPass(deps: Parameters<typeof reconcileRefundAttempts>[0]): PassJob {
-  return { name: 'refund-attempts', run: (run) => reconcileRefundAttempts(deps, BATCH, () => run.stopping()) };
+  return { name: 'refund-attempts', run: (run) => reconcileRefundAttempts(deps, BATCH, run) };
 }

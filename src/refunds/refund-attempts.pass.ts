@@ -1,5 +1,7 @@
-import type { GatewayContext } from '../platform/graphql/operation-context';
-import type { RefundAttempt } from './refund-key.store';
+import type { CallOptions } from '../platform/provider/http.client';
+import type { PaymentsClient } from '../platform/provider/payments.client';
+import type { Logger } from '../platform/observability/logger';
+import type { RefundAttempt, RefundKeyStore } from './refund-key.store';
 import { refundMadeBy } from './refund-outcome';
 
 /**
@@ -7,6 +9,23 @@ import { refundMadeBy } from './refund-outcome';
  * client's retries and the operation's deadline, whatever the provider made of it is in its refund list.
  */
 export const REFUND_ATTEMPT_GRACE_MS = 5 * 60 * 1000;
+
+/** A background pass makes its provider calls for no operation: no deadline but the HTTP timeouts. */
+const PASS_CALL_OPTIONS: CallOptions = { requestId: 'reconciler' };
+
+export interface RefundAttemptsPassDeps {
+  payments: PaymentsClient;
+  /** The key store, whose clock says when an attempt was last sent. */
+  keys: RefundKeyStore;
+}
+
+/** What the scheduler gives one run of the pass. */
+export interface RefundPassRun {
+  readonly logger: Logger;
+  stopping(): boolean;
+  /** Counts one repair (bankgraph_reconciler_repairs_total{kind}). */
+  repaired(kind: 'refund_attempt_found' | 'refund_attempt_not_made'): void;
+}
 
 /**
  * The reconciler's refund pass: refund attempts whose outcome is unknown (the provider's answer never reached the
@@ -16,29 +35,25 @@ export const REFUND_ATTEMPT_GRACE_MS = 5 * 60 * 1000;
  * so a retry sends afresh (`refund_attempt_not_made`). An attempt whose payment's refunds cannot be read now is
  * looked at again on the next pass.
  */
-export async function reconcileRefundAttempts(
-  deps: Pick<GatewayContext, 'services' | 'logger' | 'callOptions'>,
-  batch: number,
-  closed: () => boolean,
-): Promise<void> {
-  const { refundKeys, metrics } = deps.services;
-  const sentBefore = refundKeys.now() - REFUND_ATTEMPT_GRACE_MS;
-  const repaired = (kind: string, attempt: RefundAttempt, refundId?: string) => {
-    metrics.reconcilerRepair(kind);
-    deps.logger.info({ paymentId: attempt.paymentId, idempotencyKey: attempt.idempotencyKey, refundId, repair: kind }, 'reconciler settled a refund attempt');
+export async function reconcileRefundAttempts(deps: RefundAttemptsPassDeps, batch: number, run: RefundPassRun): Promise<void> {
+  const { keys } = deps;
+  const sentBefore = keys.now() - REFUND_ATTEMPT_GRACE_MS;
+  const repaired = (kind: 'refund_attempt_found' | 'refund_attempt_not_made', attempt: RefundAttempt, refundId?: string) => {
+    run.repaired(kind);
+    run.logger.info({ paymentId: attempt.paymentId, idempotencyKey: attempt.idempotencyKey, refundId, repair: kind }, 'reconciler settled a refund attempt');
   };
-  for (const attempt of await refundKeys.unsettled(sentBefore, batch)) {
-    if (closed()) return;
+  for (const attempt of await keys.unsettled(sentBefore, batch)) {
+    if (run.stopping()) return;
     let made;
     try {
-      made = await refundMadeBy(deps.services, attempt, deps.callOptions());
+      made = await refundMadeBy(deps, attempt, PASS_CALL_OPTIONS);
     } catch (error) {
-      deps.logger.warn({ err: error, paymentId: attempt.paymentId }, 'reconciler could not read the refunds of a payment');
+      run.logger.warn({ err: error, paymentId: attempt.paymentId }, 'reconciler could not read the refunds of a payment');
       continue;
     }
     if (made) {
-      if (await refundKeys.recordRefund(attempt, made.id, { answered: false, authoritative: false })) repaired('refund_attempt_found', attempt, made.id);
-    } else if (await refundKeys.release(attempt, sentBefore)) {
+      if (await keys.recordRefund(attempt, made.id, { answered: false, authoritative: false })) repaired('refund_attempt_found', attempt, made.id);
+    } else if (await keys.release(attempt, sentBefore)) {
       repaired('refund_attempt_not_made', attempt);
     }
   }

@@ -1,10 +1,17 @@
 import type { ProviderRefundRequest } from '../platform/provider/provider-types';
-import type { RefundPaymentInput } from './refund-payment.input';
 import { InputProblems } from '../platform/validation/input-problems';
 import { characterCount, firstUnprintable, isPositiveSafeInteger, isUuid, shown } from '../platform/validation/text-rules';
 
 /** Spec, Limits: a refund reference is at most 18 characters (it is shown on the payer's statement). */
 export const MAX_REFUND_REFERENCE_CHARACTERS = 18;
+
+/** refundPayment's input as the client sent it (RefundPaymentInput has this shape). */
+export interface RefundInput {
+  paymentId: string;
+  amountInMinor?: number | null;
+  reference: string;
+  idempotencyKey?: string | null;
+}
 
 export interface ValidRefundInput {
   /** Lower-cased: payment ids are UUIDs, and one UUID is one payment whatever its case. */
@@ -15,7 +22,7 @@ export interface ValidRefundInput {
 }
 
 /** refundPayment's input, every field checked; throws BAD_USER_INPUT naming `input.<field>`. */
-export function validateRefundInput(input: RefundPaymentInput): ValidRefundInput {
+export function validateRefundInput(input: RefundInput): ValidRefundInput {
   const problems = new InputProblems();
   const { paymentId, amountInMinor, reference, idempotencyKey } = input;
 

@@ -22,7 +22,7 @@ const CLOCK_SKEW_MS = 10 * 60 * 1000;
  * it pairs oldest with oldest (each gets one refund, whichever it was).
  */
 export async function refundMadeBy(
-  deps: { payments: PaymentsClient; refundKeys: RefundKeyStore },
+  deps: { payments: PaymentsClient; keys: RefundKeyStore },
   attempt: RefundAttempt,
   options: CallOptions,
 ): Promise<ProviderRefund | undefined> {
@@ -33,7 +33,7 @@ export async function refundMadeBy(
     if (error instanceof NotFoundError) return undefined;
     throw error;
   }
-  const claimed = await deps.refundKeys.claimedRefundIds(attempt.paymentId);
+  const claimed = await deps.keys.claimedRefundIds(attempt.paymentId);
   const notBefore = Date.parse(attempt.createdAt) - CLOCK_SKEW_MS;
   const amount = attempt.request.amount_in_minor;
   return refunds

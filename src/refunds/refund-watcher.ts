@@ -1,18 +1,16 @@
 import type { PaymentsClient } from '../platform/provider/payments.client';
 import type { ProviderRefund } from '../platform/provider/provider-types';
-import { topics } from '../platform/live/topics';
 import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings, type WatchedStatus } from '../platform/scheduler/status-watcher';
-import type { RefundEvent } from './refund.webhook';
+import type { RefundEvent } from './refund.model';
 
 /** How far along a refund status is; the ends (announced by their webhooks) are the furthest. */
 const REFUND_STAGES: Readonly<Record<string, number>> = { pending: 0, authorized: 1, executed: 2, failed: 2 };
 
 const isFinal = (status: string): boolean => REFUND_STAGES[status] === 2;
 
-const REFUND_STATUS: Omit<WatchedStatus<ProviderRefund[]>, 'read'> = {
+const REFUND_STATUS: Omit<WatchedStatus<ProviderRefund[]>, 'read' | 'topic'> = {
   kind: 'refund',
   idField: 'paymentId',
-  topic: topics.refund,
   // Only what nothing else announces: a refund's end has its webhook, and a refund made through bankgraph is
   // published by the instance that made it (and heard here); the pass reports authorizations, and refunds it
   // finds that no one announced.
@@ -41,10 +39,11 @@ const REFUND_STATUS: Omit<WatchedStatus<ProviderRefund[]>, 'read'> = {
  * reading GET /v3/payments/{id}/refunds while anyone watches the payment's refunds (StatusWatchers: one reader
  * across instances, backing off while nothing changes). Each refund not yet final whose status differs from what
  * was last read or heard is published as a RefundEvent; the watch rests once every refund of the payment is final,
- * and starts again when an event shows one that is not (a refund just made, on any instance).
+ * and starts again when an event shows one that is not (a refund just made, on any instance). `topic` is
+ * refundUpdated's, where the events are published and heard.
  */
 export class RefundWatchers extends StatusWatchers<ProviderRefund[]> {
-  constructor(payments: PaymentsClient, deps: StatusWatchDeps, settings?: StatusWatchSettings) {
-    super({ ...REFUND_STATUS, read: (paymentId) => payments.listRefunds(paymentId) }, deps, settings);
+  constructor(payments: PaymentsClient, topic: (paymentId: string) => string, deps: StatusWatchDeps, settings?: StatusWatchSettings) {
+    super({ ...REFUND_STATUS, topic, read: (paymentId) => payments.listRefunds(paymentId) }, deps, settings);
   }
 }

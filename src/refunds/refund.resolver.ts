@@ -1,18 +1,32 @@
-import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { Args, Ctx, Mutation, Resolver, Root, Subscription } from 'type-graphql';
 import { requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { RefundPaymentArgs } from './refund-payment.args';
+import { RefundUpdatedArgs } from './refund-updated.args';
 import { Refund } from './refund.type';
 import { validateRefundInput } from './refund-input.validator';
-import { refundPayment } from './refund.workflow';
+import { toRefund } from './refund.mapper';
+import type { RefundService } from './refund.service';
+import { refundStream } from './refund.stream';
 
 @Resolver(() => Refund)
 export class RefundResolver {
+  constructor(private readonly refunds: RefundService) {}
+
   @Mutation(() => Refund, {
     description: 'Refunds all (amountInMinor omitted) or part of a payment. Needs a merchant key. The same idempotencyKey twice creates one refund.',
   })
-  refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: GatewayContext): Promise<Refund> {
+  async refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: GatewayContext): Promise<Refund> {
     requireMerchant(context.principal);
-    return refundPayment(context, validateRefundInput(input));
+    return toRefund(await this.refunds.refund(validateRefundInput(input), context.callOptions()));
+  }
+
+  // type-graphql calls `subscribe` without the resolver instance, so the stream reads the service from the context.
+  @Subscription(() => Refund, {
+    description: 'Every status change of the refunds of a payment (one refund when refundId is given). Needs a merchant key.',
+    subscribe: ({ args, context }) => refundStream(context as GatewayContext, args as RefundUpdatedArgs),
+  })
+  refundUpdated(@Root() refund: Refund, @Args() _args: RefundUpdatedArgs): Refund {
+    return refund;
   }
 }

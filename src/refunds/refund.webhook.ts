@@ -1,13 +1,8 @@
 import type { PaymentsClient } from '../platform/provider/payments.client';
-import type { ProviderRefund } from '../platform/provider/provider-types';
 import { isUuid } from '../platform/validation/text-rules';
 import { malformedWebhook, type ProviderEventHandler } from '../webhooks';
 
-/** What refundUpdated subscribers receive: the refund as the provider reports it after the event. */
-export interface RefundEvent {
-  paymentId: string;
-  refund: ProviderRefund;
-}
+import type { RefundEvent } from './refund.model';
 
 export interface RefundWebhookDeps {
   payments: PaymentsClient;

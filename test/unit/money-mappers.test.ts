@@ -1,6 +1,6 @@
 import { UpstreamError } from '../../src/platform/errors/gateway-errors';
-import { refundedAmount, toRefund } from '../../src/refunds/refund.mapper';
-import { verifiedBeneficiariesFrom } from '../../src/beneficiaries/verification.mapper';
+import { refundedAmount, refundFromProvider } from '../../src/refunds/refund.model';
+import { verifiedBeneficiariesFrom } from '../../src/beneficiaries/verification.model';
 import type { ProviderRefund, ProviderVerificationResult } from '../../src/platform/provider/provider-types';
 
 const REFUND: ProviderRefund = {
@@ -19,7 +19,7 @@ describe('refund mapping', () => {
     ['executed', 'EXECUTED'],
     ['failed', 'FAILED'],
   ])('maps the provider status %s to %s, adding the payment id and keeping timestamps verbatim', (status, expected) => {
-    expect(toRefund({ ...REFUND, status }, 'payment-1')).toEqual({
+    expect(refundFromProvider({ ...REFUND, status }, 'payment-1')).toEqual({
       id: REFUND.id,
       paymentId: 'payment-1',
       amountInMinor: 500,
@@ -34,14 +34,14 @@ describe('refund mapping', () => {
   });
 
   it('turns a status it does not know into UPSTREAM_ERROR instead of an invalid enum value', () => {
-    expect(() => toRefund({ ...REFUND, status: 'reversed' }, 'payment-1')).toThrow(UpstreamError);
+    expect(() => refundFromProvider({ ...REFUND, status: 'reversed' }, 'payment-1')).toThrow(UpstreamError);
   });
 
   it('counts every refund but the failed ones', () => {
     const refunds = [
-      toRefund({ ...REFUND, amount_in_minor: 100, status: 'executed' }, 'p'),
-      toRefund({ ...REFUND, amount_in_minor: 200, status: 'failed', failure_reason: 'payment_failed' }, 'p'),
-      toRefund({ ...REFUND, amount_in_minor: 300, status: 'pending' }, 'p'),
+      refundFromProvider({ ...REFUND, amount_in_minor: 100, status: 'executed' }, 'p'),
+      refundFromProvider({ ...REFUND, amount_in_minor: 200, status: 'failed', failure_reason: 'payment_failed' }, 'p'),
+      refundFromProvider({ ...REFUND, amount_in_minor: 300, status: 'pending' }, 'p'),
     ];
     expect(refundedAmount(refunds)).toBe(400);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ProviderWithdrawalRequest } from '../../../src/platform/provider/provider-types';
 import { openDatabase, type Database } from '../../../src/platform/db/database';
 import { BeneficiaryNotVerifiedError, ForbiddenError, PayoutLimitExceededError } from '../../../src/platform/errors/gateway-errors';
-import { BeneficiaryLedger } from '../../../src/beneficiaries/beneficiary-ledger';
+import { BeneficiaryLedger } from '../../../src/beneficiaries/beneficiary.store';
 import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout.store';
 import { approvalCheck } from '../../../src/payouts/payout-approval';
 import { payoutAdmission } from '../../../src/payouts/payout-policy';

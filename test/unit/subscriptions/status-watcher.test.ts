@@ -7,7 +7,7 @@ import { InProcessLeases, type Leases } from '../../../src/platform/scheduler/le
 import { payoutWatchers } from '../../helpers/payout-watch';
 import { RefundWatchers } from '../../../src/refunds/refund-watcher';
 import { topics } from '../../../src/platform/live/topics';
-import type { RefundEvent } from '../../../src/refunds/refund.webhook';
+import type { RefundEvent } from '../../../src/refunds/refund.model';
 
 const logger = createLogger('silent');
 const ID = '8d7c1b52-3f7e-4a6b-9c1d-2e3f4a5b6c7d';
@@ -165,7 +165,7 @@ describe('RefundWatchers', () => {
   });
 
   it('publishes each refund that moved short of its end, backs off while none does, and rests once every refund is final', async () => {
-    watchers = new RefundWatchers(payments, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new RefundWatchers(payments, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     const release = watchers.watch(PAYMENT);
     // Reads at 10 ms (a change: nothing was known), then 10, 20, 40 ms apart while nothing changes; each
     // publication lands a moment after its read.
@@ -197,7 +197,7 @@ describe('RefundWatchers', () => {
 
   it('starts a resting watch again when an event shows a refund that is not final, and not for a final one', async () => {
     refunds = [refund('r1', 'executed')];
-    watchers = new RefundWatchers(payments, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new RefundWatchers(payments, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     watchers.watch(PAYMENT);
     await advance(11);
     expect(reads).toBe(1);
@@ -217,7 +217,7 @@ describe('RefundWatchers', () => {
   });
 
   it('does not publish again what an event already announced, nor learn from a late one', async () => {
-    watchers = new RefundWatchers(payments, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new RefundWatchers(payments, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     watchers.watch(PAYMENT);
     await advance(11);
     expect(published).toEqual(['r1 pending']);
@@ -247,7 +247,7 @@ describe('RefundWatchers', () => {
         return seen;
       },
     } as unknown as PaymentsClient;
-    watchers = new RefundWatchers(slow, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new RefundWatchers(slow, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     watchers.watch(PAYMENT);
     await advance(10);
     expect(reads).toBe(1);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Field, ObjectType } from 'type-graphql';
-import { AccountHolder } from '../beneficiaries/account-holder.type';
+import { AccountHolder } from './account-holder.type';
 
 @ObjectType({ simpleResolvers: true })
 export class AccountReport {

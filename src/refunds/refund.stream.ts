@@ -1,37 +1,20 @@
 import { requireMerchant } from '../platform/access/principal';
 import type { GatewayContext } from '../platform/graphql/operation-context';
 import { NotFoundError } from '../platform/errors/gateway-errors';
-import { toRefund } from '../refunds/refund.mapper';
-import { getRefund, refundsOfPayment } from '../refunds/refund.workflow';
-import { RefundStatus } from '../refunds/refund-status.enum';
-import type { Refund } from '../refunds/refund.type';
 import { validatePaymentId } from '../platform/validation/id.validator';
 import { InputProblems } from '../platform/validation/input-problems';
 import { isUuid, shown } from '../platform/validation/text-rules';
 import { sharedMapping } from '../platform/live/shared-subscribe';
 import { liveStream } from '../platform/live/live-stream';
 import { topics } from '../platform/live/topics';
-import type { RefundEvent } from '../refunds';
-
-/*
- * The event streams behind Subscription's fields. Each checks who may watch before anything is acknowledged
- * (an error here is the subscription's GraphQL error), listens, reads the current state, and sends it first.
- * What does not depend on the subscriber (identity, rank, finality of a refund) is one function for all of them.
- */
+import { isFinalRefund, refundFromProvider, refundRank, type RefundEvent } from './refund.model';
+import { toRefund } from './refund.mapper';
+import type { Refund } from './refund.type';
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
-const refundOfEvent = sharedMapping((event) => toRefund((event as RefundEvent).refund, (event as RefundEvent).paymentId));
-
-const REFUND_RANK: Readonly<Record<RefundStatus, number>> = {
-  [RefundStatus.PENDING]: 0,
-  [RefundStatus.AUTHORIZED]: 1,
-  [RefundStatus.EXECUTED]: 2,
-  [RefundStatus.FAILED]: 2,
-};
+const refundOfEvent = sharedMapping((event) => toRefund(refundFromProvider((event as RefundEvent).refund, (event as RefundEvent).paymentId)));
 
 const refundIdentity = (refund: Refund): string => refund.id.toLowerCase();
-const refundRank = (refund: Refund): number => REFUND_RANK[refund.status];
-const isFinalRefund = (refund: Refund): boolean => REFUND_RANK[refund.status] === 2;
 
 /**
  * refundUpdated: merchant keys only. The current state is every refund of the payment (oldest first), or the one
@@ -51,21 +34,24 @@ export async function refundStream(context: GatewayContext, args: { paymentId: s
     }
     refundId = args.refundId.toLowerCase();
   }
-  const { live } = context.services;
+  const { live, refunds } = context.services;
   let release: (() => void) | undefined;
   return liveStream<Refund>({
     bus: live.bus,
     topic: topics.refund(paymentId),
     current: async () => {
       if (refundId !== undefined) {
-        const refund = await getRefund(context, paymentId, refundId);
+        const refund = await refunds.getRefund(paymentId, refundId, context.callOptions());
         if (!isFinalRefund(refund)) release = live.refundWatchers.watch(paymentId);
-        return [refund];
+        return [toRefund(refund)];
       }
-      const refunds = await live.refundReads.read(paymentId, () => refundsOfPayment(context, paymentId));
-      if (refunds === null) throw new NotFoundError('No payment with that id exists at the provider.');
+      const read = await live.refundReads.read(
+        paymentId,
+        async () => (await refunds.refundsOfPayment(paymentId, context.callOptions()))?.map(toRefund) ?? null,
+      );
+      if (read === null) throw new NotFoundError('No payment with that id exists at the provider.');
       release = live.refundWatchers.watch(paymentId);
-      return refunds;
+      return read;
     },
     fromEvent: (payload) => {
       const event = payload as RefundEvent;
