@@ -15,11 +15,13 @@ describe('npm run lint', () => {
     const run = cruise('--output-type', 'json');
     const report = JSON.parse(run.stdout) as { summary: { violations: { rule: { name: string }; from: string; to: string }[] } };
     expect(report.summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} -> ${to}`).sort()).toEqual([
-      'datasources-know-nothing-of-resolvers: src/datasources/data.client.ts -> src/resolvers/viewer.resolver.ts',
-      'gateway-meets-sandbox-over-http: src/resolvers/viewer.resolver.ts -> src/sandbox/bank.ts',
-      'homes-below-resolvers: src/payouts/payout.workflow.ts -> src/resolvers/viewer.resolver.ts',
+      'domain-knows-no-graphql: src/payouts/payout.service.ts -> src/payouts/payout.type.ts',
+      'features-meet-through-their-index: src/refunds/refund.service.ts -> src/payouts/payout.store.ts',
+      'gateway-meets-sandbox-over-http: src/app/gateway.ts -> src/sandbox/bank.ts',
+      'no-circular: src/refunds/refund.service.ts -> src/refunds/refund.store.ts',
+      'plain-platform-knows-no-graphql: src/platform/provider/http.client.ts -> src/platform/graphql/operation-context.ts',
+      'platform-knows-no-feature: src/platform/db/lease.ts -> src/payouts/index.ts',
       'sandbox-is-a-separate-program: src/sandbox/bank.ts -> src/server.ts',
-      'subscriptions-know-no-resolvers: src/subscriptions/streams.ts -> src/resolvers/viewer.resolver.ts',
     ]);
   }, 60_000);
 
