@@ -61,7 +61,8 @@ module.exports = {
     {
       name: 'plain-platform-knows-no-graphql',
       severity: 'error',
-      comment: 'Errors, provider clients, the database, the scheduler and configuration are plain: only src/platform/graphql and src/platform/live speak GraphQL.',
+      comment:
+        'Errors, provider clients, the database, the scheduler and configuration are plain: only src/platform/graphql and src/platform/live speak GraphQL.',
       from: { path: '^src/platform/(errors|provider|db|scheduler|config|store|validation)/' },
       to: { path: [GRAPHQL_PACKAGES, '^src/platform/(graphql|live|http)/'] },
     },
