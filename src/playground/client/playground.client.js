@@ -1,0 +1,248 @@
+/*
+ * The browser side of the playground, served as /playground/assets/<hash>/playground.js because the page's CSP allows
+ * no inline script. It runs after the React, ReactDOM, graphql-ws and GraphiQL UMD bundles, which define the globals it
+ * uses, and after the line src/playground/playground-assets.ts puts before it: `var EXAMPLES = [...]`, the
+ * preloaded tabs (src/playground/examples.ts). Plain ES2017, no build step: it only glues the bundles together.
+ */
+(function () {
+  'use strict';
+  // GraphiQL's menus add <style> elements at run time; the page's CSP admits only those carrying its nonce.
+  var styleNonce = (document.querySelector('meta[name="bankgraph-style-nonce"]') || {}).content;
+  if (styleNonce) {
+    var createElement = document.createElement;
+    document.createElement = function (tagName) {
+      var element = createElement.apply(document, arguments);
+      if (String(tagName).toLowerCase() === 'style') element.setAttribute('nonce', styleNonce);
+      return element;
+    };
+  }
+  var httpUrl = location.origin + '/graphql';
+  var wsUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql';
+
+  // The session cookie rides along on the WebSocket upgrade; a header typed in the Headers tab (a merchant key)
+  // is passed as connectionParams.authorization, one socket per distinct value.
+  var wsClients = {};
+  function wsClientFor(authorization) {
+    var key = authorization || '';
+    if (!wsClients[key]) {
+      wsClients[key] = graphqlWs.createClient({
+        url: wsUrl,
+        lazy: true,
+        retryAttempts: 3,
+        connectionParams: authorization ? { authorization: authorization } : {},
+      });
+    }
+    return wsClients[key];
+  }
+
+  function subscribe(client, params) {
+    var queue = [];
+    var wake = function () {};
+    var finished = false;
+    var dispose = client.subscribe(
+      { query: params.query, variables: params.variables, operationName: params.operationName || undefined },
+      {
+        next: function (value) {
+          queue.push(value);
+          wake();
+        },
+        // A GraphQL error over the socket arrives as a list of errors: show it like an HTTP error response.
+        error: function (error) {
+          queue.push(
+            Array.isArray(error)
+              ? { errors: error }
+              : { errors: [{ message: 'WebSocket: ' + ((error && (error.reason || error.message)) || 'connection failed') }] },
+          );
+          finished = true;
+          wake();
+        },
+        complete: function () {
+          finished = true;
+          wake();
+        },
+      },
+    );
+    var iterator = {
+      next: function () {
+        if (queue.length) return Promise.resolve({ value: queue.shift(), done: false });
+        if (finished) return Promise.resolve({ value: undefined, done: true });
+        return new Promise(function (resolve) {
+          wake = resolve;
+        }).then(function () {
+          return iterator.next();
+        });
+      },
+      return: function () {
+        dispose();
+        finished = true;
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+    iterator[Symbol.asyncIterator] = function () {
+      return iterator;
+    };
+    return iterator;
+  }
+
+  // Parsed from the text being sent: GraphiQL's own parsed copy can lag behind an edit made a moment earlier.
+  function documentOf(params) {
+    try {
+      return GraphiQL.GraphQL.parse(params.query);
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function isSubscription(params) {
+    var document = documentOf(params);
+    if (!document) return false;
+    return document.definitions.some(function (definition) {
+      return (
+        definition.kind === 'OperationDefinition' &&
+        definition.operation === 'subscription' &&
+        (!params.operationName || (definition.name && definition.name.value === params.operationName))
+      );
+    });
+  }
+
+  // Right after the editor's text is replaced, GraphiQL can still hold the previous operation's name; a name the
+  // document does not contain would make the server refuse the request, so it is corrected from the document.
+  function withCurrentOperationName(params) {
+    var document = documentOf(params);
+    if (!document) return params;
+    var operations = document.definitions.filter(function (definition) {
+      return definition.kind === 'OperationDefinition';
+    });
+    var named = operations.some(function (definition) {
+      return definition.name && definition.name.value === params.operationName;
+    });
+    if (!params.operationName || named || operations.length !== 1) return params;
+    return Object.assign({}, params, { operationName: operations[0].name ? operations[0].name.value : undefined });
+  }
+
+  // The merchant key field: while it holds a key, operations are sent with it instead of the session (an
+  // Authorization header typed into a tab's Headers still wins). Kept in this page only, never stored.
+  var merchantKey = document.getElementById('merchant-key');
+  // App identity: the access token typed into the bar goes with every request and socket unless a merchant key
+  // does. Kept for this tab only, so it survives the round trip to the bank when connecting one.
+  var accessToken = document.getElementById('access-token');
+  if (accessToken) {
+    accessToken.value = sessionStorage.getItem('bankgraph-access-token') || '';
+    accessToken.addEventListener('input', function () {
+      sessionStorage.setItem('bankgraph-access-token', accessToken.value.trim());
+    });
+  }
+  function headersFor(options) {
+    var headers = Object.assign({}, (options && options.headers) || {});
+    var key = (merchantKey && merchantKey.value.trim()) || (accessToken && accessToken.value.trim());
+    if (key && !headers.Authorization && !headers.authorization) headers.Authorization = 'Bearer ' + key;
+    return headers;
+  }
+
+  var httpFetcher = GraphiQL.createFetcher({ url: httpUrl, enableIncrementalDelivery: false });
+  function fetcher(graphQLParams, options) {
+    var params = withCurrentOperationName(graphQLParams);
+    var headers = headersFor(options);
+    if (isSubscription(params)) return subscribe(wsClientFor(headers.Authorization || headers.authorization), params);
+    return httpFetcher(params, Object.assign({}, options, { headers: headers }));
+  }
+
+  var connectBank = document.getElementById('connect-bank');
+  if (connectBank) {
+    connectBank.addEventListener('click', function () {
+      var token = accessToken.value.trim();
+      if (!token) {
+        accessToken.focus();
+        return;
+      }
+      fetch('/auth/connections', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ returnTo: '/graphql' }),
+      })
+        .then(function (response) {
+          return response.json().then(function (body) {
+            return { ok: response.ok, body: body };
+          });
+        })
+        .then(function (answer) {
+          if (answer.ok) location.assign(answer.body.authorizationUrl);
+          else alert((answer.body.error && answer.body.error.message) || 'The bank could not be connected.');
+        });
+    });
+  }
+
+  // The banner (bank identity): who this page is signed in as, and the one button that fits (Sign in or Sign out).
+  var who = document.getElementById('who');
+  var signIn = document.getElementById('sign-in');
+  var signOut = document.getElementById('sign-out');
+  function showSignedOut(reason) {
+    who.textContent = reason ? 'Not signed in: ' + reason : 'Not signed in.';
+    signIn.hidden = false;
+    signOut.hidden = true;
+  }
+  function showSignedIn(session, banks) {
+    who.textContent = 'Signed in as ' + session.userId + (banks ? ' · banks: ' + (banks.length ? banks.join(', ') : 'none') : '');
+    signIn.hidden = true;
+    signOut.hidden = false;
+  }
+  // Connected banks, read with the session itself: the providers behind the accounts and cards it can see.
+  function banksOf() {
+    return fetch(httpUrl, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+      body: JSON.stringify({ query: 'query PlaygroundBanks { viewer { accounts { provider { id } } cards { provider { id } } } }' }),
+    })
+      .then(function (response) {
+        return response.json();
+      })
+      .then(function (answer) {
+        var viewer = answer && answer.data && answer.data.viewer;
+        if (!viewer) return null;
+        var banks = [];
+        viewer.accounts.concat(viewer.cards).forEach(function (item) {
+          if (banks.indexOf(item.provider.id) < 0) banks.push(item.provider.id);
+        });
+        return banks;
+      });
+  }
+  if (who) {
+    fetch('/playground/session', { credentials: 'same-origin' })
+      .then(function (response) {
+        return response.json();
+      })
+      .then(function (session) {
+        if (!session.signedIn) return showSignedOut(session.reason);
+        showSignedIn(session, null);
+        return banksOf().then(
+          function (banks) {
+            showSignedIn(session, banks);
+          },
+          function () {
+            showSignedIn(session, null);
+          },
+        );
+      })
+      .catch(function () {
+        who.textContent = 'Could not tell who is signed in (is the gateway up?).';
+        signIn.hidden = false;
+      });
+    signOut.addEventListener('click', function () {
+      fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' }).then(function () {
+        location.reload();
+      });
+    });
+  }
+
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultTabs: EXAMPLES,
+      defaultEditorToolsVisibility: true,
+      shouldPersistHeaders: false,
+    }),
+  );
+})();
