@@ -33,4 +33,16 @@ describe('npm run lint', () => {
     expect(outside.stdout).toContain('Only src/platform/config/config.ts reads the environment');
     expect(lint('src/platform/config/config.ts').status).toBe(0);
   }, 60_000);
+
+  it('refuses a function over 100 lines, over 80 in src/app, but not in a migration', () => {
+    const functionOf = (lines: number) => `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(lines - 4)}  return n;\n}\n`;
+    const lint = (file: string, input: string) => spawnSync(join(BIN, 'eslint'), ['--stdin', '--stdin-filename', file], { cwd: ROOT, encoding: 'utf8', input });
+    expect(lint('src/payouts/long.ts', functionOf(100)).status).toBe(0);
+    const over = lint('src/payouts/long.ts', functionOf(101));
+    expect(over.status).toBe(1);
+    expect(over.stdout).toContain('max-lines-per-function');
+    expect(lint('src/app/long.ts', functionOf(80)).status).toBe(0);
+    expect(lint('src/app/long.ts', functionOf(81)).status).toBe(1);
+    expect(lint('src/platform/db/migrations/9999_long.ts', functionOf(300)).status).toBe(0);
+  }, 60_000);
 });
