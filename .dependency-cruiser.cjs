@@ -2,7 +2,10 @@
  * The architecture's rules, checked by `npm run lint` (and so by `npm test` and CI). A rule's `comment` is what
  * the failure message says. There is no list of tolerated violations: any violation fails.
  */
-const HOMES = '(payouts|refunds|data-tasks)';
+const FEATURES = '(accounts|beneficiaries|payouts|refunds|data-tasks|identity|webhooks)';
+/** A feature's GraphQL edge: its schema types, inputs, arguments, enums, mappers, resolvers and subscription streams. */
+const EDGE = '\\.(resolver|type|input|args|enum|mapper|stream)\\.ts$';
+const GRAPHQL_PACKAGES = '^node_modules/(graphql|type-graphql|@apollo/server|graphql-ws|graphql-jit)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -24,32 +27,44 @@ module.exports = {
       to: { path: '^src/sandbox/' },
     },
     {
-      name: 'datasources-know-nothing-of-resolvers',
-      severity: 'error',
-      comment: 'src/datasources/ are the provider clients: they know nothing of GraphQL resolvers, the schema, or the domain homes above them.',
-      from: { path: '^src/datasources/' },
-      to: { path: [`^src/(resolvers|schema|subscriptions|${HOMES})/`, '\\.resolver\\.ts$'] },
-    },
-    {
-      name: 'homes-below-resolvers',
-      severity: 'error',
-      comment: `src/${HOMES}/ own their workflow and tables; resolvers stay thin and call them, never the other way round.`,
-      from: { path: `^src/${HOMES}/` },
-      to: { path: ['^src/resolvers/', '\\.resolver\\.ts$'] },
-    },
-    {
-      name: 'subscriptions-know-no-resolvers',
-      severity: 'error',
-      comment: 'src/subscriptions/ reads through the domain homes (src/payouts/, src/refunds/, src/data-tasks/), not through resolvers.',
-      from: { path: '^src/subscriptions/' },
-      to: { path: ['^src/resolvers/', '\\.resolver\\.ts$'] },
-    },
-    {
       name: 'no-circular',
       severity: 'error',
-      comment: 'A cycle makes load order matter and modules impossible to test alone (cycles through `import type` vanish at run time).',
+      comment: 'A cycle makes load order matter and modules impossible to test alone; `import type` counts, as it ties the code all the same.',
       from: { path: '^src/' },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
+    },
+    {
+      name: 'platform-knows-no-feature',
+      severity: 'error',
+      comment: `src/platform/ serves every feature and knows none: what a feature brings (types, resolvers, jobs, handlers) is handed to it by src/app/.`,
+      from: { path: '^src/platform/' },
+      to: { path: [`^src/${FEATURES}/`, '^src/(app|playground|cli)/'] },
+    },
+    {
+      name: 'features-meet-through-their-index',
+      severity: 'error',
+      comment: 'Another feature is used through its index.ts alone, so what a feature keeps to itself can change freely.',
+      // $1 is the importer's own top folder (or top-level file): dependency-cruiser fills in the from-path's group.
+      from: { path: '^src/([^/]+)' },
+      to: { path: `^src/${FEATURES}/`, pathNot: ['^src/$1/', `^src/${FEATURES}/index\\.ts$`] },
+    },
+    {
+      name: 'domain-knows-no-graphql',
+      severity: 'error',
+      comment:
+        "A feature's services, stores, jobs and webhook handlers take plain inputs and return plain records: GraphQL, " +
+        'its transports, the request context and the feature edges (types, resolvers, mappers, streams) are not theirs.',
+      from: { path: `^src/${FEATURES}/`, pathNot: [EDGE, `^src/${FEATURES}/index\\.ts$`] },
+      // topics.ts is the plain table of topic names a service publishes to; the rest of src/platform/live is transport.
+      to: { path: [GRAPHQL_PACKAGES, EDGE, '^src/platform/(graphql|live)/'], pathNot: '^src/platform/live/topics\\.ts$' },
+    },
+    {
+      name: 'plain-platform-knows-no-graphql',
+      severity: 'error',
+      comment:
+        'Errors, provider clients, the database, the scheduler and configuration are plain: only src/platform/graphql and src/platform/live speak GraphQL.',
+      from: { path: '^src/platform/(errors|provider|db|scheduler|config|store|validation)/' },
+      to: { path: [GRAPHQL_PACKAGES, '^src/platform/(graphql|live|http)/'] },
     },
     {
       name: 'not-to-dev-dependency',

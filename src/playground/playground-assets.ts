@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { playgroundClientScript } from './client-script';
+import { exampleTabs } from './examples';
 import { PLAYGROUND_CSS } from './playground-style';
 
 const gzipAsync = promisify(gzip);
@@ -40,7 +40,11 @@ export class PlaygroundAssets {
         .replace(/\/\*# sourceMappingURL=\S+ \*\/\s*$/, '');
       this.add(file.name, file.contentType, Buffer.from(text));
     }
-    this.add('playground.js', 'text/javascript; charset=utf-8', Buffer.from(playgroundClientScript(appIdentity)));
+    // The client is a static, linted file (copied next to the compiled code by `npm run build`); the tabs it preloads
+    // depend on the identity mode, so they come first, as the one global it reads.
+    const client = readFileSync(join(__dirname, 'client', 'playground.client.js'), 'utf8');
+    const examples = `var EXAMPLES = ${JSON.stringify(exampleTabs(appIdentity))};\n`;
+    this.add('playground.js', 'text/javascript; charset=utf-8', Buffer.from(examples + client));
     this.add('playground.css', 'text/css; charset=utf-8', Buffer.from(PLAYGROUND_CSS));
   }
 

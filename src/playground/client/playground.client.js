@@ -1,15 +1,11 @@
-import { exampleTabs } from './examples';
-
-/**
- * The browser side of the playground, served as a file (/playground/assets/<hash>/playground.js) because the page's
- * CSP allows no inline script. It runs after the React, ReactDOM, graphql-ws and GraphiQL UMD bundles, which
- * define the globals it uses. Plain ES2017, no build step: it is small and only glues the bundles together.
+/*
+ * The browser side of the playground, served as /playground/assets/<hash>/playground.js because the page's CSP allows
+ * no inline script. It runs after the React, ReactDOM, graphql-ws and GraphiQL UMD bundles, which define the globals it
+ * uses, and after the line src/playground/playground-assets.ts puts before it: `var EXAMPLES = [...]`, the
+ * preloaded tabs (src/playground/examples.ts). Plain ES2017, no build step: it only glues the bundles together.
  */
-export function playgroundClientScript(appIdentity: boolean): string {
-  return `'use strict';
 (function () {
-  var EXAMPLES = ${JSON.stringify(exampleTabs(appIdentity))};
-
+  'use strict';
   // GraphiQL's menus add <style> elements at run time; the page's CSP admits only those carrying its nonce.
   var styleNonce = (document.querySelector('meta[name="bankgraph-style-nonce"]') || {}).content;
   if (styleNonce) {
@@ -46,25 +42,45 @@ export function playgroundClientScript(appIdentity: boolean): string {
     var dispose = client.subscribe(
       { query: params.query, variables: params.variables, operationName: params.operationName || undefined },
       {
-        next: function (value) { queue.push(value); wake(); },
+        next: function (value) {
+          queue.push(value);
+          wake();
+        },
         // A GraphQL error over the socket arrives as a list of errors: show it like an HTTP error response.
         error: function (error) {
-          queue.push(Array.isArray(error) ? { errors: error } : { errors: [{ message: 'WebSocket: ' + ((error && (error.reason || error.message)) || 'connection failed') }] });
+          queue.push(
+            Array.isArray(error)
+              ? { errors: error }
+              : { errors: [{ message: 'WebSocket: ' + ((error && (error.reason || error.message)) || 'connection failed') }] },
+          );
           finished = true;
           wake();
         },
-        complete: function () { finished = true; wake(); },
-      }
+        complete: function () {
+          finished = true;
+          wake();
+        },
+      },
     );
     var iterator = {
       next: function () {
         if (queue.length) return Promise.resolve({ value: queue.shift(), done: false });
         if (finished) return Promise.resolve({ value: undefined, done: true });
-        return new Promise(function (resolve) { wake = resolve; }).then(function () { return iterator.next(); });
+        return new Promise(function (resolve) {
+          wake = resolve;
+        }).then(function () {
+          return iterator.next();
+        });
       },
-      return: function () { dispose(); finished = true; return Promise.resolve({ value: undefined, done: true }); },
+      return: function () {
+        dispose();
+        finished = true;
+        return Promise.resolve({ value: undefined, done: true });
+      },
     };
-    iterator[Symbol.asyncIterator] = function () { return iterator; };
+    iterator[Symbol.asyncIterator] = function () {
+      return iterator;
+    };
     return iterator;
   }
 
@@ -81,8 +97,11 @@ export function playgroundClientScript(appIdentity: boolean): string {
     var document = documentOf(params);
     if (!document) return false;
     return document.definitions.some(function (definition) {
-      return definition.kind === 'OperationDefinition' && definition.operation === 'subscription' &&
-        (!params.operationName || (definition.name && definition.name.value === params.operationName));
+      return (
+        definition.kind === 'OperationDefinition' &&
+        definition.operation === 'subscription' &&
+        (!params.operationName || (definition.name && definition.name.value === params.operationName))
+      );
     });
   }
 
@@ -91,8 +110,12 @@ export function playgroundClientScript(appIdentity: boolean): string {
   function withCurrentOperationName(params) {
     var document = documentOf(params);
     if (!document) return params;
-    var operations = document.definitions.filter(function (definition) { return definition.kind === 'OperationDefinition'; });
-    var named = operations.some(function (definition) { return definition.name && definition.name.value === params.operationName; });
+    var operations = document.definitions.filter(function (definition) {
+      return definition.kind === 'OperationDefinition';
+    });
+    var named = operations.some(function (definition) {
+      return definition.name && definition.name.value === params.operationName;
+    });
     if (!params.operationName || named || operations.length !== 1) return params;
     return Object.assign({}, params, { operationName: operations[0].name ? operations[0].name.value : undefined });
   }
@@ -105,7 +128,9 @@ export function playgroundClientScript(appIdentity: boolean): string {
   var accessToken = document.getElementById('access-token');
   if (accessToken) {
     accessToken.value = sessionStorage.getItem('bankgraph-access-token') || '';
-    accessToken.addEventListener('input', function () { sessionStorage.setItem('bankgraph-access-token', accessToken.value.trim()); });
+    accessToken.addEventListener('input', function () {
+      sessionStorage.setItem('bankgraph-access-token', accessToken.value.trim());
+    });
   }
   function headersFor(options) {
     var headers = Object.assign({}, (options && options.headers) || {});
@@ -126,14 +151,21 @@ export function playgroundClientScript(appIdentity: boolean): string {
   if (connectBank) {
     connectBank.addEventListener('click', function () {
       var token = accessToken.value.trim();
-      if (!token) { accessToken.focus(); return; }
+      if (!token) {
+        accessToken.focus();
+        return;
+      }
       fetch('/auth/connections', {
         method: 'POST',
         credentials: 'same-origin',
         headers: { Authorization: 'Bearer ' + token, 'Content-Type': 'application/json' },
         body: JSON.stringify({ returnTo: '/graphql' }),
       })
-        .then(function (response) { return response.json().then(function (body) { return { ok: response.ok, body: body }; }); })
+        .then(function (response) {
+          return response.json().then(function (body) {
+            return { ok: response.ok, body: body };
+          });
+        })
         .then(function (answer) {
           if (answer.ok) location.assign(answer.body.authorizationUrl);
           else alert((answer.body.error && answer.body.error.message) || 'The bank could not be connected.');
@@ -163,7 +195,9 @@ export function playgroundClientScript(appIdentity: boolean): string {
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
       body: JSON.stringify({ query: 'query PlaygroundBanks { viewer { accounts { provider { id } } cards { provider { id } } } }' }),
     })
-      .then(function (response) { return response.json(); })
+      .then(function (response) {
+        return response.json();
+      })
       .then(function (answer) {
         var viewer = answer && answer.data && answer.data.viewer;
         if (!viewer) return null;
@@ -176,25 +210,39 @@ export function playgroundClientScript(appIdentity: boolean): string {
   }
   if (who) {
     fetch('/playground/session', { credentials: 'same-origin' })
-      .then(function (response) { return response.json(); })
+      .then(function (response) {
+        return response.json();
+      })
       .then(function (session) {
         if (!session.signedIn) return showSignedOut(session.reason);
         showSignedIn(session, null);
-        return banksOf().then(function (banks) { showSignedIn(session, banks); }, function () { showSignedIn(session, null); });
+        return banksOf().then(
+          function (banks) {
+            showSignedIn(session, banks);
+          },
+          function () {
+            showSignedIn(session, null);
+          },
+        );
       })
-      .catch(function () { who.textContent = 'Could not tell who is signed in (is the gateway up?).'; signIn.hidden = false; });
+      .catch(function () {
+        who.textContent = 'Could not tell who is signed in (is the gateway up?).';
+        signIn.hidden = false;
+      });
     signOut.addEventListener('click', function () {
-      fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' }).then(function () { location.reload(); });
+      fetch('/auth/logout', { method: 'POST', credentials: 'same-origin' }).then(function () {
+        location.reload();
+      });
     });
   }
 
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
-  root.render(React.createElement(GraphiQL, {
-    fetcher: fetcher,
-    defaultTabs: EXAMPLES,
-    defaultEditorToolsVisibility: true,
-    shouldPersistHeaders: false,
-  }));
+  root.render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultTabs: EXAMPLES,
+      defaultEditorToolsVisibility: true,
+      shouldPersistHeaders: false,
+    }),
+  );
 })();
-`;
-}
