@@ -2,7 +2,7 @@ import type { BankConnectionRecord, ConnectionStore, UserTokenProvider } from '.
 import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../platform/errors/gateway-errors';
 import type { DataClient } from '../platform/provider/data.client';
 import { DataLoaders } from '../platform/provider/data.loaders';
-import type { CallOptions } from '../platform/provider/http.client';
+import type { BearerAuth, CallOptions } from '../platform/provider/http.client';
 import type { ProviderList } from '../platform/provider/provider-list';
 import type { ProviderAccount, ProviderAccountBalance, ProviderCard, ProviderCardBalance, ProviderTransaction } from '../platform/provider/provider-types';
 import type { CacheMode, ResponseCache } from '../platform/provider/response-cache';
@@ -71,6 +71,11 @@ export class AccountReads {
   /** The user's bank connections that are not revoked, oldest first; read once. */
   connections(): Promise<readonly BankConnectionRecord[]> {
     return (this.connectionList ??= this.deps.connections.connectionsOf(this.userId));
+  }
+
+  /** The provider bearer of one of this user's connections, for calls outside the loaders (data tasks, verification). */
+  bearerOf(connectionId: string): BearerAuth {
+    return this.deps.userTokens.bearerFor(connectionId);
   }
 
   /** The active connection of this user with that id; NOT_FOUND for anyone else's or an ended one. */

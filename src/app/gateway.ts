@@ -7,7 +7,8 @@ import { credentialsFromHeaders } from '../platform/access/principal';
 import type { ResolvedConfig } from '../platform/config/config';
 import { openDatabase, type Database } from '../platform/db/database';
 import { createApollo, GraphqlHttpHandler, type GraphqlHttpDeps } from '../platform/graphql/http-handler';
-import { createContext, type GatewayContext } from '../platform/graphql/operation-context';
+import { createOperationContext, type OperationContext, type Sources } from '../platform/graphql/operation-context';
+import { streamSources } from './stream-sources';
 import { OperationLimits } from '../platform/graphql/operation-limits';
 import { OperationPipeline } from '../platform/graphql/operation-pipeline';
 import { ApqStore } from '../platform/graphql/persisted/apq-store';
@@ -75,6 +76,8 @@ interface Parts {
   services: Services;
   /** Until listening, the configured PUBLIC_URL (or none); then the listening address when none was configured. */
   publicUrl: { value: string | undefined };
+  /** What subscription streams read, shared by every operation's context. */
+  sources: Sources;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
@@ -88,8 +91,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const database = await openDatabase(config.storeUrl);
   const services = await createServices(config, logger, database, { metrics, telemetry }, options);
   registerJobs(services);
-  const parts: Parts = { config, logger, metrics, telemetry, database, services, publicUrl: { value: config.publicUrl } };
-  const schema = await buildAppSchema<GatewayContext>({
+  const parts: Parts = { config, logger, metrics, telemetry, database, services, publicUrl: { value: config.publicUrl }, sources: streamSources(services) };
+  const schema = await buildAppSchema<OperationContext>({
     pubSub: typeGraphqlPubSub(services.live.bus),
     container: resolverContainer(services),
   });
@@ -190,7 +193,8 @@ function graphqlHttpDeps(parts: Parts, pipeline: OperationPipeline, guard: HttpO
       const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
       return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup) };
     },
-    createContext: (principal, requestId, cacheMode, deadline) => createContext(services, principal, requestId, cacheMode, deadline),
+    createContext: (principal, requestId, cacheMode, deadline) =>
+      createOperationContext({ principal, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
   };
 }
 
@@ -230,7 +234,8 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
   });
   const graphqlWs = startGraphqlWs(httpServer, {
     pipeline,
-    createContext: (principal, requestId) => createContext(services, principal, requestId, 'use'),
+    createContext: (principal, requestId) =>
+      createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
     resolvePrincipal: (credentials) => services.principals.resolve(credentials),
     logger,
     maxPayloadBytes: config.limits.maxBodyBytes,

@@ -49,10 +49,10 @@ export function resolverContainer(services: Services): ContainerType {
     ...payoutResolvers(services.payoutService),
     new UserResolver(services.identity),
     new BankConnectionResolver(services.identity),
-    new DataTaskResolver(services.live.dataTasks),
+    new DataTaskResolver(services.live.dataTasks, accountGraph),
     new RefundResolver(services.refunds),
     new PaymentResolver(services.refunds),
-    new VerificationResolver(services.beneficiaryService),
+    new VerificationResolver(services.beneficiaryService, accountGraph),
     new VerifiedBeneficiaryResolver(services.beneficiaryService),
   ];
   const byClass = new Map<unknown, object>(instances.map((instance) => [instance.constructor, instance]));

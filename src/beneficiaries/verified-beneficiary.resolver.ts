@@ -1,6 +1,6 @@
 import { Ctx, FieldResolver, Resolver } from 'type-graphql';
 import { requireUser } from '../platform/access/principal';
-import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import { Viewer } from '../accounts/viewer.type';
 import { toVerifiedBeneficiary } from './verification.mapper';
 import { VerifiedBeneficiary } from './verified-beneficiary.type';
@@ -14,7 +14,7 @@ export class VerifiedBeneficiaryResolver {
   @FieldResolver(() => [VerifiedBeneficiary], {
     description: 'IBANs this user has verified; payouts may go to these without a new verification.',
   })
-  async verifiedBeneficiaries(@Ctx() context: GatewayContext): Promise<VerifiedBeneficiary[]> {
+  async verifiedBeneficiaries(@Ctx() context: OperationContext): Promise<VerifiedBeneficiary[]> {
     const user = requireUser(context.principal);
     return (await this.beneficiaries.listForUser(user.userId)).map(toVerifiedBeneficiary);
   }

@@ -1,16 +1,24 @@
 import { Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import type { GatewayContext } from '../platform/graphql/operation-context';
-import { toAccount, toAccountBalance } from '../accounts/account.mapper';
-import { toCard, toCardBalance } from '../accounts/card.mapper';
-import { toTransaction } from '../accounts/transaction.mapper';
+import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
+import type { EventBus } from '../platform/live/event-bus';
+import {
+  accountReads,
+  toAccount,
+  toAccountBalance,
+  toCard,
+  toCardBalance,
+  toTransaction,
+  type Account,
+  type AccountBalance,
+  type AccountGraphService,
+  type AccountReads,
+  type Card,
+  type CardBalance,
+  type Transaction,
+} from '../accounts';
 import type { ProviderAccount, ProviderAccountBalance, ProviderCard, ProviderCardBalance, ProviderTransaction } from '../platform/provider/provider-types';
 import type { DataRequest } from '../platform/provider/data.client';
 import { NotFoundError } from '../platform/errors/gateway-errors';
-import type { AccountBalance } from '../accounts/account-balance.type';
-import type { Account } from '../accounts/account.type';
-import type { CardBalance } from '../accounts/card-balance.type';
-import type { Card } from '../accounts/card.type';
-import type { Transaction } from '../accounts/transaction.type';
 import { requireUser } from '../platform/access/principal';
 import { IdArgs } from '../platform/graphql/types/id.args';
 import type { DataResource } from './data-task.model';
@@ -21,17 +29,24 @@ import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot'
 import { dataRequestFrom, type DataTaskService } from './data-task.service';
 import { dataTaskStream } from './data-task.stream';
 
+/** What dataTaskUpdated's stream reads (type-graphql calls `subscribe` with the context alone). */
+export const DATA_TASK_STREAM_SOURCES = scopedKey<{ dataTasks: DataTaskService; bus: EventBus }>('data-task stream sources');
+
 @Resolver(() => DataTask)
 export class DataTaskResolver {
-  constructor(private readonly dataTasks: DataTaskService) {}
+  constructor(
+    private readonly dataTasks: DataTaskService,
+    private readonly accountGraph: AccountGraphService,
+  ) {}
 
   @Mutation(() => DataTask, { description: 'Starts an asynchronous data fetch; the result arrives later through dataTaskUpdated or dataTask.' })
-  async startDataTask(@Args() { input }: StartDataTaskArgs, @Ctx() context: GatewayContext): Promise<DataTask> {
+  async startDataTask(@Args() { input }: StartDataTaskArgs, @Ctx() context: OperationContext): Promise<DataTask> {
     const user = requireUser(context.principal);
     const request = dataRequestFrom(input);
-    const connectionId = await connectionFor(context, request, input.connectionId ?? undefined);
+    const reads = accountReads(context, this.accountGraph);
+    const connectionId = await connectionFor(reads, request, input.connectionId ?? undefined);
     const task = await this.dataTasks.start(
-      { userId: user.userId, connectionId, bearer: context.bankBearer(connectionId), resource: input.resource, request },
+      { userId: user.userId, connectionId, bearer: reads.bearerOf(connectionId), resource: input.resource, request },
       context.callOptions(),
     );
     return toDataTask(toDataTaskSnapshot(task));
@@ -39,18 +54,17 @@ export class DataTaskResolver {
 
   /** Another user's task reads as null, exactly like an unknown id. */
   @Query(() => DataTask, { nullable: true, description: 'An asynchronous data task started by this session.' })
-  async dataTask(@Args() { id }: IdArgs, @Ctx() context: GatewayContext): Promise<DataTask | null> {
+  async dataTask(@Args() { id }: IdArgs, @Ctx() context: OperationContext): Promise<DataTask | null> {
     const task = await this.dataTasks.findOwn(requireUser(context.principal).userId, id);
     return task ? toDataTask(toDataTaskSnapshot(task)) : null;
   }
 
-  // type-graphql calls `subscribe` without the resolver instance, so the stream reads the service from the context.
   @Subscription(() => DataTask, {
     description: 'Every status change of a data task; once SUCCEEDED its result fields resolve.',
     subscribe: ({ args, context }) => {
-      const { principal, services } = context as GatewayContext;
-      const user = requireUser(principal);
-      const source = { dataTasks: services.live.dataTasks, bus: services.live.bus, logs: context as GatewayContext };
+      const operation = context as OperationContext;
+      const user = requireUser(operation.principal);
+      const source = { ...operation.sources.get(DATA_TASK_STREAM_SOURCES), logs: operation };
       return dataTaskStream(source, user.userId, (args as IdArgs).id);
     },
   })
@@ -59,40 +73,40 @@ export class DataTaskResolver {
   }
 
   @FieldResolver()
-  async accounts(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Account[] | null> {
+  async accounts(@Root() task: DataTask, @Ctx() context: OperationContext): Promise<Account[] | null> {
     const found = await this.resultsFor<ProviderAccount>(task, context, ['ACCOUNTS']);
     return found && found.results.map((account) => toAccount(account, found.connectionId));
   }
 
   @FieldResolver()
-  async cards(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Card[] | null> {
+  async cards(@Root() task: DataTask, @Ctx() context: OperationContext): Promise<Card[] | null> {
     const found = await this.resultsFor<ProviderCard>(task, context, ['CARDS']);
     return found && found.results.map((card) => toCard(card, found.connectionId));
   }
 
   @FieldResolver()
-  async transactions(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<Transaction[] | null> {
+  async transactions(@Root() task: DataTask, @Ctx() context: OperationContext): Promise<Transaction[] | null> {
     const found = await this.resultsFor<ProviderTransaction>(task, context, ['ACCOUNT_TRANSACTIONS', 'CARD_TRANSACTIONS']);
     return found && found.results.map(toTransaction);
   }
 
   @FieldResolver()
-  async accountBalance(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<AccountBalance | null> {
+  async accountBalance(@Root() task: DataTask, @Ctx() context: OperationContext): Promise<AccountBalance | null> {
     const [balance] = (await this.resultsFor<ProviderAccountBalance>(task, context, ['ACCOUNT_BALANCE']))?.results ?? [];
     return balance ? toAccountBalance(balance) : null;
   }
 
   @FieldResolver()
-  async cardBalance(@Root() task: DataTask, @Ctx() context: GatewayContext): Promise<CardBalance | null> {
+  async cardBalance(@Root() task: DataTask, @Ctx() context: OperationContext): Promise<CardBalance | null> {
     const [balance] = (await this.resultsFor<ProviderCardBalance>(task, context, ['CARD_BALANCE']))?.results ?? [];
     return balance ? toCardBalance(balance) : null;
   }
 
   /** The task's results when it has succeeded and the field matches its resource; null otherwise, with no call. */
-  private async resultsFor<T>(task: DataTask, context: GatewayContext, resources: DataResource[]): Promise<{ connectionId: string; results: T[] } | null> {
+  private async resultsFor<T>(task: DataTask, context: OperationContext, resources: DataResource[]): Promise<{ connectionId: string; results: T[] } | null> {
     if (task.status !== 'SUCCEEDED' || !resources.includes(task.resource)) return null;
-    requireUser(context.principal);
-    const found = await this.dataTasks.results(task, (connectionId) => context.bankBearer(connectionId), context.callOptions());
+    const reads = accountReads(context, this.accountGraph);
+    const found = await this.dataTasks.results(task, (connectionId) => reads.bearerOf(connectionId), context.callOptions());
     return found as { connectionId: string; results: T[] };
   }
 }
@@ -101,18 +115,15 @@ export class DataTaskResolver {
  * Which of the user's active connections a task runs through: the one asked for, else for an account or card the
  * connection that shows it (from the lists this request reads anyway), else the oldest.
  */
-async function connectionFor(context: GatewayContext, request: DataRequest, asked: string | undefined): Promise<string> {
-  if (asked !== undefined) return (await context.activeConnection(asked)).id;
-  const active = (await context.connections()).filter((connection) => connection.status === 'active');
+async function connectionFor(reads: AccountReads, request: DataRequest, asked: string | undefined): Promise<string> {
+  if (asked !== undefined) return (await reads.activeConnection(asked)).id;
+  const active = (await reads.connections()).filter((connection) => connection.status === 'active');
   if (active.length === 0) throw new NotFoundError('This user has no active bank connection; connect a bank first.');
   const id = 'id' in request ? request.id : undefined;
   if (id === undefined || active.length === 1) return active[0]!.id;
   const list = request.resource.startsWith('account') ? 'accounts' : 'cards';
   for (const connection of active) {
-    const items = await context
-      .loadersFor(connection.id)
-      .load({ resource: list })
-      .catch(() => []);
+    const items = await (list === 'accounts' ? reads.accountsOf(connection.id) : reads.cardsOf(connection.id)).catch(() => []);
     if (items.some((item) => item.account_id === id)) return connection.id;
   }
   throw new NotFoundError(`No ${list === 'accounts' ? 'account' : 'card'} with that id is shown by any of this user's banks.`);

@@ -8,7 +8,7 @@ export { DATA_TASK_WEBHOOK_PREFIX } from './data-task.model';
 export { type DataTaskSnapshot } from './data-task.snapshot';
 export { dataTaskWebhookHandler } from './data-task.webhook';
 export { forgetDataTasksOnRevocation } from './data-task.revocations';
-export { DataTaskResolver } from './data-task.resolver';
+export { DataTaskResolver, DATA_TASK_STREAM_SOURCES } from './data-task.resolver';
 export { DataTask } from './data-task.type';
 export { StartDataTaskInput } from './start-data-task.input';
 export { dataTaskPass } from './data-task.job';

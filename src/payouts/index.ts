@@ -17,3 +17,4 @@ export { CreatePayoutInput } from './create-payout.input';
 export function payoutResolvers(payouts: PayoutService): object[] {
   return [new PayoutResolver(payouts), new ViewerMoneyResolver(payouts)];
 }
+export { PAYOUT_STREAM_SOURCES } from './payout.stream';

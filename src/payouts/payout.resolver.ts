@@ -1,6 +1,6 @@
 import { Args, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { requireAnyPrincipal, requireMerchant } from '../platform/access/principal';
-import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import { validateTransactionId } from '../platform/validation/id.validator';
 import { CreatePayoutArgs } from './create-payout.args';
 import { DeclinePayoutArgs } from './decline-payout.args';
@@ -20,7 +20,7 @@ export class PayoutResolver {
     description:
       "Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. Limits refuse with PAYOUT_LIMIT_EXCEEDED (extensions.limit names which); a session's payout that takes its user's 24-hour total above the approval threshold is recorded as awaiting-approval.",
   })
-  async createPayout(@Args() { input }: CreatePayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
+  async createPayout(@Args() { input }: CreatePayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     const caller = requireAnyPrincipal(context.principal);
     const explicitId = input.transactionId !== undefined && input.transactionId !== null;
     return toPayout(await this.payouts.create(caller, validatePayoutInput(input), explicitId, context.callOptions()));
@@ -30,13 +30,13 @@ export class PayoutResolver {
     description:
       'Sends a payout that is awaiting approval to the provider, once checked again: its user not revoked, its beneficiary still verified, every limit still holding. One waiting past the approval expiry is expired instead. Needs a merchant key.',
   })
-  async approvePayout(@Args() { transactionId }: PayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
+  async approvePayout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     requireMerchant(context.principal);
     return toPayout(await this.payouts.approve(validateTransactionId(transactionId), context.callOptions()));
   }
 
   @Mutation(() => Payout, { description: 'Ends a payout that is awaiting approval with status declined; it is never sent. Needs a merchant key.' })
-  async declinePayout(@Args() { transactionId, reason }: DeclinePayoutArgs, @Ctx() context: GatewayContext): Promise<Payout> {
+  async declinePayout(@Args() { transactionId, reason }: DeclinePayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     requireMerchant(context.principal);
     return toPayout(await this.payouts.decline(validateTransactionId(transactionId), validateDeclineReason(reason)));
   }
@@ -45,7 +45,7 @@ export class PayoutResolver {
     nullable: true,
     description: 'A payout. A session sees only the payouts it created; a merchant key sees all.',
   })
-  async payout(@Args() { transactionId }: PayoutArgs, @Ctx() context: GatewayContext): Promise<Payout | null> {
+  async payout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout | null> {
     const caller = requireAnyPrincipal(context.principal);
     const withdrawal = await this.payouts.read(caller, validateTransactionId(transactionId), context.callOptions(), withdrawalReadsOf(context));
     return withdrawal ? toPayout(withdrawal) : null;
@@ -53,7 +53,7 @@ export class PayoutResolver {
 
   @Subscription(() => Payout, {
     description: 'Every status change of a payout.',
-    subscribe: ({ args, context }) => payoutStream(context as GatewayContext, (args as PayoutArgs).transactionId),
+    subscribe: ({ args, context }) => payoutStream(context as OperationContext, (args as PayoutArgs).transactionId),
   })
   payoutUpdated(@Root() payout: Payout, @Args() _args: PayoutArgs): Payout {
     return payout;

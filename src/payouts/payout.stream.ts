@@ -1,5 +1,5 @@
 import { requireAnyPrincipal } from '../platform/access/principal';
-import type { GatewayContext } from '../platform/graphql/operation-context';
+import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import type { EventBus } from '../platform/live/event-bus';
 import { liveStream } from '../platform/live/live-stream';
@@ -12,6 +12,15 @@ import type { Payout } from './payout.type';
 import { sameOwner } from './payout.store';
 import { ownerOf, withdrawalReadsOf, type PayoutPublisher } from './payout.service';
 import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
+import type { PayoutService } from './payout.service';
+import type { StatusWatchers } from '../platform/scheduler/status-watcher';
+
+/** What payoutUpdated's stream reads (type-graphql calls `subscribe` with the context alone). */
+export const PAYOUT_STREAM_SOURCES = scopedKey<{
+  bus: EventBus;
+  payoutService: PayoutService;
+  payoutWatchers: Pick<StatusWatchers<ProviderWithdrawal>, 'watch'>;
+}>('payout stream sources');
 
 /** Publishes payout changes on their payoutUpdated topic, where payoutStream listens. */
 export function payoutPublisher(bus: Pick<EventBus, 'publish'>): PayoutPublisher {
@@ -28,10 +37,10 @@ const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(pay
  * a merchant key for any. While the stream is open and the payout not final, the payout watcher reads it.
  * Who may watch is checked before anything is acknowledged (an error here is the subscription's GraphQL error).
  */
-export async function payoutStream(context: GatewayContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
+export async function payoutStream(context: OperationContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
   const caller = requireAnyPrincipal(context.principal);
   const transactionId = validateTransactionId(transactionIdArg);
-  const { live, payoutService, payoutWatchers } = context.services;
+  const { bus, payoutService, payoutWatchers } = context.sources.get(PAYOUT_STREAM_SOURCES);
   const notFound = (): NotFoundError =>
     new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
   if (caller.kind === 'user') {
@@ -40,7 +49,7 @@ export async function payoutStream(context: GatewayContext, transactionIdArg: st
   }
   let release: (() => void) | undefined;
   return liveStream<Payout>({
-    bus: live.bus,
+    bus,
     topic: topics.payout(transactionId),
     current: async () => {
       const withdrawal = await payoutService.read(caller, transactionId, context.callOptions(), withdrawalReadsOf(context));

@@ -1,6 +1,6 @@
 import { Ctx, FieldResolver, Resolver } from 'type-graphql';
 import { requireUser } from '../platform/access/principal';
-import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import { Payout } from './payout.type';
 import { Viewer } from '../accounts/viewer.type';
 import { toPayout } from './payout.mapper';
@@ -12,7 +12,7 @@ export class ViewerMoneyResolver {
   constructor(private readonly service: PayoutService) {}
 
   @FieldResolver(() => [Payout], { description: 'Payouts this user created, newest first.' })
-  async payouts(@Ctx() context: GatewayContext): Promise<Payout[]> {
+  async payouts(@Ctx() context: OperationContext): Promise<Payout[]> {
     const user = requireUser(context.principal);
     return (await this.service.listForUser(user.userId, context.callOptions(), withdrawalReadsOf(context))).map(toPayout);
   }

@@ -11,3 +11,4 @@ export { Payment } from './payment.type';
 export { RefundPaymentInput } from './refund-payment.input';
 export { refundWebhookHandlers, type RefundWebhookDeps } from './refund.webhook';
 export { refundAttemptsPass } from './refund-attempts.job';
+export { REFUND_STREAM_SOURCES } from './refund.stream';

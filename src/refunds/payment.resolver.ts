@@ -1,6 +1,6 @@
 import { Args, Ctx, Query, Resolver } from 'type-graphql';
 import { requireMerchant } from '../platform/access/principal';
-import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import { toPayment } from './refund.mapper';
 import { IdArgs } from '../platform/graphql/types/id.args';
 import { Payment } from './payment.type';
@@ -16,7 +16,7 @@ export class PaymentResolver {
    * known only from that call's 404, and shows as null without an error (README, "Refunds through the gateway").
    */
   @Query(() => Payment, { nullable: true, description: 'A payment received into the merchant account, with its refunds. Needs a merchant key.' })
-  async payment(@Args() { id }: IdArgs, @Ctx() context: GatewayContext): Promise<Payment | null> {
+  async payment(@Args() { id }: IdArgs, @Ctx() context: OperationContext): Promise<Payment | null> {
     requireMerchant(context.principal);
     const payment = await this.refunds.payment(validatePaymentId(id), context.callOptions());
     return payment && toPayment(payment);

@@ -1,6 +1,6 @@
 import { Args, Ctx, Mutation, Resolver, Root, Subscription } from 'type-graphql';
 import { requireMerchant } from '../platform/access/principal';
-import type { GatewayContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import { RefundPaymentArgs } from './refund-payment.args';
 import { RefundUpdatedArgs } from './refund-updated.args';
 import { Refund } from './refund.type';
@@ -16,7 +16,7 @@ export class RefundResolver {
   @Mutation(() => Refund, {
     description: 'Refunds all (amountInMinor omitted) or part of a payment. Needs a merchant key. The same idempotencyKey twice creates one refund.',
   })
-  async refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: GatewayContext): Promise<Refund> {
+  async refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: OperationContext): Promise<Refund> {
     requireMerchant(context.principal);
     return toRefund(await this.refunds.refund(validateRefundInput(input), context.callOptions()));
   }
@@ -24,7 +24,7 @@ export class RefundResolver {
   // type-graphql calls `subscribe` without the resolver instance, so the stream reads the service from the context.
   @Subscription(() => Refund, {
     description: 'Every status change of the refunds of a payment (one refund when refundId is given). Needs a merchant key.',
-    subscribe: ({ args, context }) => refundStream(context as GatewayContext, args as RefundUpdatedArgs),
+    subscribe: ({ args, context }) => refundStream(context as OperationContext, args as RefundUpdatedArgs),
   })
   refundUpdated(@Root() refund: Refund, @Args() _args: RefundUpdatedArgs): Refund {
     return refund;

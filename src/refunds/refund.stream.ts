@@ -1,5 +1,9 @@
 import { requireMerchant } from '../platform/access/principal';
-import type { GatewayContext } from '../platform/graphql/operation-context';
+import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
+import type { EventBus } from '../platform/live/event-bus';
+import type { CoalescedReads } from '../platform/live/coalesced-reads';
+import type { RefundService } from './refund.service';
+import type { RefundWatchers } from './refund-watcher';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import { validatePaymentId } from '../platform/validation/id.validator';
 import { InputProblems } from '../platform/validation/input-problems';
@@ -14,6 +18,14 @@ import type { Refund } from './refund.type';
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
 const refundOfEvent = sharedMapping((event) => toRefund(refundFromProvider((event as RefundEvent).refund, (event as RefundEvent).paymentId)));
 
+/** What refundUpdated's stream reads (type-graphql calls `subscribe` with the context alone). */
+export const REFUND_STREAM_SOURCES = scopedKey<{
+  bus: EventBus;
+  refunds: RefundService;
+  refundWatchers: Pick<RefundWatchers, 'watch'>;
+  refundReads: CoalescedReads<Refund[] | null>;
+}>('refund stream sources');
+
 const refundIdentity = (refund: Refund): string => refund.id.toLowerCase();
 
 /**
@@ -22,7 +34,7 @@ const refundIdentity = (refund: Refund): string => refund.id.toLowerCase();
  * reads it, its end as the provider's refund webhooks report it. With a refundId the stream ends once that refund
  * is EXECUTED or FAILED; for a whole payment it stays open (new refunds may come), and so does its watch.
  */
-export async function refundStream(context: GatewayContext, args: { paymentId: string; refundId?: string | null }): Promise<AsyncIterableIterator<Refund>> {
+export async function refundStream(context: OperationContext, args: { paymentId: string; refundId?: string | null }): Promise<AsyncIterableIterator<Refund>> {
   requireMerchant(context.principal);
   const paymentId = validatePaymentId(args.paymentId, 'paymentId');
   let refundId: string | undefined;
@@ -34,23 +46,20 @@ export async function refundStream(context: GatewayContext, args: { paymentId: s
     }
     refundId = args.refundId.toLowerCase();
   }
-  const { live, refunds } = context.services;
+  const { bus, refunds, refundWatchers, refundReads } = context.sources.get(REFUND_STREAM_SOURCES);
   let release: (() => void) | undefined;
   return liveStream<Refund>({
-    bus: live.bus,
+    bus,
     topic: topics.refund(paymentId),
     current: async () => {
       if (refundId !== undefined) {
         const refund = await refunds.getRefund(paymentId, refundId, context.callOptions());
-        if (!isFinalRefund(refund)) release = live.refundWatchers.watch(paymentId);
+        if (!isFinalRefund(refund)) release = refundWatchers.watch(paymentId);
         return [toRefund(refund)];
       }
-      const read = await live.refundReads.read(
-        paymentId,
-        async () => (await refunds.refundsOfPayment(paymentId, context.callOptions()))?.map(toRefund) ?? null,
-      );
+      const read = await refundReads.read(paymentId, async () => (await refunds.refundsOfPayment(paymentId, context.callOptions()))?.map(toRefund) ?? null);
       if (read === null) throw new NotFoundError('No payment with that id exists at the provider.');
-      release = live.refundWatchers.watch(paymentId);
+      release = refundWatchers.watch(paymentId);
       return read;
     },
     fromEvent: (payload) => {

@@ -1,11 +1,17 @@
 import { GraphQLError } from 'graphql';
-import { createOperationContext, scopedKey, type OperationContext } from '../../src/platform/graphql/operation-context';
+import { createOperationContext, scopedKey, Sources, type OperationContext } from '../../src/platform/graphql/operation-context';
 import { createLogger } from '../../src/platform/observability/logger';
 import { fromEveryConnection } from '../../src/accounts/every-connection';
 import type { BankConnectionRecord } from '../../src/identity';
 
 function context(): OperationContext {
-  return createOperationContext({ principal: { kind: 'user', userId: 'u1' }, requestId: 'r1', logger: createLogger('silent'), cacheMode: 'use' });
+  return createOperationContext({
+    principal: { kind: 'user', userId: 'u1' },
+    requestId: 'r1',
+    logger: createLogger('silent'),
+    cacheMode: 'use',
+    sources: new Sources(),
+  });
 }
 
 /** Apollo hands resolvers and plugins a shallow copy of the context, with its prototype. */

@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { isAnswerCacheable } from './answer-cacheability';
 import { costLimitPlugin } from './cost-limit.plugin';
 import { httpSubscriptionPlugin } from './http-subscription.plugin';
-import type { GatewayContext } from './operation-context';
+import type { OperationContext } from './operation-context';
 import { takePartialFailures, withRequestId } from './operation-errors';
 import { operationObserverPlugin } from './operation-observer.plugin';
 import type { OperationLimits } from './operation-limits';
@@ -11,12 +11,12 @@ import type { OperationRecorder } from '../observability/operation-recorder';
 import type { Logger } from '../observability/logger';
 
 /** The pipeline's stages that Apollo runs for HTTP through its plugin hooks; WebSocket runs the same stages itself. */
-export function pipelinePlugins(limits: OperationLimits, recorder: OperationRecorder, logger: Logger): ApolloServerPlugin<GatewayContext>[] {
+export function pipelinePlugins(limits: OperationLimits, recorder: OperationRecorder, logger: Logger): ApolloServerPlugin<OperationContext>[] {
   return [
     errorsPlugin(),
     answerCachePlugin(),
-    costLimitPlugin<GatewayContext>(limits),
-    httpSubscriptionPlugin<GatewayContext>(),
+    costLimitPlugin<OperationContext>(limits),
+    httpSubscriptionPlugin<OperationContext>(),
     operationObserverPlugin(recorder, logger),
     // Its per-field hook costs on every field of every answer, for cache hints this gateway does not use.
     ApolloServerPluginCacheControlDisabled(),
@@ -24,7 +24,7 @@ export function pipelinePlugins(limits: OperationLimits, recorder: OperationReco
 }
 
 /** A failed bank connection's error joins the answer at its path, and every error gets the request id. */
-function errorsPlugin(): ApolloServerPlugin<GatewayContext> {
+function errorsPlugin(): ApolloServerPlugin<OperationContext> {
   return {
     async requestDidStart() {
       return {
@@ -41,7 +41,7 @@ function errorsPlugin(): ApolloServerPlugin<GatewayContext> {
 }
 
 /** Marks the operations whose answers the AnswerCache may keep: data-API reads only, and only without errors. */
-function answerCachePlugin(): ApolloServerPlugin<GatewayContext> {
+function answerCachePlugin(): ApolloServerPlugin<OperationContext> {
   return {
     async requestDidStart() {
       return {

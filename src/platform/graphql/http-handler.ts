@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { Principal } from '../access/principal';
-import { describePrincipal, type GatewayContext } from './operation-context';
+import { describePrincipal, type OperationContext } from './operation-context';
 import type { OperationPipeline } from './operation-pipeline';
 import { isOwnPage, type DocumentRequest } from './persisted/persisted-documents';
 import { GatewayError } from '../errors/gateway-errors';
@@ -35,12 +35,12 @@ export interface GraphqlHttpDeps {
   operationTimeoutMs: number;
   /** Resolves the caller; ends the lookup when the response closes, so a revocation heard meanwhile is still seen. */
   lookupPrincipal(req: IncomingMessage, res: ServerResponse): Promise<PrincipalLookup>;
-  createContext(principal: Principal, requestId: string, cacheMode: CacheMode, deadline: OperationDeadline): GatewayContext;
+  createContext(principal: Principal, requestId: string, cacheMode: CacheMode, deadline: OperationDeadline): OperationContext;
 }
 
 /** Apollo Server for HTTP: its CSRF prevention, content negotiation and plugin hooks, on the operation pipeline's stages. */
-export function createApollo(pipeline: OperationPipeline, production: boolean): ApolloServer<GatewayContext> {
-  return new ApolloServer<GatewayContext>({
+export function createApollo(pipeline: OperationPipeline, production: boolean): ApolloServer<OperationContext> {
+  return new ApolloServer<OperationContext>({
     ...pipeline.apolloOptions(),
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
@@ -65,7 +65,7 @@ export class GraphqlHttpHandler {
   readonly answers = new AnswerCache();
 
   constructor(
-    private readonly apollo: ApolloServer<GatewayContext>,
+    private readonly apollo: ApolloServer<OperationContext>,
     private readonly deps: GraphqlHttpDeps,
   ) {}
 
@@ -136,7 +136,7 @@ export class GraphqlHttpHandler {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    let context: GatewayContext | undefined;
+    let context: OperationContext | undefined;
     // The operation span is active while Apollo runs the operation, so resolver and provider spans are its
     // descendants; the operation observer names it once the operation is known.
     const deadline = operationDeadline(this.deps.operationTimeoutMs);

@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Principal } from '../access/principal';
-import { requireUser } from '../access/principal';
-import type { BankConnectionRecord } from '../../identity';
-import { DataLoaders } from '../provider/data.loaders';
-import type { BearerAuth, CallOptions } from '../provider/http.client';
+import type { CallOptions } from '../provider/http.client';
 import type { OperationDeadline } from '../provider/operation-deadline';
 import type { CacheMode } from '../provider/response-cache';
-import { NotFoundError, UnauthenticatedError } from '../errors/gateway-errors';
 import type { Logger } from '../observability/logger';
-import type { Services } from '../../app/services';
 
 /** A failure that costs only its own part of the answer: null (or left out) there, an error at `path`. */
 export interface PartialFailure {
@@ -51,6 +46,8 @@ export interface OperationContext {
    * operation (per-request loaders, a list read once).
    */
   scoped<T>(key: ScopedKey<T>, make: () => T): T;
+  /** The gateway's long-lived parts a subscription's stream needs (see Sources). */
+  readonly sources: Sources;
   /** Records a failure of one part of the answer; sent with the answer as an error at its path, and the answer is not kept. */
   reportPartialFailure(failure: PartialFailure): void;
   readonly partialFailures: PartialFailure[];
@@ -66,31 +63,30 @@ export interface OperationContext {
 }
 
 /**
- * @deprecated The whole gateway's services and one feature's helpers on the request context: features get their
- * services through their resolvers' constructors and keep per-request state in `scoped`. Removed, with the
- * imports of src/app and src/identity above, once no feature reads them.
- */
-export interface LegacyContextFields {
-  services: Services;
-  /** The signed-in user's bank connections that are not revoked, oldest first; read once per request. */
-  connections(): Promise<readonly BankConnectionRecord[]>;
-  /** The active connection of this user with that id; NOT_FOUND for anyone else's or an ended one. */
-  activeConnection(connectionId: string): Promise<BankConnectionRecord>;
-  /** One connection's data loaders (one provider call per distinct resource per request). */
-  loadersFor(connectionId: string): DataLoaders;
-  /** The provider bearer of one of this user's connections, for calls outside the loaders. */
-  bankBearer(connectionId: string): BearerAuth;
-}
-
-/** The request context every resolver receives; the legacy fields go once no feature reads them. */
-export interface GatewayContext extends OperationContext, LegacyContextFields {}
-
-/**
  * A request id: a UUID as one flat string. randomUUID builds its text by concatenation, a rope of a dozen pieces
  * (about 350 bytes) that an open subscription would otherwise keep for its whole life.
  */
 export function newRequestId(): string {
   return Buffer.from(randomUUID(), 'latin1').toString('latin1');
+}
+
+/**
+ * Long-lived services by typed key, registered once by the composition root. type-graphql calls a subscription's
+ * `subscribe` with the context alone, never with its resolver instance, so a stream reaches its feature's service
+ * here; everything else gets its services through its resolver's constructor.
+ */
+export class Sources {
+  private readonly values = new Map<ScopedKey<unknown>, unknown>();
+
+  provide<T>(key: ScopedKey<T>, value: T): this {
+    this.values.set(key, value);
+    return this;
+  }
+
+  get<T>(key: ScopedKey<T>): T {
+    if (!this.values.has(key)) throw new Error(`nothing was provided for ${key.description}`);
+    return this.values.get(key) as T;
+  }
 }
 
 export interface OperationContextInit {
@@ -100,15 +96,11 @@ export interface OperationContextInit {
   logger: Logger;
   cacheMode: CacheMode;
   deadline?: OperationDeadline;
+  sources: Sources;
 }
 
 export function createOperationContext(init: OperationContextInit): OperationContext {
-  return new RequestContext(init.logger, init.principal, init.requestId, init.cacheMode, init.deadline);
-}
-
-/** @deprecated Use createOperationContext; this one also carries the legacy fields (LegacyContextFields). */
-export function createContext(services: Services, principal: Principal, requestId: string, cacheMode: CacheMode, deadline?: OperationDeadline): GatewayContext {
-  return new LegacyRequestContext(services, principal, requestId, cacheMode, deadline);
+  return new RequestContext(init.logger, init.sources, init.principal, init.requestId, init.cacheMode, init.deadline);
 }
 
 /**
@@ -127,6 +119,7 @@ class RequestContext implements OperationContext {
 
   constructor(
     private readonly rootLogger: Logger,
+    readonly sources: Sources,
     readonly principal: Principal,
     readonly requestId: string,
     readonly cacheMode: CacheMode,
@@ -163,57 +156,6 @@ class RequestContext implements OperationContext {
   reportPartialFailure(failure: PartialFailure): void {
     this.partialFailures.push(failure);
     this.answer.cacheable = false;
-  }
-}
-
-const LEGACY_CONNECTIONS = scopedKey<Promise<readonly BankConnectionRecord[]>>('legacy connections');
-const LEGACY_LOADERS = scopedKey<Map<string, DataLoaders>>('legacy loaders');
-
-/** @deprecated Carries LegacyContextFields; goes with them. */
-class LegacyRequestContext extends RequestContext implements GatewayContext {
-  constructor(
-    readonly services: Services,
-    principal: Principal,
-    requestId: string,
-    cacheMode: CacheMode,
-    deadline: OperationDeadline | undefined,
-  ) {
-    super(services.logger, principal, requestId, cacheMode, deadline);
-  }
-
-  connections(): Promise<readonly BankConnectionRecord[]> {
-    const user = requireUser(this.principal);
-    return this.scoped(LEGACY_CONNECTIONS, () => this.services.connections.connectionsOf(user.userId));
-  }
-
-  async activeConnection(connectionId: string): Promise<BankConnectionRecord> {
-    const found = (await this.connections()).find((connection) => connection.id === connectionId);
-    if (!found) throw new NotFoundError('No bank connection with that id belongs to this user.');
-    if (found.status !== 'active') throw new UnauthenticatedError('This bank connection has expired; connect the bank again.');
-    return found;
-  }
-
-  loadersFor(connectionId: string): DataLoaders {
-    requireUser(this.principal);
-    const loaders = this.scoped(LEGACY_LOADERS, () => new Map<string, DataLoaders>());
-    let found = loaders.get(connectionId);
-    if (!found) {
-      found = new DataLoaders(
-        this.services.data,
-        this.services.responseCache,
-        { userId: connectionId, bearer: this.services.userTokens.bearerFor(connectionId) },
-        this.cacheMode,
-        this.callOptions(),
-        (freshUntilMs) => this.noteDataRead(freshUntilMs),
-      );
-      loaders.set(connectionId, found);
-    }
-    return found;
-  }
-
-  bankBearer(connectionId: string): BearerAuth {
-    requireUser(this.principal);
-    return this.services.userTokens.bearerFor(connectionId);
   }
 }
 

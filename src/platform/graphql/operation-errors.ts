@@ -1,5 +1,5 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { formatPartialFailure, type GatewayContext } from './operation-context';
+import { formatPartialFailure, type OperationContext } from './operation-context';
 
 /**
  * A domain error (src/platform/errors), or anything else refused before execution, as a GraphQL error: graphql-js
@@ -15,7 +15,7 @@ export function toGraphQLError(error: unknown): GraphQLError {
  * The errors of the operation's bank connections that failed while the others answered (context.reportPartialFailure),
  * taken once: a subscription reports each with the event it happened in.
  */
-export function takePartialFailures(context: GatewayContext | undefined): GraphQLFormattedError[] {
+export function takePartialFailures(context: OperationContext | undefined): GraphQLFormattedError[] {
   if (!context || context.partialFailures.length === 0) return [];
   return context.partialFailures.splice(0).map(formatPartialFailure);
 }

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getOperationAST, type GraphQLError } from 'graphql';
 import { describePrincipal } from './operation-context';
-import type { GatewayContext } from './operation-context';
+import type { OperationContext } from './operation-context';
 import type { Logger } from '../observability/logger';
 import { gatewayErrorOf, isUnexpected } from './error-masking';
 import { outcomeOf, type OperationRecorder } from '../observability/operation-recorder';
@@ -11,7 +11,7 @@ import { outcomeOf, type OperationRecorder } from '../observability/operation-re
  * the provider's answer, the unexpected exception — which the client never sees but support needs, under the
  * request id the client was given.
  */
-export function operationObserverPlugin(recorder: OperationRecorder, logger: Logger): ApolloServerPlugin<GatewayContext> {
+export function operationObserverPlugin(recorder: OperationRecorder, logger: Logger): ApolloServerPlugin<OperationContext> {
   return {
     async requestDidStart() {
       const started = performance.now();

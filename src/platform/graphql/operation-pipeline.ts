@@ -3,7 +3,7 @@ import { getOperationAST, type ExecutionArgs, type ExecutionResult, type GraphQL
 import { CompiledExecutor } from './compiled-executor';
 import { DocumentCache, type CheckedDocument } from './document-cache';
 import { createErrorMasker, type ErrorMasker } from './error-masking';
-import type { GatewayContext } from './operation-context';
+import type { OperationContext } from './operation-context';
 import { takePartialFailures, toGraphQLError, withRequestId } from './operation-errors';
 import type { OperationLimits } from './operation-limits';
 import { pipelinePlugins } from './apollo-plugins';
@@ -73,7 +73,7 @@ export class OperationPipeline {
   /** Errors as the client sees them: masked, then the bank connections' failures, then the request id on each. */
   clientErrors(
     errors: readonly GraphQLError[] | undefined,
-    context: GatewayContext | undefined,
+    context: OperationContext | undefined,
     requestId = context?.requestId,
   ): GraphQLFormattedError[] | undefined {
     const partial = takePartialFailures(context);
@@ -89,7 +89,7 @@ export class OperationPipeline {
 
   /** Apollo's share of the pipeline: the executor, the document cache, the limits, masking and the plugins. */
   apolloOptions(): Pick<
-    ApolloServerOptionsWithGateway<GatewayContext>,
+    ApolloServerOptionsWithGateway<OperationContext>,
     'gateway' | 'documentStore' | 'validationRules' | 'parseOptions' | 'formatError' | 'plugins'
   > {
     return {

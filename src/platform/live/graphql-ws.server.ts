@@ -4,7 +4,7 @@ import type { ServerOptions } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../access/principal';
 import { operationDeadline } from '../provider/operation-deadline';
-import { newRequestId, type GatewayContext } from '../graphql/operation-context';
+import { newRequestId, type OperationContext } from '../graphql/operation-context';
 import { requestError } from '../graphql/document-cache';
 import type { OperationPipeline } from '../graphql/operation-pipeline';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from './websocket-origin';
@@ -20,7 +20,7 @@ export interface GraphqlWsOptions {
   /** The stages every operation goes through, the same as over HTTP (src/platform/graphql/operation-pipeline.ts). */
   pipeline: OperationPipeline;
   /** The request context of one operation (a query, a mutation, or a subscription for its whole life). */
-  createContext(principal: Principal, requestId: string): GatewayContext;
+  createContext(principal: Principal, requestId: string): OperationContext;
   /** The connection's principal when no guard resolved it (credentials from connectionParams or the upgrade's cookie). */
   resolvePrincipal(credentials: { authorization?: string; cookie?: string }): Promise<Principal>;
   logger: Logger;
@@ -57,7 +57,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       schema: pipeline.schema,
       // Queries and mutations only (subscriptions go through `subscribe`): each gets its deadline as it starts.
       execute: (args) => {
-        const context = args.contextValue as GatewayContext | undefined;
+        const context = args.contextValue as OperationContext | undefined;
         if (context) context.deadline = operationDeadline(options.operationTimeoutMs);
         return traced ? traced(args) : pipeline.execute(args);
       },
@@ -91,7 +91,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         return context;
       },
       onNext: (_ctx, _id, _payload, args, result) => {
-        const context = args.contextValue as GatewayContext | undefined;
+        const context = args.contextValue as OperationContext | undefined;
         // No path: GraphQL refused the request itself (e.g. a variable of the wrong type); a resolver's error has one.
         const errors = result.errors?.map((error) =>
           error.path === undefined && error.extensions.code === undefined ? requestError(error, 'BAD_USER_INPUT') : error,
@@ -119,7 +119,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
 function tracedExecute(telemetry: Telemetry, pipeline: OperationPipeline): (args: ExecutionArgs) => Promise<ExecutionResult> {
   return (args) => {
     const operation = getOperationAST(args.document, args.operationName);
-    const requestId = (args.contextValue as GatewayContext | undefined)?.requestId;
+    const requestId = (args.contextValue as OperationContext | undefined)?.requestId;
     return traceOperation(telemetry, 'ws', requestId, async (span) => {
       const result = await pipeline.execute(args);
       const errors = result.errors?.map((error) => error.toJSON());
@@ -133,7 +133,7 @@ function tracedExecute(telemetry: Telemetry, pipeline: OperationPipeline): (args
  * A graphql-ws `next` message for operation `id`, written as is; its JSON has graphql-ws's field order. Not while
  * the operation has a bank connection's failure to report: onNext adds those to the result.
  */
-function directSender(socket: WebSocket, id: string, context: GatewayContext): DirectDelivery {
+function directSender(socket: WebSocket, id: string, context: OperationContext): DirectDelivery {
   const prefix = nextPrefix(id);
   const prefixBytes = Buffer.byteLength(prefix);
   return (shared) => context.partialFailures.length === 0 && writeNext(socket, prefix, prefixBytes, shared);

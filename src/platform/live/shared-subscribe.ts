@@ -1,5 +1,5 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import type { GatewayContext } from '../graphql/operation-context';
+import type { OperationContext } from '../graphql/operation-context';
 import { describePrincipal } from '../graphql/operation-context';
 import { BoundedMap } from '../store/bounded-map';
 import { attachValueSink } from './live-stream';
@@ -120,7 +120,7 @@ function sharedNextOf(result: ExecutionResult): SharedNext {
 }
 
 function operationKey(args: ExecutionArgs): string {
-  const principal = (args.contextValue as GatewayContext | undefined)?.principal;
+  const principal = (args.contextValue as OperationContext | undefined)?.principal;
   const key = [
     args.document.loc?.source.body ?? JSON.stringify(args.document),
     args.operationName ?? '',

@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 /**
  * Every GraphQL operation has a deadline (OPERATION_TIMEOUT_MS): the provider calls its resolvers make, their
  * retries and backoff included, spend only what is left of it. It travels in the operation's context
- * (`GatewayContext.callOptions()`, which every provider call made for a resolver takes its CallOptions from), not
+ * (`OperationContext.callOptions()`, which every provider call made for a resolver takes its CallOptions from), not
  * in AsyncLocalStorage: on Node 20 an AsyncLocalStorage in use installs promise hooks, and then every promise of
  * every request pays for them. A call made outside an operation (a webhook, a watcher) has none and keeps the
  * per-request HTTP timeouts only.
