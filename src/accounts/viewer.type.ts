@@ -2,14 +2,12 @@ import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
 import { Account } from './account.type';
 import { Card } from './card.type';
-import { Payout } from '../payouts/payout.type';
-import { VerifiedBeneficiary } from '../beneficiaries/verified-beneficiary.type';
 
 /**
  * The signed-in user's corner of the graph. Every field is resolved by @FieldResolver methods, so all are optional
- * here: a resolver returns `new Viewer()` (or `{}`) and the fields fill in on demand. A field outside the public
- * contract (connections) is declared by its @FieldResolver alone; the contract's fields are declared here, so a
- * schema built from the classes alone has them. `account` and `card` get their `id` argument from the field
+ * here: a resolver returns `new Viewer()` (or `{}`) and the fields fill in on demand. Fields other features own
+ * (payouts, verifiedBeneficiaries, connections) are declared by their own @FieldResolver, so this type imports
+ * none of them. `account` and `card` get their `id` argument from the field
  * resolver's @Args() IdArgs.
  */
 @ObjectType({ simpleResolvers: true })
@@ -28,12 +26,4 @@ export class Viewer {
 
   @Field(() => Card, { nullable: true })
   card?: Card | null;
-
-  @Field(() => [VerifiedBeneficiary], {
-    description: 'IBANs this user has verified; payouts may go to these without a new verification.',
-  })
-  verifiedBeneficiaries?: VerifiedBeneficiary[];
-
-  @Field(() => [Payout], { description: 'Payouts this user created, newest first.' })
-  payouts?: Payout[];
 }

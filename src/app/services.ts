@@ -102,38 +102,12 @@ export async function createServices(
   config: ResolvedConfig,
   logger: Logger,
   database: Database,
-  hooks: { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics; telemetry?: Telemetry } = {},
+  hooks: ServiceHooks = {},
   options: ServicesOptions = {},
 ): Promise<Services> {
   const { provider } = config;
   const metrics = hooks.metrics ?? new GatewayMetrics({ defaultMetrics: false });
-  const http = new ProviderHttpClient({
-    connectTimeoutMs: config.http.connectTimeoutMs,
-    headersTimeoutMs: config.http.headersTimeoutMs,
-    bodyTimeoutMs: config.http.bodyTimeoutMs,
-    maxAttempts: config.http.maxAttempts,
-    backoffBaseMs: config.http.backoffBaseMs,
-    backoffCapMs: config.http.backoffCapMs,
-    retryAfterCapMs: config.http.maxRetryAfterMs,
-    connectionsPerOrigin: config.http.connectionsPerOrigin,
-    maxBodyBytes: config.http.maxBodyBytes,
-    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs, spreadConnections: config.http.breakerRouteConnections },
-    onCircuitStateChange: (route, state) => {
-      logger.warn({ route, state }, 'provider circuit breaker changed state');
-      metrics.circuitState(route, state);
-    },
-    onConnectionCircuitChange: (change) => {
-      logger.info(change, "a bank connection's provider circuit breaker changed state");
-      metrics.connectionCircuits(change.route, change.openOnRoute);
-    },
-    signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
-    telemetry: hooks.telemetry,
-    onAttempt: (event) => {
-      if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');
-      metrics.providerAttempt(event);
-      hooks.onProviderAttempt?.(event);
-    },
-  });
+  const http = createProviderHttp(config, logger, metrics, hooks);
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
   // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
@@ -195,4 +169,38 @@ export async function createServices(
       await Promise.allSettled([cacheStore.disconnect?.(true), database.close()]);
     },
   };
+}
+
+type ServiceHooks = { onProviderAttempt?: (event: AttemptEvent) => void; metrics?: GatewayMetrics; telemetry?: Telemetry };
+
+/** The one HTTP client of every provider call: signing, retries and breakers, each logged and counted. */
+function createProviderHttp(config: ResolvedConfig, logger: Logger, metrics: GatewayMetrics, hooks: ServiceHooks): ProviderHttpClient {
+  const { provider } = config;
+  return new ProviderHttpClient({
+    connectTimeoutMs: config.http.connectTimeoutMs,
+    headersTimeoutMs: config.http.headersTimeoutMs,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    maxAttempts: config.http.maxAttempts,
+    backoffBaseMs: config.http.backoffBaseMs,
+    backoffCapMs: config.http.backoffCapMs,
+    retryAfterCapMs: config.http.maxRetryAfterMs,
+    connectionsPerOrigin: config.http.connectionsPerOrigin,
+    maxBodyBytes: config.http.maxBodyBytes,
+    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs, spreadConnections: config.http.breakerRouteConnections },
+    onCircuitStateChange: (route, state) => {
+      logger.warn({ route, state }, 'provider circuit breaker changed state');
+      metrics.circuitState(route, state);
+    },
+    onConnectionCircuitChange: (change) => {
+      logger.info(change, "a bank connection's provider circuit breaker changed state");
+      metrics.connectionCircuits(change.route, change.openOnRoute);
+    },
+    signingKey: { keyId: provider.signingKey.keyId, privateKeyPem: provider.signingKey.privateKeyPem },
+    telemetry: hooks.telemetry,
+    onAttempt: (event) => {
+      if (event.retry || event.status === undefined || event.status >= 500) logger.debug({ providerCall: event }, 'provider call');
+      metrics.providerAttempt(event);
+      hooks.onProviderAttempt?.(event);
+    },
+  });
 }

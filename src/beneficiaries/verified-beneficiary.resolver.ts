@@ -1,7 +1,7 @@
 import { Ctx, FieldResolver, Resolver } from 'type-graphql';
 import { requireUser } from '../platform/access/principal';
 import type { OperationContext } from '../platform/graphql/operation-context';
-import { Viewer } from '../accounts/viewer.type';
+import { Viewer } from '../accounts';
 import { toVerifiedBeneficiary } from './verification.mapper';
 import { VerifiedBeneficiary } from './verified-beneficiary.type';
 import type { BeneficiaryService } from './beneficiary.service';

@@ -1,13 +1,9 @@
 import 'reflect-metadata';
+import { Account, AccountBalance, Card, CardBalance, Transaction } from '../accounts';
 import { Field, ID, ObjectType } from 'type-graphql';
-import { AccountBalance } from '../accounts/account-balance.type';
-import { Account } from '../accounts/account.type';
-import { CardBalance } from '../accounts/card-balance.type';
-import { Card } from '../accounts/card.type';
 import { DataResource } from './data-resource.enum';
 import { DataTaskStatus } from './data-task-status.enum';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
-import { Transaction } from '../accounts/transaction.type';
 
 @ObjectType({ simpleResolvers: true })
 export class DataTask {

@@ -12,7 +12,7 @@ import {
   NotFoundError,
   UpstreamError,
 } from '../platform/errors/gateway-errors';
-import { sameHolderName } from '../beneficiaries/holder-name';
+import { sameHolderName } from '../beneficiaries';
 import { ownerKey, sameOwner, type PayoutLedger, type PayoutOwner, type PayoutRecord } from './payout.store';
 import { approvalCheck, type VerifiedBeneficiaries } from './payout-approval';
 import { payoutAdmission } from './payout-policy';

@@ -2,7 +2,7 @@ import { Ctx, FieldResolver, Resolver } from 'type-graphql';
 import { requireUser } from '../platform/access/principal';
 import type { OperationContext } from '../platform/graphql/operation-context';
 import { Payout } from './payout.type';
-import { Viewer } from '../accounts/viewer.type';
+import { Viewer } from '../accounts';
 import { toPayout } from './payout.mapper';
 import { withdrawalReadsOf, type PayoutService } from './payout.service';
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { graphql, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { Args, FieldResolver, Mutation, Query, Resolver, Root, Subscription, type PubSub } from 'type-graphql';
+import { VerifiedBeneficiary } from '../../src/beneficiaries/verified-beneficiary.type';
 import { AccountBalance } from '../../src/accounts/account-balance.type';
 import { Account } from '../../src/accounts/account.type';
 import { printGatewaySchema } from '../../src/platform/graphql/build-schema';
@@ -230,12 +231,12 @@ class TestViewerResolver {
     return id === card.id ? card : null;
   }
 
-  @FieldResolver()
-  verifiedBeneficiaries(): Viewer['verifiedBeneficiaries'] {
+  @FieldResolver(() => [VerifiedBeneficiary], { description: 'IBANs this user has verified; payouts may go to these without a new verification.' })
+  verifiedBeneficiaries(): VerifiedBeneficiary[] {
     return [{ iban: 'GB35CLRB04066800003435', name: 'A N Other', verifiedAt: '2026-01-31T00:00:00.000Z' }];
   }
 
-  @FieldResolver()
+  @FieldResolver(() => [Payout], { description: 'Payouts this user created, newest first.' })
   payouts(): Payout[] {
     return [payout];
   }

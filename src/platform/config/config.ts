@@ -235,43 +235,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     timeScale: read.number('SANDBOX_TIME_SCALE', 1, { minExclusive: 0, max: 1_000_000 }),
   };
 
-  let provider: ProviderConfig | 'sandbox' = 'sandbox';
-  if (providerKind === 'remote') {
-    provider = {
-      authUrl: read.url('AUTH_URL'),
-      verificationUrl: read.url('VERIFICATION_URL'),
-      payoutUrl: read.url('PAYOUT_URL'),
-      paymentsUrl: read.url('PAYMENTS_URL'),
-      dataUrl: read.url('DATA_URL'),
-      clientId: read.required('CLIENT_ID'),
-      clientSecret: read.required('CLIENT_SECRET'),
-      signingKey: { keyId: read.required('SIGNING_KEY_ID'), privateKeyPem: read.privateKeyPem('SIGNING_KEY_PEM') },
-      webhookJwksUrls: read.urlList('WEBHOOK_JWKS_URLS'),
-    };
-  } else {
-    for (const name of [
-      'AUTH_URL',
-      'VERIFICATION_URL',
-      'PAYOUT_URL',
-      'PAYMENTS_URL',
-      'DATA_URL',
-      'CLIENT_ID',
-      'CLIENT_SECRET',
-      'SIGNING_KEY_PEM',
-      'WEBHOOK_JWKS_URLS',
-    ]) {
-      if (env[name] !== undefined) problems.push(`${name} is only used with PROVIDER=remote; with PROVIDER=sandbox the sandbox provides it`);
-    }
-  }
-  if (providerKind === 'remote' && sandbox.url !== undefined) {
-    problems.push('SANDBOX_URL is only used with PROVIDER=sandbox (the gateway then reads every provider setting from that sandbox)');
-  }
-  if (sandbox.url !== undefined) {
-    for (const name of ['SANDBOX_PORT', 'SANDBOX_LATENCY_MS', 'SANDBOX_TIME_SCALE']) {
-      if (env[name] !== undefined)
-        problems.push(`${name} sets up the embedded sandbox; with SANDBOX_URL, set it where that sandbox runs (npm run sandbox reads it)`);
-    }
-  }
+  const provider = readProvider(env, read, problems, providerKind, sandbox);
 
   if (nodeEnv === 'production') refuseDevelopmentDefaults(env, problems);
   const allowInsecurePublicUrl = read.oneOf('ALLOW_INSECURE_PUBLIC_URL', ['true', 'false'] as const, 'false') === 'true';
@@ -310,20 +274,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     merchantKeys,
     merchantKeysGenerated: merchantKeysRaw === undefined,
-    http: {
-      connectTimeoutMs: read.integer('HTTP_CONNECT_TIMEOUT_MS', 5_000, { min: 1 }),
-      headersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 15_000, { min: 1 }),
-      bodyTimeoutMs: read.integer('HTTP_BODY_TIMEOUT_MS', 15_000, { min: 1 }),
-      maxAttempts: read.integer('HTTP_MAX_ATTEMPTS', 3, { min: 1, max: 10 }),
-      backoffBaseMs: read.integer('HTTP_BACKOFF_BASE_MS', 100, { min: 0 }),
-      backoffCapMs: read.integer('HTTP_BACKOFF_CAP_MS', 2_000, { min: 0 }),
-      maxRetryAfterMs: read.integer('HTTP_MAX_RETRY_AFTER_MS', 5_000, { min: 0 }),
-      connectionsPerOrigin: read.integer('HTTP_CONNECTIONS_PER_ORIGIN', 128, { min: 1 }),
-      maxBodyBytes: read.integer('PROVIDER_MAX_BODY_BYTES', 16 * 1024 * 1024, { min: 1_024, max: 1024 * 1024 * 1024 }),
-      breakerFailures: read.integer('PROVIDER_BREAKER_FAILURES', 5, { min: 1, max: 1_000 }),
-      breakerCooldownMs: read.integer('PROVIDER_BREAKER_COOLDOWN_MS', 10_000, { min: 1, max: 600_000 }),
-      breakerRouteConnections: read.integer('PROVIDER_BREAKER_ROUTE_CONNECTIONS', 3, { min: 1, max: 1_000 }),
-    },
+    http: readHttp(read),
     limits: {
       maxDepth: read.integer('GRAPHQL_MAX_DEPTH', 15, { min: 1, max: 1_000 }),
       maxAliases: read.integer('GRAPHQL_MAX_ALIASES', 30, { min: 0, max: 10_000 }),
@@ -727,4 +678,65 @@ function isUrl(value: string, protocols: string[]): boolean {
   } catch {
     return false;
   }
+}
+
+/** Where the provider is: its addresses and credentials with PROVIDER=remote; the sandbox's own otherwise. */
+function readProvider(env: Env, read: Reader, problems: string[], providerKind: 'sandbox' | 'remote', sandbox: SandboxConfig): ProviderConfig | 'sandbox' {
+  let provider: ProviderConfig | 'sandbox' = 'sandbox';
+  if (providerKind === 'remote') {
+    provider = {
+      authUrl: read.url('AUTH_URL'),
+      verificationUrl: read.url('VERIFICATION_URL'),
+      payoutUrl: read.url('PAYOUT_URL'),
+      paymentsUrl: read.url('PAYMENTS_URL'),
+      dataUrl: read.url('DATA_URL'),
+      clientId: read.required('CLIENT_ID'),
+      clientSecret: read.required('CLIENT_SECRET'),
+      signingKey: { keyId: read.required('SIGNING_KEY_ID'), privateKeyPem: read.privateKeyPem('SIGNING_KEY_PEM') },
+      webhookJwksUrls: read.urlList('WEBHOOK_JWKS_URLS'),
+    };
+  } else {
+    for (const name of [
+      'AUTH_URL',
+      'VERIFICATION_URL',
+      'PAYOUT_URL',
+      'PAYMENTS_URL',
+      'DATA_URL',
+      'CLIENT_ID',
+      'CLIENT_SECRET',
+      'SIGNING_KEY_PEM',
+      'WEBHOOK_JWKS_URLS',
+    ]) {
+      if (env[name] !== undefined) problems.push(`${name} is only used with PROVIDER=remote; with PROVIDER=sandbox the sandbox provides it`);
+    }
+  }
+  if (providerKind === 'remote' && sandbox.url !== undefined) {
+    problems.push('SANDBOX_URL is only used with PROVIDER=sandbox (the gateway then reads every provider setting from that sandbox)');
+  }
+  if (sandbox.url !== undefined) {
+    for (const name of ['SANDBOX_PORT', 'SANDBOX_LATENCY_MS', 'SANDBOX_TIME_SCALE']) {
+      if (env[name] !== undefined)
+        problems.push(`${name} sets up the embedded sandbox; with SANDBOX_URL, set it where that sandbox runs (npm run sandbox reads it)`);
+    }
+  }
+
+  return provider;
+}
+
+/** The provider client's timeouts, retries, connection pool and breakers. */
+function readHttp(read: Reader): Config['http'] {
+  return {
+    connectTimeoutMs: read.integer('HTTP_CONNECT_TIMEOUT_MS', 5_000, { min: 1 }),
+    headersTimeoutMs: read.integer('HTTP_HEADERS_TIMEOUT_MS', 15_000, { min: 1 }),
+    bodyTimeoutMs: read.integer('HTTP_BODY_TIMEOUT_MS', 15_000, { min: 1 }),
+    maxAttempts: read.integer('HTTP_MAX_ATTEMPTS', 3, { min: 1, max: 10 }),
+    backoffBaseMs: read.integer('HTTP_BACKOFF_BASE_MS', 100, { min: 0 }),
+    backoffCapMs: read.integer('HTTP_BACKOFF_CAP_MS', 2_000, { min: 0 }),
+    maxRetryAfterMs: read.integer('HTTP_MAX_RETRY_AFTER_MS', 5_000, { min: 0 }),
+    connectionsPerOrigin: read.integer('HTTP_CONNECTIONS_PER_ORIGIN', 128, { min: 1 }),
+    maxBodyBytes: read.integer('PROVIDER_MAX_BODY_BYTES', 16 * 1024 * 1024, { min: 1_024, max: 1024 * 1024 * 1024 }),
+    breakerFailures: read.integer('PROVIDER_BREAKER_FAILURES', 5, { min: 1, max: 1_000 }),
+    breakerCooldownMs: read.integer('PROVIDER_BREAKER_COOLDOWN_MS', 10_000, { min: 1, max: 600_000 }),
+    breakerRouteConnections: read.integer('PROVIDER_BREAKER_ROUTE_CONNECTIONS', 3, { min: 1, max: 1_000 }),
+  };
 }
