@@ -112,7 +112,9 @@ function wsClient(gatewayUrl: string, session: string): Client {
     url: `${gatewayUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${session}` },
-    lazy: true,
+    // One socket for the client's life, as an app keeps it: a lazy client would close it after every answer (no
+    // subscription left open) and the gateway would pay a connection, an upgrade and a sign-in per query.
+    lazy: false,
     retryAttempts: 0,
   });
 }
