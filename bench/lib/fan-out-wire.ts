@@ -35,7 +35,7 @@ export function sseNextEvent(result: object): string {
 
 /** One part of Apollo's multipart subscription, followed by the delimiter, so a client can read it at once. */
 export function multipartPart(result: object): string {
-  return `\r\ncontent-type: application/json\r\n\r\n${JSON.stringify({ payload: result })}\r\n--${MULTIPART_BOUNDARY}`;
+  return `\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${JSON.stringify({ payload: result })}\r\n--${MULTIPART_BOUNDARY}`;
 }
 
 /** `text` as one chunk of HTTP/1.1's chunked transfer coding, as node:http frames each write of a response. */

@@ -72,10 +72,19 @@ function openStream(transport: Transport, res: ServerResponse, first: object, so
   const socket = res.socket!;
   socket.setNoDelay(true);
   if (transport === 'sse') {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      connection: 'keep-alive',
+      'cache-control': 'no-cache',
+      'content-encoding': 'none',
+      'content-type': 'text/event-stream; charset=utf-8',
+    });
     res.write(sseNextEvent(first));
   } else if (transport === 'multipart') {
-    res.writeHead(200, { 'content-type': `multipart/mixed;boundary="${MULTIPART_BOUNDARY}";subscriptionSpec="1.0"` });
+    res.writeHead(200, {
+      'content-type': `multipart/mixed;boundary="${MULTIPART_BOUNDARY}";subscriptionSpec="1.0"`,
+      'cache-control': 'no-cache, no-store',
+      connection: 'keep-alive',
+    });
     res.write(`\r\n--${MULTIPART_BOUNDARY}${multipartPart(first)}`);
   } else {
     res.writeHead(426).end();
