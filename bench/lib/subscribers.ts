@@ -14,6 +14,11 @@ const CLIENTS: Record<Transport, new (target: SubscriptionTarget, handler: Subsc
   multipart: MultipartSubscription,
 };
 
+/** One subscriber of the transport's bench client, on a socket of its own. */
+export function subscribe(transport: Transport, target: SubscriptionTarget, handler: SubscriptionHandler): BenchSubscription {
+  return new CLIENTS[transport](target, handler);
+}
+
 export interface RefundUpdate {
   id: string;
   status: string;
@@ -141,7 +146,7 @@ export class SubscriberFleet {
           reject(new Error(`subscriber ${index}: ${what}`));
         }
       };
-      const subscription = new CLIENTS[this.transport](this.target, {
+      const subscription = subscribe(this.transport, this.target, {
         next: (result) => {
           if (result.errors?.length) return fail(`errors ${JSON.stringify(result.errors).slice(0, 300)}`);
           if (first) {

@@ -223,7 +223,8 @@ async function measureFloor(
       result.toLast.push(Math.max(...times.flat()) - broadcast.atMs);
     }
   } finally {
-    await ctx.children.close(...clients, floor);
+    await ctx.children.close(...clients);
+    await ctx.children.close(floor);
   }
   return result;
 }

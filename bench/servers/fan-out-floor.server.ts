@@ -37,6 +37,8 @@ const WS_CLOSE = Buffer.from([0x88, 0x02, 0x03, 0xe8]);
 runChild(async (init) => {
   const { transport, first } = init as FanOutFloorInit;
   const sockets = new Set<Socket>();
+  // Upgraded sockets are no longer the HTTP server's to close (closeAllConnections), but still hold its close up.
+  const upgraded = new Set<Socket>();
   const server = createServer((req, res) => {
     req.resume();
     req.once('end', () => openStream(transport, res, first, sockets));
@@ -46,6 +48,8 @@ runChild(async (init) => {
     if (transport !== 'ws' || typeof key !== 'string') return void socket.destroy();
     const accept = createHash('sha1').update(`${key}${WS_GUID}`).digest('base64');
     socket.setNoDelay(true);
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     socket.write(
       `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n` +
         'Sec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n',
@@ -63,7 +67,10 @@ runChild(async (init) => {
       for (const socket of sockets) socket.write(bytes);
       return { atMs, sockets: sockets.size } satisfies Broadcast;
     },
-    close,
+    async close() {
+      for (const socket of upgraded) socket.destroy();
+      await close();
+    },
   };
 });
 
