@@ -305,3 +305,20 @@ class EndableResults<T> implements AsyncIterableIterator<T> {
     return last === undefined ? { done: true, value: undefined } : { done: false, value: last };
   }
 }
+
+/**
+ * Writes one chunk of a stream; when the socket's buffer is full, waits until it drains (or the response closes),
+ * so a slow reader holds back its own stream instead of growing the gateway's memory.
+ */
+export async function writeChunk(res: ServerResponse, chunk: string): Promise<void> {
+  if (!res.writable || res.write(chunk)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}

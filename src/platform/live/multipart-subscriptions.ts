@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrincipalLookup } from '../graphql/http-handler';
-import { TERMINAL, type HttpStreams } from './http-streams';
+import { TERMINAL, writeChunk, type HttpStreams } from './http-streams';
 
 /** What the gateway answers with: Apollo's multipart subscription protocol, parts separated by `--graphql`. */
 export const MULTIPART_SUBSCRIPTION_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0"';
@@ -36,8 +36,7 @@ export class MultipartSubscriptions {
     if (this.streams.refuseForeignOrigin(req, res, requestId)) return;
     res.writeHead(200, { 'content-type': MULTIPART_SUBSCRIPTION_CONTENT_TYPE, 'cache-control': 'no-cache, no-store', connection: 'keep-alive' });
     res.write(BOUNDARY);
-    const part = (json: string): void => void res.write(`${PART_HEAD}${json}${BOUNDARY}`);
-    const heartbeat = setInterval(() => part('{}'), this.streams.heartbeatMs);
+    const heartbeat = setInterval(() => res.writable && res.write(`${PART_HEAD}{}${BOUNDARY}`), this.streams.heartbeatMs);
     const results = this.streams.run({
       req,
       res,
@@ -53,7 +52,7 @@ export class MultipartSubscriptions {
     try {
       for await (const result of results) {
         if (!res.writable) break;
-        part(JSON.stringify(result[TERMINAL] ? { payload: null, errors: result.errors } : { payload: result }));
+        await writeChunk(res, `${PART_HEAD}${JSON.stringify(result[TERMINAL] ? { payload: null, errors: result.errors } : { payload: result })}${BOUNDARY}`);
       }
     } finally {
       clearInterval(heartbeat);

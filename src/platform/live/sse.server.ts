@@ -9,7 +9,7 @@ import { sendGraphQLRefusal } from '../graphql/refusals';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
 import { rateLimitKey } from '../http/principal-key';
-import type { HttpStreams, StreamedResult } from './http-streams';
+import { writeChunk, type HttpStreams, type StreamedResult } from './http-streams';
 
 /** The path of GraphQL over Server-Sent Events. */
 export const SSE_PATH = '/graphql/stream';
@@ -84,13 +84,13 @@ export class SseHandler {
 
   /** The protocol's events as they come, and a heartbeat comment between them. */
   private async write(res: ServerResponse, events: AsyncGenerator<string, void, undefined>): Promise<void> {
-    const heartbeat = setInterval(() => res.write(':\n\n'), this.deps.streams.heartbeatMs);
+    const heartbeat = setInterval(() => res.writable && res.write(':\n\n'), this.deps.streams.heartbeatMs);
     const stop = (): void => void events.return(undefined);
     res.once('close', stop);
     try {
       for await (const event of events) {
         if (!res.writable) break;
-        res.write(event);
+        await writeChunk(res, event);
       }
     } finally {
       clearInterval(heartbeat);
