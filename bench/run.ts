@@ -9,6 +9,7 @@ import { runExecution } from './scenarios/execution';
 import { runExecutionOverWebSocket } from './scenarios/execution-ws';
 import { runSubscriptions } from './scenarios/subscriptions';
 import { runSubscriptions2x } from './scenarios/subscriptions-2x';
+import { runSubscriptionsHttp } from './scenarios/subscriptions-http';
 import { runTracing } from './scenarios/tracing';
 import { runWarmAndSoak } from './scenarios/warm';
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     await runScale(ctx);
     await runSubscriptions(ctx);
     await runSubscriptions2x(ctx);
+    await runSubscriptionsHttp(ctx);
     await runTracing(ctx);
     await runExecution(ctx);
     await runExecutionOverWebSocket(ctx);

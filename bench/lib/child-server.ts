@@ -5,7 +5,7 @@ import type { ChildMessage, MemorySample, ParentMessage } from './ipc.types';
 
 export interface ChildOptions {
   /** Script name under dist/bench/servers, without `.js`. */
-  script: 'sandbox.server' | 'gateway.server' | 'naive.server' | 'ceiling.server' | 'floor.server' | 'subscribers.client';
+  script: 'sandbox.server' | 'gateway.server' | 'naive.server' | 'ceiling.server' | 'floor.server' | 'stream-floor.server' | 'subscribers.client';
   /** A label for progress lines and errors. */
   label: string;
   init: unknown;

@@ -4,7 +4,7 @@
  */
 export interface BenchSettings {
   quick: boolean;
-  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution, execution-ws. */
+  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, subscriptions-http, tracing, execution, execution-ws. */
   only: Set<string>;
   /** `first` of the query: a page of 20 transactions per account and card. */
   first: number;
@@ -12,6 +12,7 @@ export interface BenchSettings {
   cold: { latencyMs: number; runs: number };
   scale: { accounts: number; transactionsPerAccount: number; cards: number; runs: number };
   soak: { queries: number; batches: number; connections: number; maxDurationS: number };
+  /** Scenario 4, and scenarios 9 and 10 (the same over SSE and multipart). */
   subscriptions: { subscribers: number; events: number; connectTimeoutS: number };
   /** Scenario 8: subscribers over two gateway instances sharing Redis, from `clientProcesses` subscriber processes. */
   subscriptions2x: { subscribers: number; events: number; clientProcesses: number; connectTimeoutS: number };
@@ -20,7 +21,18 @@ export interface BenchSettings {
   execution: { connections: number; warmupS: number; durationS: number; rounds: number };
 }
 
-export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution', 'execution-ws'] as const;
+export const SCENARIOS = [
+  'warm',
+  'cold',
+  'scale',
+  'soak',
+  'subscriptions',
+  'subscriptions-2x',
+  'subscriptions-http',
+  'tracing',
+  'execution',
+  'execution-ws',
+] as const;
 
 export function parseSettings(argv: readonly string[]): BenchSettings {
   const quick = argv.includes('--quick');

@@ -4,6 +4,7 @@ import type { FloorInit } from '../servers/floor.server';
 import type { GatewayInfo, GatewayInit } from '../servers/gateway.server';
 import type { NaiveInit } from '../servers/naive.server';
 import type { SandboxInfo, SandboxInit } from '../servers/sandbox.server';
+import type { StreamFloorInit } from '../servers/stream-floor.server';
 import type { SubscribersInit } from '../servers/subscribers.client';
 import { ChildServer } from './child-server';
 
@@ -79,4 +80,9 @@ export function startCeiling(children: Children, init: CeilingInit): Promise<Chi
 /** Scenario 7's floor (bench/servers/floor.server.ts): the query's provider calls and JSON.parse, then bankgraph's bytes. */
 export function startFloor(children: Children, init: FloorInit): Promise<ChildServer<{ url: string }>> {
   return children.start<{ url: string }>({ script: 'floor.server', label: 'execution floor', init });
+}
+
+/** Scenarios 9 and 10's floor (bench/servers/stream-floor.server.ts): node:http writing one event's bytes to every open response. */
+export function startStreamFloor(children: Children, init: StreamFloorInit): Promise<ChildServer<{ url: string }>> {
+  return children.start<{ url: string }>({ script: 'stream-floor.server', label: `${init.transport} floor`, init });
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { GraphqlWsSubscription, type SubscriptionTarget } from './graphql-ws-socket';
+import { GraphqlWsSubscription, type SubscriptionHandler, type SubscriptionTarget } from './graphql-ws-socket';
+import { HttpStreamSubscription, type HttpStreamTransport } from './http-stream-subscription';
 
 export interface RefundUpdate {
   id: string;
@@ -18,14 +19,17 @@ interface Expectation {
   done(): void;
 }
 
+/** How a fleet subscribes: graphql-ws over a WebSocket, or one HTTP response each over SSE or multipart. */
+export type FleetTransport = 'ws' | HttpStreamTransport;
+
 /**
- * Many graphql-ws subscribers, one WebSocket each, as that many apps would be, all on the same refundUpdated
- * subscription. Each is the bench's own minimal graphql-transport-ws client (graphql-ws-socket.ts), which costs
- * the shared CPUs far less per message than graphql-ws's client on `ws`. Receipt times are taken in this process
- * when each message is handled.
+ * Many subscribers, one WebSocket (or one HTTP stream) each, as that many apps would be, all on the same
+ * refundUpdated subscription. Each is the bench's own minimal client (graphql-ws-socket.ts over WebSocket,
+ * http-stream-subscription.ts over SSE and multipart), which costs the shared CPUs far less per message than the
+ * libraries' clients. Receipt times are taken in this process when each message is handled.
  */
 export class SubscriberFleet {
-  private readonly subscriptions: GraphqlWsSubscription[] = [];
+  private readonly subscriptions: (GraphqlWsSubscription | HttpStreamSubscription)[] = [];
   private readonly target: SubscriptionTarget;
   private expectation: Expectation | undefined;
   /** Set by close(): ends and errors after that are the bench's own doing. */
@@ -40,6 +44,7 @@ export class SubscriberFleet {
     variables: Record<string, unknown>,
     /** Receipt times are read off this clock (ms); see monotonicMs for one shared by every process. */
     private readonly clock: () => number = () => performance.now(),
+    private readonly transport: FleetTransport = 'ws',
   ) {
     this.target = { url: new URL(wsUrl), authorization, query, variables };
   }
@@ -119,7 +124,7 @@ export class SubscriberFleet {
           reject(new Error(`subscriber ${index}: ${what}`));
         }
       };
-      const subscription = new GraphqlWsSubscription(this.target, {
+      const handler: SubscriptionHandler = {
         next: (result) => {
           if (result.errors?.length) return fail(`errors ${JSON.stringify(result.errors).slice(0, 300)}`);
           if (first) {
@@ -136,7 +141,11 @@ export class SubscriberFleet {
           if (++expected.count === expected.receivedAtMs.length) expected.done();
         },
         fail,
-      });
+      };
+      const subscription =
+        this.transport === 'ws'
+          ? new GraphqlWsSubscription(this.target, handler)
+          : new HttpStreamSubscription({ ...this.target, transport: this.transport }, handler);
       this.subscriptions.push(subscription);
     });
   }
