@@ -219,7 +219,7 @@ function lookupPrincipal(services: Services): GraphqlHttpDeps['lookupPrincipal']
     const lookup = services.revocations.begin();
     res.once('close', () => services.revocations.end(lookup));
     const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
-    return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup) };
+    return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup), end: () => services.revocations.end(lookup) };
   };
 }
 

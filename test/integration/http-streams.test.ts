@@ -258,6 +258,56 @@ describe.each<StreamTransport>(['sse', 'multipart'])('subscriptions over %s', (t
   });
 });
 
+describe("GraphQL over SSE, the protocol's other forms", () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { SANDBOX_TIME_SCALE: '0.001' } });
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  /** The events of a whole (finite) SSE response. */
+  async function eventsOf(response: Response): Promise<{ event: string; data: unknown }[]> {
+    const text = await response.text();
+    return text
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: '))
+      .map((block) => ({ event: /^event: (.*)$/m.exec(block)![1]!, data: JSON.parse(/^data:(.*)$/m.exec(block)![1]!.trim() || 'null') as unknown }));
+  }
+
+  const get = (params: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(`${stack.gateway.url}/graphql/stream?${new URLSearchParams(params)}`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${stack.merchantKey}`, ...headers },
+    });
+
+  it('answers a query sent by GET as one next event, then complete', async () => {
+    const response = await get({ query: 'query Q { __typename }' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await eventsOf(response)).toEqual([
+      { event: 'next', data: { data: { __typename: 'Query' } } },
+      { event: 'complete', data: null },
+    ]);
+  });
+
+  it('runs no mutation sent by GET', async () => {
+    const events = await eventsOf(await get({ query: 'mutation { revokeUser(userId: "u-1") }' }));
+    expect(events[0]).toMatchObject({ event: 'next', data: { errors: [{ extensions: { code: 'FORBIDDEN' } }] } });
+    expect((events[0]!.data as { data?: unknown }).data).toBeUndefined();
+  });
+
+  it('says what it serves to a request without Accept: text/event-stream (406)', async () => {
+    const response = await get({ query: '{ __typename }' }, { accept: 'application/json' });
+    expect(response.status).toBe(406);
+    const { errors } = (await response.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
+    expect(errors[0]!.message).toMatch(/Accept: text\/event-stream/);
+    expect(errors[0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', requestId: response.headers.get('x-request-id') });
+  });
+});
+
 describe('HTTP subscription streams and shutdown', () => {
   let stack: Stack;
 

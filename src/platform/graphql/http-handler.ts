@@ -23,6 +23,11 @@ import type { CacheMode } from '../provider/response-cache';
 export interface PrincipalLookup {
   principal: Principal;
   trusted(): Principal;
+  /**
+   * Ends the lookup before the response does (it ends when the response closes): a subscription stream, registered
+   * from then on to be closed by any revocation, must not keep every revocation heard for as long as it is open.
+   */
+  end(): void;
 }
 
 export interface GraphqlHttpDeps {

@@ -54,8 +54,8 @@ export interface StreamOperation {
   requestId: string;
   started: number;
   transport: 'sse' | 'multipart';
-  /** The request's principal, as far as the revocations heard since its lookup allow; asked as the stream registers. */
-  principal(): Principal;
+  /** The request's lookup: its principal, as far as the revocations heard since allow, asked as the stream registers; then ended. */
+  lookup: { trusted(): Principal; end(): void };
   query: string;
   operationName?: string | null;
   variables?: Readonly<Record<string, unknown>> | null;
@@ -116,10 +116,11 @@ export class HttpStreams {
 
   private async *execute(operation: StreamOperation, handle: StreamHandle, record: StreamRecord): AsyncGenerator<StreamedResult> {
     const { pipeline } = this.deps;
-    const principal = operation.principal();
+    const principal = operation.lookup.trusted();
     record.principal = describePrincipal(principal);
     // Registered before anything runs: a revocation from here on ends the stream; one heard during the lookup, now.
     this.deps.sockets.add(principal, handle);
+    operation.lookup.end();
     const capKey = liveWorkKey(principal, () => operation.req.socket.remoteAddress);
     const admitted = admitOperation(this.deps, { ...operation, capKey, onConnection: 0, endedBecause: () => handle.endedError(pipeline) });
     if ('errors' in admitted) return yield record.sent(this.refused(admitted.errors, operation.requestId));

@@ -43,7 +43,7 @@ export class MultipartSubscriptions {
       requestId,
       started,
       transport: 'multipart',
-      principal: () => lookup.trusted(),
+      lookup,
       ...request,
       mutationsAllowed: req.method === 'POST',
     });

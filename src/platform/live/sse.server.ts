@@ -146,7 +146,7 @@ export class SseHandler {
       requestId,
       started,
       transport: 'sse',
-      principal: () => lookup.trusted(),
+      lookup,
       query: query ?? '',
       operationName: params.operationName,
       variables: params.variables,
