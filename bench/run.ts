@@ -7,6 +7,7 @@ import { renderTable } from './lib/table';
 import { runCold, runScale } from './scenarios/cold';
 import { runExecution } from './scenarios/execution';
 import { runExecutionOverWebSocket } from './scenarios/execution-ws';
+import { runFanOut } from './scenarios/fan-out';
 import { runSubscriptions } from './scenarios/subscriptions';
 import { runSubscriptions2x } from './scenarios/subscriptions-2x';
 import { runTracing } from './scenarios/tracing';
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     await runTracing(ctx);
     await runExecution(ctx);
     await runExecutionOverWebSocket(ctx);
+    await runFanOut(ctx);
   } finally {
     await children.closeAll();
   }

@@ -1,11 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildMessage, MemorySample, ParentMessage } from './ipc.types';
 
 export interface ChildOptions {
   /** Script name under dist/bench/servers, without `.js`. */
-  script: 'sandbox.server' | 'gateway.server' | 'naive.server' | 'ceiling.server' | 'floor.server' | 'subscribers.client';
+  script: 'sandbox.server' | 'gateway.server' | 'naive.server' | 'ceiling.server' | 'floor.server' | 'fan-out-floor.server' | 'subscribers.client';
   /** A label for progress lines and errors. */
   label: string;
   init: unknown;
@@ -95,6 +95,24 @@ export class ChildServer<Info = unknown> {
     // utime and stime are fields 14 and 15 of the whole line (11 and 12 here), in USER_HZ ticks: 100 per second
     // on Linux whatever the kernel's own tick rate, so each tick is 10 ms.
     return (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+
+  /**
+   * CPU time of the process's threads so far, in milliseconds to the nanosecond: the first field of each thread's
+   * /proc/<pid>/task/<tid>/schedstat (time on a CPU, user and system), summed. cpuMs() counts 10 ms ticks, too
+   * coarse for spans of a few milliseconds; a thread that has ended is no longer counted, so a span is measured on
+   * a process whose threads live as long as it does (Node's main thread, its V8 and libuv pools).
+   */
+  threadsCpuMs(): number {
+    let nanoseconds = 0;
+    for (const tid of readdirSync(`/proc/${this.pid}/task`)) {
+      try {
+        nanoseconds += Number(readFileSync(`/proc/${this.pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return nanoseconds / 1e6;
   }
 
   /** Asks the child to close its server and exit; kills it (this child only) if it does not within the time. */

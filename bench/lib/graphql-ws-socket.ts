@@ -21,6 +21,16 @@ export interface SubscriptionHandler {
   fail(what: string): void;
 }
 
+/** What the fleet needs of a subscriber, whatever its transport. */
+export interface BenchSubscription {
+  /** Bytes read off its socket so far, framing included: what the server wrote to it. */
+  readonly bytesRead: number;
+  /** Where it is, for a report of sockets that did not close. */
+  readonly phase: string;
+  /** Ends the subscription as a client going away does; resolves once the socket is closed. */
+  close(): Promise<void>;
+}
+
 export interface SubscriptionTarget {
   url: URL;
   /** connection_init's payload is `{ authorization }`, as the gateway's merchant clients send it. */
@@ -67,8 +77,9 @@ const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 const MASKS = Buffer.allocUnsafe(8 * 1024);
 let maskOffset = MASKS.length;
 
-export class GraphqlWsSubscription {
+export class GraphqlWsSubscription implements BenchSubscription {
   private state = State.Upgrading;
+  bytesRead = 0;
   private readonly socket: Socket;
   private readonly key = randomBytes(16).toString('base64');
   /** Bytes of an incomplete frame (or upgrade answer) from earlier reads. */
@@ -90,6 +101,7 @@ export class GraphqlWsSubscription {
         buffer: READ_BUFFER,
         // Never false (which would pause the socket): see read().
         callback: (bytes: number) => {
+          this.bytesRead += bytes;
           this.read(READ_BUFFER.subarray(0, bytes));
           return true;
         },

@@ -25,6 +25,10 @@ export interface RefundEventsRun {
   /** Subscriber processes (bench/servers/subscribers.client.ts), all on the same payment's refunds. */
   clients: ChildServer[];
   eventTimeoutMs: number;
+  /** How a process's CPU time is read: ChildServer.cpuMs (10 ms ticks) unless given, e.g. threadsCpuMs. */
+  cpuMs?: (process: ChildServer) => number;
+  /** Also count the bytes the subscribers read over each measured event (an IPC round trip per client before and after). */
+  countBytes?: boolean;
 }
 
 export interface RefundEventsResult {
@@ -34,7 +38,13 @@ export interface RefundEventsResult {
   toEach: number[];
   /** Per gateway, over all events. */
   gatewayCpuMs: number[];
+  /** Per event, per gateway. */
+  gatewayCpuMsByEvent: number[][];
   clientCpuMs: number;
+  /** Each measured event's refund. */
+  refundIds: string[];
+  /** Per event, the bytes every subscriber read from trigger to last message, summed (countBytes only). */
+  bytesRead: number[];
 }
 
 /**
@@ -43,7 +53,18 @@ export interface RefundEventsResult {
  * clock that the relay and the subscriber processes both read.
  */
 export async function measureRefundEvents(ctx: BenchContext, run: RefundEventsRun): Promise<RefundEventsResult> {
-  const result: RefundEventsResult = { toLast: [], toEach: [], gatewayCpuMs: run.gateways.map(() => 0), clientCpuMs: 0 };
+  const result: RefundEventsResult = {
+    toLast: [],
+    toEach: [],
+    gatewayCpuMs: run.gateways.map(() => 0),
+    gatewayCpuMsByEvent: [],
+    clientCpuMs: 0,
+    refundIds: [],
+    bytesRead: [],
+  };
+  const cpuMs = run.cpuMs ?? ((process: ChildServer) => process.cpuMs());
+  const clientBytes = async (): Promise<number> =>
+    run.countBytes ? (await Promise.all(run.clients.map((client) => client.call<number>('bytes', null, 10_000)))).reduce((a, b) => a + b, 0) : 0;
   let refundId = run.firstRefundId;
   for (let event = 1; event <= run.events; event++) {
     if (event > 1) {
@@ -58,16 +79,21 @@ export async function measureRefundEvents(ctx: BenchContext, run: RefundEventsRu
     await Promise.all(run.clients.map((client) => client.call('arm', expectArgs, 10_000)));
     const expected = refundId;
     const arrived = run.relay.waitFor((arrival) => arrival.type === 'refund_executed' && arrival.refundId === expected, run.eventTimeoutMs);
-    const cpuBefore = run.gateways.map((gateway) => gateway.cpuMs());
-    const clientsBefore = run.clients.map((client) => client.cpuMs());
+    const bytesBefore = await clientBytes();
+    const cpuBefore = run.gateways.map((gateway) => cpuMs(gateway));
+    const clientsBefore = run.clients.map((client) => cpuMs(client));
     // One Promise.all over the trigger and every wait, so whichever fails first is the error and none goes unhandled.
     const [arrival, times] = await Promise.all([
       arrived,
       Promise.all(run.clients.map((client) => client.call<number[]>('collect', null, run.eventTimeoutMs + 10_000))),
       json('POST', `${run.sandboxUrl}/sandbox/clock`, { advanceSeconds: EXECUTE_AFTER_SECONDS }),
     ]);
-    run.gateways.forEach((gateway, i) => (result.gatewayCpuMs[i]! += gateway.cpuMs() - cpuBefore[i]!));
-    run.clients.forEach((client, i) => (result.clientCpuMs += client.cpuMs() - clientsBefore[i]!));
+    const gatewayCpuMs = run.gateways.map((gateway, i) => cpuMs(gateway) - cpuBefore[i]!);
+    gatewayCpuMs.forEach((spent, i) => (result.gatewayCpuMs[i]! += spent));
+    result.gatewayCpuMsByEvent.push(gatewayCpuMs);
+    run.clients.forEach((client, i) => (result.clientCpuMs += cpuMs(client) - clientsBefore[i]!));
+    result.refundIds.push(expected);
+    if (run.countBytes) result.bytesRead.push((await clientBytes()) - bytesBefore);
     if (arrival.status !== undefined && (arrival.status < 200 || arrival.status >= 300)) {
       throw new Error(`the gateway answered the webhook with HTTP ${arrival.status}`);
     }

@@ -4,7 +4,7 @@
  */
 export interface BenchSettings {
   quick: boolean;
-  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution, execution-ws. */
+  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution, execution-ws, fan-out. */
   only: Set<string>;
   /** `first` of the query: a page of 20 transactions per account and card. */
   first: number;
@@ -18,9 +18,11 @@ export interface BenchSettings {
   tracing: { connections: number; warmupS: number; durationS: number };
   /** Scenario 7: `rounds` windows per gateway, alternating (see execution.ts). */
   execution: { connections: number; warmupS: number; durationS: number; rounds: number };
+  /** Scenario 9: `subscribers` per transport, on bankgraph then on that transport's floor. */
+  fanOut: { subscribers: number; events: number; connectTimeoutS: number };
 }
 
-export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution', 'execution-ws'] as const;
+export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution', 'execution-ws', 'fan-out'] as const;
 
 export function parseSettings(argv: readonly string[]): BenchSettings {
   const quick = argv.includes('--quick');
@@ -48,6 +50,7 @@ export function parseSettings(argv: readonly string[]): BenchSettings {
     subscriptions2x: { subscribers: quick ? 400 : 20_000, events: quick ? 3 : 9, clientProcesses: 4, connectTimeoutS: 120 },
     tracing: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 8 },
     execution: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 5, rounds: quick ? 1 : 3 },
+    fanOut: { subscribers: quick ? 200 : 5_000, events: quick ? 3 : 9, connectTimeoutS: 60 },
   };
 }
 

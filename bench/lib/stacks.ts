@@ -1,5 +1,6 @@
 import type { FixtureSizes } from '../../src/sandbox/fixtures/types';
 import type { CeilingInit } from '../servers/ceiling.server';
+import type { FanOutFloorInit } from '../servers/fan-out-floor.server';
 import type { FloorInit } from '../servers/floor.server';
 import type { GatewayInfo, GatewayInit } from '../servers/gateway.server';
 import type { NaiveInit } from '../servers/naive.server';
@@ -58,7 +59,7 @@ export function startBankgraph(
   });
 }
 
-/** A fleet of graphql-ws subscribers in its own process (bench/servers/subscribers.client.ts). */
+/** A fleet of subscribers (graphql-ws, SSE or multipart) in its own process (bench/servers/subscribers.client.ts). */
 export function startSubscriberClient(children: Children, label: string, init: SubscribersInit): Promise<ChildServer<{ pid: number }>> {
   return children.start<{ pid: number }>({ script: 'subscribers.client', label, init });
 }
@@ -79,4 +80,9 @@ export function startCeiling(children: Children, init: CeilingInit): Promise<Chi
 /** Scenario 7's floor (bench/servers/floor.server.ts): the query's provider calls and JSON.parse, then bankgraph's bytes. */
 export function startFloor(children: Children, init: FloorInit): Promise<ChildServer<{ url: string }>> {
   return children.start<{ url: string }>({ script: 'floor.server', label: 'execution floor', init });
+}
+
+/** Scenario 9's floor for one transport (bench/servers/fan-out-floor.server.ts): the same bytes written to every subscriber. */
+export function startFanOutFloor(children: Children, init: FanOutFloorInit): Promise<ChildServer<{ url: string }>> {
+  return children.start<{ url: string }>({ script: 'fan-out-floor.server', label: `${init.transport} fan-out floor`, init });
 }

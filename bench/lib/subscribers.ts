@@ -1,5 +1,23 @@
 import { performance } from 'node:perf_hooks';
-import { GraphqlWsSubscription, type SubscriptionTarget } from './graphql-ws-socket';
+import { GraphqlWsSubscription, type BenchSubscription, type SubscriptionHandler, type SubscriptionTarget } from './graphql-ws-socket';
+import { MultipartSubscription } from './multipart-socket';
+import { SseSubscription } from './sse-socket';
+
+/** How subscribers reach the gateway: graphql-ws over WebSocket, GraphQL over SSE, or Apollo's multipart HTTP. */
+export type Transport = 'ws' | 'sse' | 'multipart';
+
+export const TRANSPORTS: readonly Transport[] = ['ws', 'sse', 'multipart'];
+
+const CLIENTS: Record<Transport, new (target: SubscriptionTarget, handler: SubscriptionHandler) => BenchSubscription> = {
+  ws: GraphqlWsSubscription,
+  sse: SseSubscription,
+  multipart: MultipartSubscription,
+};
+
+/** One subscriber of the transport's bench client, on a socket of its own. */
+export function subscribe(transport: Transport, target: SubscriptionTarget, handler: SubscriptionHandler): BenchSubscription {
+  return new CLIENTS[transport](target, handler);
+}
 
 export interface RefundUpdate {
   id: string;
@@ -19,13 +37,13 @@ interface Expectation {
 }
 
 /**
- * Many graphql-ws subscribers, one WebSocket each, as that many apps would be, all on the same refundUpdated
- * subscription. Each is the bench's own minimal graphql-transport-ws client (graphql-ws-socket.ts), which costs
- * the shared CPUs far less per message than graphql-ws's client on `ws`. Receipt times are taken in this process
- * when each message is handled.
+ * Many subscribers, one socket each, as that many apps would be, all on the same refundUpdated subscription over one
+ * transport. Each is one of the bench's own minimal clients (graphql-ws-socket.ts, sse-socket.ts,
+ * multipart-socket.ts), which cost the shared CPUs far less per message than the client libraries. Receipt times are
+ * taken in this process when each message is handled.
  */
 export class SubscriberFleet {
-  private readonly subscriptions: GraphqlWsSubscription[] = [];
+  private readonly subscriptions: BenchSubscription[] = [];
   private readonly target: SubscriptionTarget;
   private expectation: Expectation | undefined;
   /** Set by close(): ends and errors after that are the bench's own doing. */
@@ -34,18 +52,27 @@ export class SubscriberFleet {
   readonly failures: string[] = [];
 
   constructor(
-    wsUrl: string,
+    private readonly transport: Transport,
+    /** The endpoint: ws://…/graphql, http://…/graphql/stream (SSE) or http://…/graphql (multipart). */
+    url: string,
     authorization: string,
     query: string,
     variables: Record<string, unknown>,
     /** Receipt times are read off this clock (ms); see monotonicMs for one shared by every process. */
     private readonly clock: () => number = () => performance.now(),
   ) {
-    this.target = { url: new URL(wsUrl), authorization, query, variables };
+    this.target = { url: new URL(url), authorization, query, variables };
   }
 
   get size(): number {
     return this.subscriptions.length;
+  }
+
+  /** Bytes every subscriber read off its socket so far, framing included. */
+  get bytesRead(): number {
+    let bytes = 0;
+    for (const subscription of this.subscriptions) bytes += subscription.bytesRead;
+    return bytes;
   }
 
   /** Opens `count` subscribers, `concurrency` at a time; done when each has received its first message (the current state). */
@@ -119,7 +146,7 @@ export class SubscriberFleet {
           reject(new Error(`subscriber ${index}: ${what}`));
         }
       };
-      const subscription = new GraphqlWsSubscription(this.target, {
+      const subscription = subscribe(this.transport, this.target, {
         next: (result) => {
           if (result.errors?.length) return fail(`errors ${JSON.stringify(result.errors).slice(0, 300)}`);
           if (first) {

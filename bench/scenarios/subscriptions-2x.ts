@@ -64,7 +64,7 @@ export async function runSubscriptions2x(ctx: BenchContext): Promise<void> {
       const firstRefundId = await refund(1);
       const clientOf = async (instance: ChildServer<GatewayInfo>, label: string): Promise<ChildServer> => {
         const client = await startSubscriberClient(children, label, {
-          wsUrl: `${instance.info.url.replace(/^http/, 'ws')}/graphql`,
+          url: `${instance.info.url.replace(/^http/, 'ws')}/graphql`,
           authorization,
           query: SUBSCRIPTION,
           variables: { paymentId },

@@ -66,7 +66,7 @@ export async function runSubscriptions(ctx: BenchContext): Promise<void> {
     const clients = await Promise.all(
       Array.from({ length: SUBSCRIBER_PROCESSES }, async (_, i) => {
         const client = await startSubscriberClient(children, `subscribers ${i + 1}`, {
-          wsUrl,
+          url: wsUrl,
           authorization: merchant.authorization,
           query: SUBSCRIPTION,
           variables: { paymentId },

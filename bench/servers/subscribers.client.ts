@@ -1,8 +1,11 @@
-import { monotonicMs, SubscriberFleet } from '../lib/subscribers';
+import { monotonicMs, SubscriberFleet, type Transport } from '../lib/subscribers';
 import { runChild } from './child.runtime';
 
 export interface SubscribersInit {
-  wsUrl: string;
+  /** graphql-ws when absent. */
+  transport?: Transport;
+  /** The transport's endpoint (see SubscriberFleet). */
+  url: string;
   authorization: string;
   query: string;
   variables: Record<string, unknown>;
@@ -21,15 +24,15 @@ export interface ExpectArgs {
 }
 
 /**
- * A fleet of graphql-ws subscribers in a process of its own, so that tens of thousands of clients do not share one
+ * A fleet of subscribers (graphql-ws, SSE or multipart) in a process of its own, so that tens of thousands of clients do not share one
  * event loop (theirs would then be the slowest part of the measurement). Receipt times are on the machine's
  * monotonic clock (monotonicMs), which the bench process reads too. `reset` closes them all for a fresh round; `arm`
- * starts looking for a refund in a status;
+ * starts looking for a refund in a status; `bytes` answers what the subscribers have read so far;
  * `collect` resolves once every subscriber of this fleet has it, with their receipt times.
  */
 runChild(async (init) => {
-  const { wsUrl, authorization, query, variables } = init as SubscribersInit;
-  const newFleet = (): SubscriberFleet => new SubscriberFleet(wsUrl, authorization, query, variables, monotonicMs);
+  const { transport = 'ws', url, authorization, query, variables } = init as SubscribersInit;
+  const newFleet = (): SubscriberFleet => new SubscriberFleet(transport, url, authorization, query, variables, monotonicMs);
   let fleet = newFleet();
   let armed: Promise<Float64Array> | undefined;
   return {
@@ -55,6 +58,8 @@ runChild(async (init) => {
           armed = times;
           return null;
         }
+        case 'bytes':
+          return fleet.bytesRead;
         case 'collect': {
           if (!armed) throw new Error('collect without arm');
           const times = await armed;

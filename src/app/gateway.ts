@@ -25,6 +25,9 @@ import { PrincipalSockets } from '../platform/live/principal-sockets';
 import { SubscriptionCaps } from '../platform/live/subscription-caps';
 import { WebSocketOriginPolicy } from '../platform/live/websocket-origin';
 import { WsOperationGuard } from '../platform/live/ws-operation-guard';
+import { HttpStreams } from '../platform/live/http-streams';
+import { MultipartSubscriptions } from '../platform/live/multipart-subscriptions';
+import { SseHandler } from '../platform/live/sse.server';
 import { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import { createLogger, maskLiterallyIn, type Logger } from '../platform/observability/logger';
 import { OperationRecorder } from '../platform/observability/operation-recorder';
@@ -102,11 +105,19 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const tracker = new HttpRequestTracker(metrics);
   const apollo = createApollo(pipeline, config.nodeEnv === 'production');
   await apollo.start();
-  const graphql = new GraphqlHttpHandler(apollo, graphqlHttpDeps(parts, pipeline, httpGuard, recorder));
+  const live = createLive(parts, pipeline, limiters.limiter, recorder);
+  const graphql = new GraphqlHttpHandler(apollo, graphqlHttpDeps(parts, pipeline, httpGuard, recorder, live.streams));
+  const sse = new SseHandler({
+    streams: live.streams,
+    pipeline,
+    guard: httpGuard,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    lookupPrincipal: lookupPrincipal(services),
+  });
   const playground = createPlayground(config, services);
-  const routes = gatewayRoutes({ ...parts, playground, graphql, guard: httpGuard, tracker, publicUrl: () => parts.publicUrl.value! });
+  const routes = gatewayRoutes({ ...parts, playground, graphql, sse, guard: httpGuard, tracker, publicUrl: () => parts.publicUrl.value! });
   const httpServer = createHttpServer({ tracker, telemetry, logger, routes });
-  const live = startLive(parts, httpServer, pipeline, limiters.limiter, recorder);
+  const graphqlWs = startLive(parts, httpServer, pipeline, live.guard);
   const stopRevocations = await listenForRevocations(services, graphql.answers, live.sockets, logger);
   const url = await listen(httpServer, config);
   parts.publicUrl.value ??= url;
@@ -115,13 +126,14 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
-    // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS),
-    // close WebSockets with 1001 Going Away, then the stores.
+    // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS), end
+    // the HTTP subscription streams, close WebSockets with 1001 Going Away, then the stores.
     const deadline = performance.now() + config.shutdownTimeoutMs;
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     tracker.startDraining(httpServer);
     await live.guard.drain(deadline);
-    await live.graphqlWs.dispose();
+    await live.streams.dispose(deadline);
+    await graphqlWs.dispose();
     await tracker.drain(httpServer, deadline);
     await closed;
     await apollo.stop();
@@ -176,8 +188,15 @@ function createLimiters(config: ResolvedConfig, logger: Logger, options: Gateway
   };
 }
 
-function graphqlHttpDeps(parts: Parts, pipeline: OperationPipeline, guard: HttpOperationGuard, recorder: OperationRecorder): GraphqlHttpDeps {
+function graphqlHttpDeps(
+  parts: Parts,
+  pipeline: OperationPipeline,
+  guard: HttpOperationGuard,
+  recorder: OperationRecorder,
+  streams: HttpStreams,
+): GraphqlHttpDeps {
   const { config, services } = parts;
+  const multipart = new MultipartSubscriptions(streams);
   return {
     pipeline,
     guard,
@@ -187,14 +206,20 @@ function graphqlHttpDeps(parts: Parts, pipeline: OperationPipeline, guard: HttpO
     production: config.nodeEnv === 'production',
     maxBodyBytes: config.limits.maxBodyBytes,
     operationTimeoutMs: config.operationTimeoutMs,
-    lookupPrincipal: async (req, res) => {
-      const lookup = services.revocations.begin();
-      res.once('close', () => services.revocations.end(lookup));
-      const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
-      return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup) };
-    },
+    lookupPrincipal: lookupPrincipal(services),
     createContext: (principal, requestId, cacheMode, deadline) =>
       createOperationContext({ principal, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
+    streamSubscription: (req, res, requestId, started, lookup, request) => multipart.serve(req, res, requestId, started, lookup, request),
+  };
+}
+
+/** The caller of an HTTP request (bearer token, merchant key or session cookie), trusted as far as revocations heard since allow. */
+function lookupPrincipal(services: Services): GraphqlHttpDeps['lookupPrincipal'] {
+  return async (req, res) => {
+    const lookup = services.revocations.begin();
+    res.once('close', () => services.revocations.end(lookup));
+    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
+    return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup), end: () => services.revocations.end(lookup) };
   };
 }
 
@@ -210,8 +235,11 @@ function createPlayground(config: ResolvedConfig, services: Services): Playgroun
   });
 }
 
-/** graphql-ws on the HTTP server, its operations through the pipeline, guarded as HTTP's are. */
-function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline, limiter: RateLimiter, recorder: OperationRecorder) {
+/**
+ * What live work shares whatever carries it: the principals' connections (so a revocation closes WebSockets and
+ * HTTP streams alike), the subscription caps, the WebSocket guard and the HTTP streams (SSE, multipart).
+ */
+function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimiter, recorder: OperationRecorder) {
   const { config, services, logger, metrics } = parts;
   const sockets = new PrincipalSockets({
     maxSocketsPerPrincipal: config.live.maxSocketsPerPrincipal,
@@ -232,6 +260,25 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
     revocations: services.revocations,
     caps,
   });
+  const streams = new HttpStreams({
+    pipeline,
+    caps,
+    sockets,
+    recorder,
+    metrics,
+    logger,
+    originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => parts.publicUrl.value),
+    heartbeatMs: config.live.streamHeartbeatMs,
+    operationTimeoutMs: config.operationTimeoutMs,
+    createContext: (principal, requestId) =>
+      createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
+  });
+  return { sockets, guard, streams };
+}
+
+/** graphql-ws on the HTTP server, its operations through the pipeline, guarded as HTTP's are. */
+function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline, guard: WsOperationGuard) {
+  const { config, services, logger, metrics } = parts;
   const graphqlWs = startGraphqlWs(httpServer, {
     pipeline,
     createContext: (principal, requestId) =>
@@ -252,7 +299,7 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
     metrics.webSocketOpened();
     socket.on('close', countClosedWebSocket);
   });
-  return { sockets, guard, graphqlWs };
+  return graphqlWs;
 }
 
 async function listen(httpServer: Server, config: ResolvedConfig): Promise<string> {

@@ -7,6 +7,7 @@ import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import type { Logger } from '../platform/observability/logger';
 import { handleOpsRoute } from '../platform/observability/ops.routes';
 import type { GraphqlHttpHandler } from '../platform/graphql/http-handler';
+import { SSE_PATH, type SseHandler } from '../platform/live/sse.server';
 import type { Playground } from '../playground/playground.routes';
 import type { Services } from './services';
 
@@ -15,6 +16,8 @@ export interface RoutesDeps {
   services: Services;
   playground: Playground;
   graphql: GraphqlHttpHandler;
+  /** GraphQL over Server-Sent Events at /graphql/stream. */
+  sse: SseHandler;
   guard: HttpOperationGuard;
   tracker: HttpRequestTracker;
   metrics: GatewayMetrics;
@@ -26,8 +29,9 @@ export interface RoutesDeps {
 export function gatewayRoutes(deps: RoutesDeps): Route[] {
   const { config, services, guard, logger } = deps;
   const graphql: Route = async (path, req, res, requestId) => {
-    if (path !== '/graphql') return false;
-    await deps.graphql.handle(req, res, requestId);
+    if (path === SSE_PATH) await deps.sse.handle(req, res, requestId);
+    else if (path === '/graphql') await deps.graphql.handle(req, res, requestId);
+    else return false;
     return true;
   };
   const ops: Route = (path, req, res) =>

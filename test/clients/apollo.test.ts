@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { waitFor } from '../helpers/wait-for';
 import { useClientStack } from './client-stack';
 import { latestOf, recordingFetch } from './recorded-fetch';
-import { createApolloClient } from './recipes/apollo';
+import { createApolloClient, createApolloHttpOnlyClient } from './recipes/apollo';
 
 /*
  * Apollo Client 4, configured exactly as docs/api.md shows (./recipes/apollo.ts), against a real gateway and sandbox.
@@ -185,5 +185,35 @@ describe('Apollo Client 4 against the sandbox', () => {
     // The viewer query was not read again: the change came over the WebSocket, and none of it over HTTP.
     expect(exchanges.filter(({ sent }) => sent.operationName === 'ViewerPayouts')).toHaveLength(viewerReads);
     expect(exchanges.some(({ sent }) => sent.operationName === 'PayoutUpdated')).toBe(false);
+  });
+
+  it('delivers payoutUpdated over HttpLink alone, as multipart HTTP parts, with no WebSocket', async () => {
+    const payout = await current().newPayout();
+    const accepts: string[] = [];
+    // Passes every request through, keeping the Accept it was sent with (a streamed answer cannot be read whole).
+    const fetchImpl: typeof fetch = (input, init) => {
+      accepts.push(new Headers(init?.headers).get('accept') ?? '');
+      return fetch(input, init);
+    };
+    const { client, close } = createApolloHttpOnlyClient(current().stack.gateway.url, current().session, fetchImpl);
+    stops.push(close);
+    const pushed: string[] = [];
+    const errors: unknown[] = [];
+    const live = client.subscribe({ query: PAYOUT_UPDATED, variables: { transactionId: payout.transactionId } }).subscribe({
+      next: (result) => {
+        if (result.error) errors.push(result.error);
+        if (result.data) pushed.push((result.data as { payoutUpdated: { status: string } }).payoutUpdated.status);
+      },
+      error: (error: unknown) => errors.push(error),
+    });
+    stops.push(() => live.unsubscribe());
+    await waitFor(() => (pushed.length > 0 ? true : undefined), 'the payout’s current state');
+    expect(pushed).toEqual(['authorised']);
+
+    await current().submitPayouts();
+    await waitFor(() => (pushed.length === 2 ? true : undefined), 'the push', 10_000);
+    expect(pushed).toEqual(['authorised', 'submitted']);
+    expect(errors).toEqual([]);
+    expect(accepts.at(-1)).toMatch(/^multipart\/mixed;.*subscriptionSpec=1\.0/);
   });
 });

@@ -87,7 +87,10 @@ describe('urql 6 with graphcache against the sandbox', () => {
     return { client, exchanges: recorder.exchanges };
   }
 
-  it('runs a mutation, then a query, and a payoutUpdated push updates the payout the query shows, from the cache', async () => {
+  it('runs a mutation, then a query, and a payoutUpdated push over SSE updates the payout the query shows, from the cache', async () => {
+    // graphql-sse's client uses the global fetch: watched to see the subscription go to /graphql/stream.
+    const fetches = jest.spyOn(globalThis, 'fetch');
+    cleanups.push(async () => fetches.mockRestore());
     const { client, exchanges } = urql();
     const input = {
       beneficiaryName: 'John Doe',
@@ -129,6 +132,7 @@ describe('urql 6 with graphcache against the sandbox', () => {
     expect(shown.length).toBeGreaterThan(renders);
     expect(exchanges).toHaveLength(requests);
     expect(errors).toEqual([]);
+    expect(fetches.mock.calls.filter(([input]) => String(input).endsWith('/graphql/stream'))).toHaveLength(1);
   });
 
   it('normalises by id with no configuration: a later query for a data task updates the task an earlier query shows', async () => {

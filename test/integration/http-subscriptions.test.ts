@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../src/platform/observability/logger';
 import { startStack, type Stack } from '../helpers/stack';
 
-/** A subscription sent as a plain HTTP POST is refused with 400 saying where subscriptions are served, and is no fault. */
+/** A subscription sent as a plain HTTP POST (no streaming Accept) is refused with 400 saying where subscriptions are served, and is no fault. */
 describe('a subscription sent over plain HTTP', () => {
   let stack: Stack;
   const lines: Record<string, unknown>[] = [];
@@ -34,7 +34,7 @@ describe('a subscription sent over plain HTTP', () => {
     ['anonymous, Accept: application/json', undefined, { accept: 'application/json' }],
     ['with a merchant key, no Accept', 'merchant', {}],
     ['with a merchant key, Accept: application/graphql-response+json', 'merchant', { accept: 'application/graphql-response+json' }],
-  ])('%s: 400 naming the WebSocket endpoint, no error-level log line', async (_case, who, headers: Record<string, string>) => {
+  ])('%s: 400 naming the three ways to subscribe, no error-level log line', async (_case, who, headers: Record<string, string>) => {
     const before = lines.length;
     const result = await stack.graphql<{ refundUpdated: unknown }>(SUBSCRIBE, { id: randomUUID() }, who ? stack.merchantKey : undefined, headers);
     expect(result.status).toBe(400);
@@ -42,8 +42,10 @@ describe('a subscription sent over plain HTTP', () => {
     expect(result.errors).toHaveLength(1);
     expect(result.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', requestId: expect.any(String) });
     expect(result.errors![0]!.message).toBe(
-      'Subscriptions are not served over plain HTTP: open a WebSocket to /graphql with the graphql-transport-ws ' +
-        'subprotocol (the graphql-ws client) and subscribe there. Queries and mutations work over HTTP as before.',
+      'Subscriptions are not served over plain HTTP. Subscribe over a WebSocket to /graphql (the graphql-transport-ws ' +
+        'subprotocol, the graphql-ws client), over Server-Sent Events at /graphql/stream (the graphql-sse protocol, ' +
+        'Accept: text/event-stream), or on /graphql with Accept: multipart/mixed;subscriptionSpec="1.0" (Apollo\'s ' +
+        'multipart subscriptions). Queries and mutations work over HTTP as before.',
     );
 
     const written = lines.slice(before);

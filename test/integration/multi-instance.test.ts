@@ -12,6 +12,7 @@ import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } 
 import { deleteRedisKeys, REDIS_URL, requireRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients, type LiveSubscription } from '../helpers/ws-client';
+import { closeHttpStreams, streamOverHttp } from '../helpers/http-stream-client';
 import { holdNextSessionLookup } from '../helpers/hold-lookup';
 import type { IdentityEvent } from '../../src/identity/identity-events';
 
@@ -67,6 +68,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   afterEach(async () => {
     jest.restoreAllMocks();
     await disposeWsClients();
+    closeHttpStreams();
     await listener?.close();
     listener = undefined;
     await pointSandboxWebhooksAt(sandbox.url, a.url);
@@ -253,6 +255,20 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect(((await live.ended).error as { code?: number }).code).toBe(4401);
     expect(performance.now() - started).toBeLessThan(1_000);
     expect((await graphql(b, '{ viewer { accounts { id } } }', {}, session)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it.each(['sse', 'multipart'] as const)('ends on B, within a second, the %s stream of a user revoked on A', async (transport) => {
+    // A revoked user cannot sign in again: one user for each transport.
+    const session = await signInAt(a.url, transport === 'sse' ? 'cara' : 'sam', 'doe');
+    const task = dataOf(await graphql<{ startDataTask: { id: string } }>(a, START, { input: { resource: 'ACCOUNTS' } }, session)).startDataTask;
+    const live = streamOverHttp(transport, b.url, TASK_UPDATED, { id: task.id }, { token: session });
+    expect((await live.next()).errors).toBeUndefined();
+    const { viewer } = dataOf(await graphql<{ viewer: { id: string } }>(a, '{ viewer { id } }', {}, session));
+    expect(dataOf(await graphql(a, 'mutation ($id: ID!) { revokeUser(userId: $id) }', { id: viewer.id }, MERCHANT_KEY))).toEqual({ revokeUser: true });
+    const started = performance.now();
+    await live.ended;
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(live.results.at(-1)!.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
   /** Resolves once `gateway` has heard an identity event of this kind (from the bus: it was announced on another instance). */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { fixtures, injectFault, paymentsIn, user } from '../helpers/money';
+import { streamOverHttp, type StreamTransport } from '../helpers/http-stream-client';
 import { startStack, type Stack } from '../helpers/stack';
 
 interface Seen {
@@ -18,11 +19,12 @@ const MANIFEST_ID_DOCUMENT = 'query ViewerId { viewer { id } }';
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /**
- * The same operations over HTTP and over WebSocket, answered or refused at every stage a request passes (limits,
- * validation, authorization, persisted documents): the client must see the same data and the same errors on both,
- * whatever the transport. Only the request id differs (one per request) and is left out of the comparison.
+ * The same operations over HTTP, WebSocket and Server-Sent Events (and subscriptions over WebSocket, SSE and Apollo's
+ * multipart HTTP), answered or refused at every stage a request passes (limits, validation, authorization, persisted
+ * documents): the client must see the same data and the same errors whatever the transport. Only the request id
+ * differs (one per request) and is left out of the comparison.
  */
-describe('HTTP and WebSocket give a client the same answers', () => {
+describe('HTTP, WebSocket, SSE and multipart give a client the same answers', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bankgraph-parity-'));
   const manifestPath = join(dir, 'manifest.json');
   writeFileSync(manifestPath, JSON.stringify({ [sha256(MANIFEST_DOCUMENT)]: MANIFEST_DOCUMENT, [MANIFEST_ID]: MANIFEST_ID_DOCUMENT }));
@@ -79,6 +81,20 @@ describe('HTTP and WebSocket give a client the same answers', () => {
       });
     } finally {
       await client.dispose();
+    }
+  }
+
+  /** The operation as the first result of an SSE or multipart stream. */
+  async function overStream(transport: StreamTransport, body: Record<string, unknown>, token: string | undefined): Promise<Seen> {
+    const { query = '', variables, ...rest } = body;
+    const live = streamOverHttp<unknown>(transport, stack.gateway.url, query as string, variables as Record<string, unknown> | undefined, {
+      token,
+      body: rest,
+    });
+    try {
+      return (await live.next()) as Seen;
+    } finally {
+      live.close();
     }
   }
 
@@ -195,6 +211,7 @@ describe('HTTP and WebSocket give a client the same answers', () => {
       const http = await overHttp({ extensions: { persistedQuery } }, john);
       expect(seen(http)).toEqual(seen(taught));
       expect(seen(await overWs({ extensions: { persistedQuery } }, john))).toEqual(seen(http));
+      expect(seen(await overStream('sse', { extensions: { persistedQuery } }, john))).toEqual(seen(http));
     }
   });
 
@@ -207,6 +224,7 @@ describe('HTTP and WebSocket give a client the same answers', () => {
       expect(http.errors?.[0]).toMatchObject({ path: ['viewer', 'accounts', 0, 'balance'], extensions: { providerError: 'invalid_request' } });
       expect((http.data as { viewer: { accounts: unknown[] } }).viewer.accounts.length).toBeGreaterThan(1);
       expect(seen(await overWs(body, john))).toEqual(seen(http));
+      expect(seen(await overStream('sse', body, john))).toEqual(seen(http));
     } finally {
       await stack.sandboxJson('DELETE', '/sandbox/faults');
     }
@@ -216,5 +234,47 @@ describe('HTTP and WebSocket give a client the same answers', () => {
     const http = await overHttp(body(), token());
     isTheCase(http);
     expect(seen(await overWs(body(), token()))).toEqual(seen(http));
+    expect(seen(await overStream('sse', body(), token()))).toEqual(seen(http));
+  });
+
+  const WATCH = 'subscription Watch($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status } }';
+  const subscriptionCases: [string, () => Record<string, unknown>, () => string | undefined, (answer: Seen) => void][] = [
+    [
+      'a subscription of nobody signed in',
+      () => ({ query: WATCH, variables: { id: 'p-1' } }),
+      () => undefined,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED'),
+    ],
+    [
+      'a subscription with too many aliases',
+      () => ({ query: 'subscription ($id: ID!) { payoutUpdated(transactionId: $id) { a: status b: status c: status d: status } }', variables: { id: 'p-1' } }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'OPERATION_LIMIT' }),
+    ],
+    [
+      'a subscription that does not validate',
+      () => ({ query: 'subscription ($id: ID!) { payoutUpdated(transactionId: $id) { nope } }', variables: { id: 'p-1' } }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'GRAPHQL_VALIDATION_FAILED' }),
+    ],
+    [
+      'a subscription variable of the wrong type',
+      () => ({ query: WATCH, variables: { id: { not: 'an id' } } }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT'),
+    ],
+    [
+      'an unknown persisted subscription',
+      () => ({ documentId: 'no-such-subscription', variables: { id: 'p-1' } }),
+      () => john,
+      (a) => expect(a.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND'),
+    ],
+  ];
+
+  it.each(subscriptionCases)('%s: the same over WebSocket, SSE and multipart', async (_what, body, token, isTheCase) => {
+    const ws = await overWs(body(), token());
+    isTheCase(ws);
+    expect(seen(await overStream('sse', body(), token()))).toEqual(seen(ws));
+    expect(seen(await overStream('multipart', body(), token()))).toEqual(seen(ws));
   });
 });

@@ -223,6 +223,7 @@ describe('loadConfig: sessions and WebSockets', () => {
       maxSubscriptionsPerSocket: 100,
       maxSubscriptionsPerPrincipal: 1_000,
       maxSocketsPerPrincipal: 50,
+      streamHeartbeatMs: 12_000,
     });
   });
 

@@ -110,6 +110,8 @@ export interface LiveLimitsConfig {
   /** Per principal (a user, a merchant key, an anonymous address) on one instance. */
   maxSubscriptionsPerPrincipal: number;
   maxSocketsPerPrincipal: number;
+  /** How often an idle SSE or multipart subscription stream gets a heartbeat, so proxies keep it open. */
+  streamHeartbeatMs: number;
 }
 
 /** Trusted documents (persisted operations) and APQ; docs/api.md, "Persisted documents". */
@@ -295,6 +297,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxSubscriptionsPerSocket: read.integer('WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100, { min: 1, max: 1_000_000 }),
       maxSubscriptionsPerPrincipal: read.integer('MAX_SUBSCRIPTIONS_PER_PRINCIPAL', 1_000, { min: 1, max: 10_000_000 }),
       maxSocketsPerPrincipal: read.integer('WS_MAX_SOCKETS_PER_PRINCIPAL', 50, { min: 1, max: 1_000_000 }),
+      streamHeartbeatMs: read.integer('STREAM_HEARTBEAT_MS', 12_000, { min: 50, max: 3600 * 1000 }),
     },
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 600_000 }),
     operationTimeoutMs: read.integer('OPERATION_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),

@@ -5,6 +5,7 @@ import { describePrincipal, type OperationContext } from './operation-context';
 import type { OperationPipeline } from './operation-pipeline';
 import { isOwnPage, type DocumentRequest } from './persisted/persisted-documents';
 import { GatewayError } from '../errors/gateway-errors';
+import { acceptsMultipartSubscription } from './http-subscription.plugin';
 import { AnswerCache, type CachedAnswer } from '../http/answer-cache';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
@@ -22,6 +23,11 @@ import type { CacheMode } from '../provider/response-cache';
 export interface PrincipalLookup {
   principal: Principal;
   trusted(): Principal;
+  /**
+   * Ends the lookup before the response does (it ends when the response closes): a subscription stream, registered
+   * from then on to be closed by any revocation, must not keep every revocation heard for as long as it is open.
+   */
+  end(): void;
 }
 
 export interface GraphqlHttpDeps {
@@ -36,6 +42,22 @@ export interface GraphqlHttpDeps {
   /** Resolves the caller; ends the lookup when the response closes, so a revocation heard meanwhile is still seen. */
   lookupPrincipal(req: IncomingMessage, res: ServerResponse): Promise<PrincipalLookup>;
   createContext(principal: Principal, requestId: string, cacheMode: CacheMode, deadline: OperationDeadline): OperationContext;
+  /** Streams a subscription whose request accepts Apollo's multipart subscriptions (src/platform/live/multipart-subscriptions.ts). */
+  streamSubscription?(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    started: number,
+    lookup: PrincipalLookup,
+    request: StreamedSubscription,
+  ): Promise<void>;
+}
+
+/** A subscription to stream: its resolved text, operation name and variables. */
+export interface StreamedSubscription {
+  query: string;
+  operationName?: string | null;
+  variables?: Readonly<Record<string, unknown>> | null;
 }
 
 /** Apollo Server for HTTP: its CSRF prevention, content negotiation and plugin hooks, on the operation pipeline's stages. */
@@ -79,7 +101,26 @@ export class GraphqlHttpHandler {
     const request: Request = { req, res, principal, requestId, started };
     const read = req.method === 'GET' ? await this.readGet(request) : req.method === 'POST' ? await this.readPost(request) : {};
     if (read === false) return;
+    const subscription = this.deps.streamSubscription && acceptsMultipartSubscription(req.headers.accept) ? this.subscriptionIn(read) : undefined;
+    if (subscription) return this.deps.streamSubscription!(req, res, requestId, started, lookup, subscription);
     await this.run(request, lookup, read);
+  }
+
+  /** The request's operation when it is a subscription (one that does not parse or validate is Apollo's to refuse). */
+  private subscriptionIn(read: Read): StreamedSubscription | undefined {
+    const fields: Record<string, unknown> =
+      read.search !== undefined
+        ? Object.fromEntries(new URLSearchParams(read.search))
+        : typeof read.body === 'object' && read.body !== null
+          ? (read.body as Record<string, unknown>)
+          : {};
+    const variables = typeof fields.variables === 'string' ? jsonOrUndefined(fields.variables) : fields.variables;
+    const { query, operationName } = fields;
+    if (typeof query !== 'string' || (operationName != null && typeof operationName !== 'string')) return undefined;
+    if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
+    const request = { query, operationName, variables: variables as StreamedSubscription['variables'] };
+    const prepared = this.deps.pipeline.prepare(query, operationName, request.variables);
+    return 'errors' in prepared || prepared.operation.operation !== 'subscription' ? undefined : request;
   }
 
   private async readGet(request: Request): Promise<Read | false> {

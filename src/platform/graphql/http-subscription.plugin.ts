@@ -3,15 +3,22 @@ import { GraphQLError } from 'graphql';
 import type { ErrorCode } from '../errors/gateway-errors';
 
 export const SUBSCRIPTIONS_OVER_HTTP_MESSAGE =
-  'Subscriptions are not served over plain HTTP: open a WebSocket to /graphql with the graphql-transport-ws ' +
-  'subprotocol (the graphql-ws client) and subscribe there. Queries and mutations work over HTTP as before.';
+  'Subscriptions are not served over plain HTTP. Subscribe over a WebSocket to /graphql (the graphql-transport-ws ' +
+  'subprotocol, the graphql-ws client), over Server-Sent Events at /graphql/stream (the graphql-sse protocol, ' +
+  'Accept: text/event-stream), or on /graphql with Accept: multipart/mixed;subscriptionSpec="1.0" (Apollo\'s ' +
+  'multipart subscriptions). Queries and mutations work over HTTP as before.';
+
+/** Whether a request's Accept asks for Apollo's multipart subscriptions (whatever else it lists, in any case). */
+export function acceptsMultipartSubscription(accept: string | undefined): boolean {
+  return accept !== undefined && accept.split(',').some((type) => /^\s*multipart\/mixed\b/i.test(type) && /;\s*subscriptionSpec\s*=/i.test(type));
+}
 
 /**
  * A subscription sent as an ordinary HTTP request would run its resolvers as if it were a query, which no
  * subscription field supports: it is refused here, with 400, before anything runs, and logged as a refusal (info),
- * not as a fault. This is the one place that decides which HTTP requests may carry a subscription: streamed answers
- * (`Accept: multipart/mixed; subscriptionSpec=...` or `text/event-stream`) are not served yet, so today it admits
- * none; serving them means letting those Accept values through here.
+ * not as a fault. Which requests on /graphql may carry a subscription is decided by acceptsMultipartSubscription:
+ * the HTTP handler streams those before Apollo sees them (src/platform/live/multipart-subscriptions.ts), so a
+ * subscription that reaches Apollo is a plain request; Server-Sent Events have their own path, /graphql/stream.
  */
 export function httpSubscriptionPlugin<TContext extends BaseContext>(): ApolloServerPlugin<TContext> {
   return {

@@ -1,7 +1,16 @@
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
-import { getOperationAST, type ExecutionArgs, type ExecutionResult, type GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  GraphQLError,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { CompiledExecutor } from './compiled-executor';
-import { DocumentCache, type CheckedDocument } from './document-cache';
+import { DocumentCache, requestError, type CheckedDocument } from './document-cache';
 import { createErrorMasker, type ErrorMasker } from './error-masking';
 import type { OperationContext } from './operation-context';
 import { takePartialFailures, toGraphQLError, withRequestId } from './operation-errors';
@@ -10,6 +19,12 @@ import { pipelinePlugins } from './apollo-plugins';
 import type { DocumentRequest, PersistedDocuments } from './persisted/persisted-documents';
 import type { Logger } from '../observability/logger';
 import type { OperationRecorder } from '../observability/operation-recorder';
+
+/** An operation ready to run: its checked document, the operation chosen in it, and its variables. */
+export interface PreparedOperation {
+  args: { schema: GraphQLSchema; document: DocumentNode; operationName: string | undefined; variableValues: Record<string, unknown> | undefined };
+  operation: OperationDefinitionNode;
+}
 
 export interface OperationPipelineDeps {
   schema: GraphQLSchema;
@@ -58,6 +73,27 @@ export class OperationPipeline {
     return this.documents.check(text);
   }
 
+  /**
+   * The document checked (check) and the operation to run chosen in it, for the transports that build their own
+   * execution arguments (WebSocket, SSE, multipart); Apollo does the same for plain HTTP.
+   */
+  prepare(
+    query: string,
+    operationName: string | null | undefined,
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+  ): PreparedOperation | { errors: readonly GraphQLError[] } {
+    const checked = this.check(query);
+    if ('errors' in checked) return { errors: checked.errors };
+    const { document } = checked;
+    const operation = getOperationAST(document, operationName);
+    if (!operation) {
+      const error = new GraphQLError('The document has no operation of that name (or several operations and no operationName).');
+      return { errors: [requestError(error, 'OPERATION_RESOLUTION_FAILURE')] };
+    }
+    const variableValues = (variables ?? undefined) as Record<string, unknown> | undefined;
+    return { args: { schema: this.schema, document, operationName: operationName ?? undefined, variableValues }, operation };
+  }
+
   /** A query runs compiled (graphql-jit) from its second run; mutations on graphql-js. */
   execute(args: ExecutionArgs): Promise<ExecutionResult> {
     return this.executor.executeArgs(args);
@@ -80,6 +116,18 @@ export class OperationPipeline {
     if (!errors?.length && partial.length === 0) return undefined;
     const masked = (errors ?? []).map((error) => this.maskError(error.toJSON(), error));
     return withRequestId([...masked, ...partial], requestId);
+  }
+
+  /**
+   * A result's errors as a streaming transport sends them (WebSocket, SSE, multipart): as clientErrors, and an error
+   * without a path or a code is GraphQL refusing the request itself (e.g. a variable of the wrong type), not a
+   * resolver's fault: BAD_USER_INPUT, as Apollo answers it over HTTP.
+   */
+  resultErrors(errors: readonly GraphQLError[] | undefined, context: OperationContext | undefined): GraphQLFormattedError[] | undefined {
+    const requestErrors = errors?.map((error) =>
+      error.path === undefined && error.extensions.code === undefined ? requestError(error, 'BAD_USER_INPUT') : error,
+    );
+    return this.clientErrors(requestErrors, context);
   }
 
   /** A refusal before execution (a domain error or a GraphQL one) as the GraphQL error the masker expects. */

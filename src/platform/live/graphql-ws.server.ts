@@ -1,11 +1,10 @@
 import type { Server } from 'node:http';
-import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../access/principal';
 import { operationDeadline } from '../provider/operation-deadline';
 import { newRequestId, type OperationContext } from '../graphql/operation-context';
-import { requestError } from '../graphql/document-cache';
 import type { OperationPipeline } from '../graphql/operation-pipeline';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from './websocket-origin';
 import { deliverDirectly, sharedSubscribe, type DirectDelivery } from './shared-subscribe';
@@ -69,18 +68,8 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         return false;
       },
       onSubscribe: (_ctx, _id, payload) => {
-        const checked = pipeline.check(payload.query);
-        if ('errors' in checked) return checked.errors;
-        const { document } = checked;
-        if (!getOperationAST(document, payload.operationName)) {
-          return [
-            requestError(
-              new GraphQLError('The document has no operation of that name (or several operations and no operationName).'),
-              'OPERATION_RESOLUTION_FAILURE',
-            ),
-          ];
-        }
-        return { schema: pipeline.schema, document, operationName: payload.operationName, variableValues: payload.variables };
+        const prepared = pipeline.prepare(payload.query, payload.operationName, payload.variables);
+        return 'errors' in prepared ? prepared.errors : prepared.args;
       },
       context: async (ctx, id) => {
         // The guard (wrap) resolves the connection's principal on its first operation; without it, resolved here.
@@ -92,11 +81,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       },
       onNext: (_ctx, _id, _payload, args, result) => {
         const context = args.contextValue as OperationContext | undefined;
-        // No path: GraphQL refused the request itself (e.g. a variable of the wrong type); a resolver's error has one.
-        const errors = result.errors?.map((error) =>
-          error.path === undefined && error.extensions.code === undefined ? requestError(error, 'BAD_USER_INPUT') : error,
-        );
-        const sent = pipeline.clientErrors(errors, context);
+        const sent = pipeline.resultErrors(result.errors, context);
         return sent ? { ...result, errors: sent } : undefined;
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => pipeline.maskError(error.toJSON(), error)),

@@ -1,4 +1,3 @@
-import { getOperationAST, type ExecutionArgs, type GraphQLError } from 'graphql';
 import type { FormattedExecutionResult, ServerOptions } from 'graphql-ws';
 import type { Principal, PrincipalSource } from '../access/principal';
 import { describePrincipal, newRequestId } from '../graphql/operation-context';
@@ -13,10 +12,11 @@ import type { OperationPipeline } from '../graphql/operation-pipeline';
 import { withRequestId } from '../graphql/operation-errors';
 import { ForbiddenError, GatewayError, UnauthenticatedError } from '../errors/gateway-errors';
 import type { RecentRevocations } from '../access/recent-revocations';
-import { addressKey, rateLimitKey } from '../http/principal-key';
+import { rateLimitKey } from '../http/principal-key';
 import type { RateLimiter } from '../http/rate-limiter';
 import { rateLimitedError } from '../graphql/refusals';
 import type { SubscriptionCaps } from './subscription-caps';
+import { admitOperation, liveWorkKey } from './operation-admission';
 
 /** The part of graphql-ws's per-connection context the guard reads. */
 interface ConnectionContext {
@@ -96,34 +96,31 @@ export class WsOperationGuard {
           if (error instanceof GatewayError) return [this.deps.pipeline.refusal(error)];
           throw error;
         }
-        const resolved = { ...payload, query: query ?? '' };
-        const result = await options.onSubscribe?.(ctx, id, resolved);
-        if (!result || Array.isArray(result)) return result as readonly GraphQLError[] | undefined;
-        // After the last wait: a socket closed for its principal (revoked, expired, past a cap) runs nothing more.
-        const ended = this.deps.sockets.endedBecause(connection.extra.socket);
-        if (ended !== undefined) {
-          const message = `This WebSocket was closed: ${ended.reason}.`;
-          return [this.deps.pipeline.refusal(ended.code === UNAUTHORIZED_CLOSE_CODE ? new UnauthenticatedError(message) : new ForbiddenError(message))];
-        }
-        const args = result as ExecutionArgs;
-        const operation = getOperationAST(args.document, args.operationName);
-        if (operation) {
-          state.operationName = operation.name?.value ?? state.operationName;
-          state.operationType = operation.operation;
-          const tooCostly = this.deps.pipeline.checkCost(args);
-          if (tooCostly) return [tooCostly];
-          if (operation.operation === 'subscription') {
-            const refused = this.deps.caps.admit(this.activeSubscriptions(connection), state.capKey);
-            if (refused) return [refused];
-            state.subscriptionCounted = true;
-            const first = operation.selectionSet.selections[0];
-            state.subscriptionField = first?.kind === 'Field' ? first.name.value : 'unknown';
-            this.deps.metrics.subscriptionStarted(state.subscriptionField);
-          }
+        const admitted = admitOperation(this.deps, {
+          query: query ?? '',
+          operationName: payload.operationName,
+          variables: payload.variables,
+          capKey: state.capKey,
+          onConnection: this.activeSubscriptions(connection),
+          // After the last wait: a socket closed for its principal (revoked, expired, past a cap) runs nothing more.
+          endedBecause: () => {
+            const ended = this.deps.sockets.endedBecause(connection.extra.socket);
+            if (ended === undefined) return undefined;
+            const message = `This WebSocket was closed: ${ended.reason}.`;
+            return this.deps.pipeline.refusal(ended.code === UNAUTHORIZED_CLOSE_CODE ? new UnauthenticatedError(message) : new ForbiddenError(message));
+          },
+        });
+        if ('errors' in admitted) return admitted.errors;
+        state.operationName = admitted.operation.name?.value ?? state.operationName;
+        state.operationType = admitted.operation.operation;
+        if (admitted.subscriptionField !== undefined) {
+          state.subscriptionCounted = true;
+          state.subscriptionField = admitted.subscriptionField;
+          this.deps.metrics.subscriptionStarted(state.subscriptionField);
         }
         state.executing = true;
         this.running.add(state);
-        return args;
+        return admitted.args;
       },
       onOperation: async (ctx, id, payload, args, result) => {
         const state = this.stateOf(ctx).get(id);
@@ -170,7 +167,7 @@ export class WsOperationGuard {
     const state: OperationState = {
       started: performance.now(),
       principal: describePrincipal(principal),
-      capKey: liveWorkKey(principal, ctx.extra),
+      capKey: liveWorkKey(principal, () => ctx.extra.remoteAddress),
       rateKey: rateLimitKey(principal, () => ctx.extra.remoteAddress),
       operationName,
       operationType: undefined,
@@ -233,7 +230,12 @@ export class WsOperationGuard {
       const resolving = this.deps.principals.resolve(credentials);
       const resolved: Promise<Principal> = resolving.then(
         (found) => {
-          this.deps.sockets.add(found, connection.socket, liveWorkKey(found, connection), lookup);
+          this.deps.sockets.add(
+            found,
+            connection.socket,
+            liveWorkKey(found, () => connection.remoteAddress),
+            lookup,
+          );
           this.deps.revocations.end(lookup);
           return found;
         },
@@ -250,11 +252,4 @@ export class WsOperationGuard {
     }
     return principal;
   }
-}
-
-/** Whose live work an operation is, for the caps: as the rate limit's key, but per user rather than per session. */
-function liveWorkKey(principal: Principal, connection: SocketConnection): string {
-  if (principal.kind === 'user') return `user:${principal.userId}`;
-  if (principal.kind === 'merchant') return `merchant:${principal.keyId}`;
-  return `ip:${addressKey(connection.remoteAddress)}`;
 }

@@ -39,3 +39,16 @@ export function createApolloClient(
     },
   };
 }
+
+/**
+ * Apollo Client 4 over HTTP alone: with no GraphQLWsLink, HttpLink sends a subscription with
+ * `Accept: multipart/mixed;subscriptionSpec=1.0` and reads its results as parts of one long response, which passes
+ * the proxies, CDNs and mobile networks that break WebSockets. The same APQ link; no WebSocket to open or close.
+ */
+export function createApolloHttpOnlyClient(gatewayUrl: string, sessionToken: string, fetchImpl: typeof fetch = fetch): { client: ApolloClient; close(): void } {
+  const link = new PersistedQueryLink({ sha256: (text) => createHash('sha256').update(text).digest('hex') }).concat(
+    new HttpLink({ uri: `${gatewayUrl}/graphql`, headers: { authorization: `Bearer ${sessionToken}` }, fetch: fetchImpl }),
+  );
+  const client = new ApolloClient({ link, cache: new InMemoryCache() });
+  return { client, close: () => client.stop() };
+}

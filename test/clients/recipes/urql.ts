@@ -1,12 +1,12 @@
 import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import { createClient } from 'graphql-sse';
 
-/** urql 6 for bankgraph: graphcache normalising by `id`, subscriptions over graphql-ws. */
+/** urql 6 for bankgraph: graphcache normalising by `id`, subscriptions over Server-Sent Events (graphql-sse). */
 export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetchImpl: typeof fetch = fetch): { client: Client; close(): Promise<void> } {
   const authorization = `Bearer ${sessionToken}`;
-  const ws = createClient({ url: `${gatewayUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization } });
+  // One stream per subscription ("distinct connections"); in a browser signed in with the session cookie, drop `headers`.
+  const sse = createClient({ url: `${gatewayUrl}/graphql/stream`, headers: { authorization } });
   const client = new Client({
     url: `${gatewayUrl}/graphql`,
     // urql sends queries as GET by default; bankgraph's CSRF prevention wants a POST with JSON (or a preflight header).
@@ -21,10 +21,10 @@ export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetch
       fetchExchange,
       subscriptionExchange({
         forwardSubscription: (request) => ({
-          subscribe: (sink) => ({ unsubscribe: ws.subscribe({ ...request, query: request.query ?? '' }, sink) }),
+          subscribe: (sink) => ({ unsubscribe: sse.subscribe({ ...request, query: request.query ?? '' }, sink) }),
         }),
       }),
     ],
   });
-  return { client, close: async () => await ws.dispose() };
+  return { client, close: async () => sse.dispose() };
 }

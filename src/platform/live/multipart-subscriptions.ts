@@ -1,0 +1,64 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PrincipalLookup } from '../graphql/http-handler';
+import { TERMINAL, writeChunk, type HttpStreams } from './http-streams';
+
+/** What the gateway answers with: Apollo's multipart subscription protocol, parts separated by `--graphql`. */
+export const MULTIPART_SUBSCRIPTION_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0"';
+
+/** A subscription read from a POST or GET to /graphql, its document already resolved (persisted documents, APQ). */
+export interface MultipartRequest {
+  query: string;
+  operationName?: string | null;
+  variables?: Readonly<Record<string, unknown>> | null;
+}
+
+const BOUNDARY = '\r\n--graphql';
+const PART_HEAD = '\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
+
+/**
+ * Apollo's multipart HTTP subscriptions (Apollo Client, Apollo iOS and Kotlin, Apollo Router's protocol) on
+ * /graphql, for a subscription whose request says `Accept: multipart/mixed;subscriptionSpec="1.0"`: each result is
+ * a part `{"payload": <result>}`, `{}` is a heartbeat every STREAM_HEARTBEAT_MS, and a stream ended because its
+ * principal may no longer read it ends with `{"payload": null, "errors": [...]}`. Every part is followed by its
+ * boundary at once, so a client's parser hands it on without waiting for the next one. The rules are HttpStreams'.
+ */
+export class MultipartSubscriptions {
+  constructor(private readonly streams: HttpStreams) {}
+
+  async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    started: number,
+    lookup: PrincipalLookup,
+    request: MultipartRequest,
+  ): Promise<void> {
+    if (this.streams.refuseForeignOrigin(req, res, requestId)) return;
+    res.writeHead(200, { 'content-type': MULTIPART_SUBSCRIPTION_CONTENT_TYPE, 'cache-control': 'no-cache, no-store', connection: 'keep-alive' });
+    res.write(BOUNDARY);
+    const heartbeat = setInterval(() => res.writable && res.write(`${PART_HEAD}{}${BOUNDARY}`), this.streams.heartbeatMs);
+    const results = this.streams.run({
+      req,
+      res,
+      requestId,
+      started,
+      transport: 'multipart',
+      lookup,
+      ...request,
+      mutationsAllowed: req.method === 'POST',
+    });
+    const stop = (): void => void results.return(undefined);
+    res.once('close', stop);
+    try {
+      for await (const result of results) {
+        if (!res.writable) break;
+        await writeChunk(res, `${PART_HEAD}${JSON.stringify(result[TERMINAL] ? { payload: null, errors: result.errors } : { payload: result })}${BOUNDARY}`);
+      }
+    } finally {
+      clearInterval(heartbeat);
+      res.off('close', stop);
+      // The closing boundary: the client sees the subscription complete.
+      res.end(res.writable ? '--\r\n' : undefined);
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHandler, type Request as SseRequest } from 'graphql-sse';
+import type { ExecutionResult as SseResult, RequestParams } from 'graphql-sse';
+import { GatewayError } from '../errors/gateway-errors';
+import type { PrincipalLookup } from '../graphql/http-handler';
+import type { OperationPipeline } from '../graphql/operation-pipeline';
+import { isOwnPage } from '../graphql/persisted/persisted-documents';
+import { sendGraphQLRefusal } from '../graphql/refusals';
+import { PayloadTooLargeError, readBody } from '../http/body';
+import type { HttpOperationGuard } from '../http/http-operation-guard';
+import { rateLimitKey } from '../http/principal-key';
+import { writeChunk, type HttpStreams, type StreamedResult } from './http-streams';
+
+/** The path of GraphQL over Server-Sent Events. */
+export const SSE_PATH = '/graphql/stream';
+
+export interface SseDeps {
+  streams: HttpStreams;
+  pipeline: OperationPipeline;
+  /** The HTTP path's rate limit and refusals (429, 413, unreadable JSON). */
+  guard: HttpOperationGuard;
+  maxBodyBytes: number;
+  /** The HTTP path's principal lookup: bearer token, merchant key or session cookie. */
+  lookupPrincipal(req: IncomingMessage, res: ServerResponse): Promise<PrincipalLookup>;
+}
+
+/** What one request carries through graphql-sse's hooks. */
+interface SseContext {
+  res: ServerResponse;
+  requestId: string;
+  started: number;
+  lookup: PrincipalLookup;
+  /** The GraphQL-over-HTTP persisted document id, which graphql-sse's parameters leave out. */
+  documentId: unknown;
+}
+
+/**
+ * GraphQL over Server-Sent Events (the graphql-sse protocol, "distinct connections" mode: one stream per operation)
+ * at /graphql/stream, GET or POST with `Accept: text/event-stream`. graphql-sse reads the request and writes the
+ * protocol's `next` and `complete` events; what runs, and under which rules, is HttpStreams' (the WebSocket's
+ * rules). A comment line every STREAM_HEARTBEAT_MS keeps idle proxies from closing the stream.
+ */
+export class SseHandler {
+  private readonly handler = createHandler<IncomingMessage, SseContext>({
+    // No stream tokens: only the distinct connections mode, whose streams need no state between requests.
+    authenticate: () => null,
+    // Results leave formatted (masked, request ids), which graphql-sse only serialises.
+    onSubscribe: (req, params) => this.subscribe(req, params) as Promise<unknown> as Promise<AsyncGenerator<SseResult>>,
+  });
+
+  constructor(private readonly deps: SseDeps) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    const started = performance.now();
+    if (!/\btext\/event-stream\b/i.test(req.headers.accept ?? '') || (req.method !== 'GET' && req.method !== 'POST')) {
+      const message = `${SSE_PATH} serves GraphQL over Server-Sent Events: GET or POST with Accept: text/event-stream (the graphql-sse protocol, distinct connections). Queries and mutations are also served at /graphql.`;
+      sendGraphQLRefusal(req, res, req.method === 'GET' || req.method === 'POST' ? 406 : 405, { message, extensions: { code: 'BAD_USER_INPUT' } }, requestId);
+      return;
+    }
+    if (this.deps.streams.refuseForeignOrigin(req, res, requestId)) return;
+    const lookup = await this.deps.lookupPrincipal(req, res);
+    if (!(await this.deps.guard.admit(req, res, lookup.principal, requestId, started))) return;
+    const body = req.method === 'POST' ? await this.readJson(req, res, lookup, requestId, started) : null;
+    if (body === false) return;
+    const documentId = req.method === 'POST' ? body?.documentId : new URLSearchParams(req.url?.split('?')[1] ?? '').get('documentId');
+    const [answer, init] = await this.handler({
+      method: req.method,
+      url: req.url ?? SSE_PATH,
+      headers: {
+        // graphql-sse compares Accept whole; a browser's EventSource may list more than the one type.
+        get: (key) => (key === 'accept' ? 'text/event-stream' : headerValue(req, key)),
+      },
+      body,
+      raw: req,
+      context: { res, requestId, started, lookup, documentId },
+    });
+    res.writeHead(init.status, init.statusText, init.headers);
+    if (answer === null || typeof answer === 'string') {
+      res.end(answer ?? undefined);
+      return;
+    }
+    await this.write(res, answer);
+  }
+
+  /** The protocol's events as they come, and a heartbeat comment between them. */
+  private async write(res: ServerResponse, events: AsyncGenerator<string, void, undefined>): Promise<void> {
+    const heartbeat = setInterval(() => res.writable && res.write(':\n\n'), this.deps.streams.heartbeatMs);
+    const stop = (): void => void events.return(undefined);
+    res.once('close', stop);
+    try {
+      for await (const event of events) {
+        if (!res.writable) break;
+        await writeChunk(res, event);
+      }
+    } finally {
+      clearInterval(heartbeat);
+      res.off('close', stop);
+      res.end();
+    }
+  }
+
+  private async readJson(
+    req: IncomingMessage,
+    res: ServerResponse,
+    lookup: PrincipalLookup,
+    requestId: string,
+    started: number,
+  ): Promise<Record<string, unknown> | null | false> {
+    let raw: Buffer;
+    try {
+      raw = await readBody(req, this.deps.maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof PayloadTooLargeError)) throw error;
+      this.deps.guard.bodyTooLarge(req, res, lookup.principal, requestId, started, error.limitBytes);
+      return false;
+    }
+    // graphql-sse answers a body that is not JSON with 415 itself.
+    if (!/application\/json/i.test(req.headers['content-type'] ?? '')) return null;
+    try {
+      const parsed = JSON.parse(raw.toString('utf8')) as unknown;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // Answered below.
+    }
+    this.deps.guard.notJson(req, res, lookup.principal, requestId, started);
+    return false;
+  }
+
+  private async subscribe(req: SseRequest<IncomingMessage, SseContext>, params: RequestParams): Promise<AsyncGenerator<StreamedResult>> {
+    const { res, requestId, started, lookup, documentId } = req.context;
+    const raw = req.raw;
+    let query: string | undefined;
+    try {
+      query = await this.deps.pipeline.resolveDocument(
+        { query: params.query, documentId, extensions: params.extensions },
+        isOwnPage(raw.headers),
+        rateLimitKey(lookup.principal, () => raw.socket.remoteAddress),
+      );
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      return once(this.deps.streams.refusal(error, requestId));
+    }
+    return this.deps.streams.run({
+      req: raw,
+      res,
+      requestId,
+      started,
+      transport: 'sse',
+      lookup,
+      query: query ?? '',
+      operationName: params.operationName,
+      variables: params.variables,
+      mutationsAllowed: req.method === 'POST',
+    });
+  }
+}
+
+async function* once(result: StreamedResult): AsyncGenerator<StreamedResult> {
+  yield result;
+}
+
+function headerValue(req: IncomingMessage, key: string): string | undefined {
+  const value = req.headers[key];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
