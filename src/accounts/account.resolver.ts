@@ -31,12 +31,17 @@ export class AccountResolver {
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: OperationContext): Promise<TransactionConnection> {
     checkTransactionsArgs(args);
-    const list = await accountReads(context, this.accountGraph).transactions('account', holderRef(account), { from: args.from ?? undefined, to: args.to ?? undefined });
+    const list = await accountReads(context, this.accountGraph).transactions('account', holderRef(account), {
+      from: args.from ?? undefined,
+      to: args.to ?? undefined,
+    });
     return toTransactionConnection(list, { list: 'a', holderId: account.accountId }, args.first, args.after);
   }
 
   @FieldResolver(() => [Transaction])
   async pendingTransactions(@Root() account: Account, @Ctx() context: OperationContext): Promise<Transaction[]> {
-    return (await accountReads(context, this.accountGraph).pendingTransactions('account', holderRef(account))).map((transaction) => toTransaction(transaction, { list: 'ap', holderId: account.accountId }));
+    return (await accountReads(context, this.accountGraph).pendingTransactions('account', holderRef(account))).map((transaction) =>
+      toTransaction(transaction, { list: 'ap', holderId: account.accountId }),
+    );
   }
 }

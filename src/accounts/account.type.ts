@@ -25,7 +25,9 @@ export class Account implements Node {
     return toGlobalId(ACCOUNT_TAG, this.accountId);
   }
 
-  @Field(() => ID, { description: "The provider's account id. Arguments that took it before ids were global (viewer.account(id:), startDataTask's input.id) still take it." })
+  @Field(() => ID, {
+    description: "The provider's account id. Arguments that took it before ids were global (viewer.account(id:), startDataTask's input.id) still take it.",
+  })
   accountId!: string;
 
   @Field(() => String, { description: 'Open set; values seen: TRANSACTION, SAVINGS.' })

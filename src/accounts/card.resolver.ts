@@ -31,12 +31,17 @@ export class CardResolver {
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() card: Card, @Args() args: TransactionsArgs, @Ctx() context: OperationContext): Promise<TransactionConnection> {
     checkTransactionsArgs(args);
-    const list = await accountReads(context, this.accountGraph).transactions('card', holderRef(card), { from: args.from ?? undefined, to: args.to ?? undefined });
+    const list = await accountReads(context, this.accountGraph).transactions('card', holderRef(card), {
+      from: args.from ?? undefined,
+      to: args.to ?? undefined,
+    });
     return toTransactionConnection(list, { list: 'c', holderId: card.cardId }, args.first, args.after);
   }
 
   @FieldResolver(() => [Transaction])
   async pendingTransactions(@Root() card: Card, @Ctx() context: OperationContext): Promise<Transaction[]> {
-    return (await accountReads(context, this.accountGraph).pendingTransactions('card', holderRef(card))).map((transaction) => toTransaction(transaction, { list: 'cp', holderId: card.cardId }));
+    return (await accountReads(context, this.accountGraph).pendingTransactions('card', holderRef(card))).map((transaction) =>
+      toTransaction(transaction, { list: 'cp', holderId: card.cardId }),
+    );
   }
 }

@@ -25,7 +25,9 @@ export class Card implements Node {
     return toGlobalId(CARD_TAG, this.cardId);
   }
 
-  @Field(() => ID, { description: "The provider's card id. Arguments that took it before ids were global (viewer.card(id:), startDataTask's input.id) still take it." })
+  @Field(() => ID, {
+    description: "The provider's card id. Arguments that took it before ids were global (viewer.card(id:), startDataTask's input.id) still take it.",
+  })
   cardId!: string;
 
   @Field(() => String, { description: 'Open set; value seen: VISA.' })

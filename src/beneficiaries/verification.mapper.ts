@@ -31,7 +31,12 @@ export function toVerificationResult(source: ProviderVerificationResult): Verifi
 }
 
 export function toVerifiedBeneficiary(record: VerifiedBeneficiaryRecord, userId: string): VerifiedBeneficiary {
-  return Object.assign(new VerifiedBeneficiary(), { key: verifiedBeneficiaryKey(userId, record.iban), iban: record.iban, name: record.name, verifiedAt: record.verifiedAt });
+  return Object.assign(new VerifiedBeneficiary(), {
+    key: verifiedBeneficiaryKey(userId, record.iban),
+    iban: record.iban,
+    name: record.name,
+    verifiedAt: record.verifiedAt,
+  });
 }
 
 /**

@@ -117,7 +117,11 @@ export class DataTaskResolver {
   private async resultsFor<T>(task: DataTask, context: OperationContext, resources: DataResource[]): Promise<{ connectionId: string; results: T[] } | null> {
     if (task.status !== 'SUCCEEDED' || !resources.includes(task.resource)) return null;
     const reads = accountReads(context, this.accountGraph);
-    const found = await this.dataTasks.results({ id: task.taskId, resource: task.resource }, (connectionId) => reads.bearerOf(connectionId), context.callOptions());
+    const found = await this.dataTasks.results(
+      { id: task.taskId, resource: task.resource },
+      (connectionId) => reads.bearerOf(connectionId),
+      context.callOptions(),
+    );
     return found as { connectionId: string; results: T[] };
   }
 }

@@ -48,7 +48,12 @@ export class PayoutResolver {
   })
   async payout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout | null> {
     const caller = requireAnyPrincipal(context.principal);
-    const withdrawal = await this.payouts.read(caller, validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)), context.callOptions(), withdrawalReadsOf(context));
+    const withdrawal = await this.payouts.read(
+      caller,
+      validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)),
+      context.callOptions(),
+      withdrawalReadsOf(context),
+    );
     return withdrawal ? toPayout(withdrawal) : null;
   }
 

@@ -15,7 +15,9 @@ export class Payment implements Node {
     return toGlobalId(PAYMENT_TAG, this.paymentId);
   }
 
-  @Field(() => ID, { description: "The provider's payment id (what Payment.id was before ids were global; payment, refundPayment and refundUpdated still take it)." })
+  @Field(() => ID, {
+    description: "The provider's payment id (what Payment.id was before ids were global; payment, refundPayment and refundUpdated still take it).",
+  })
   paymentId!: string;
 
   // Both come from the payment's refund list, fetched by @FieldResolver methods of the payment resolver; optional

@@ -70,7 +70,9 @@ interface PayoutsData {
   viewer: { payouts: { transactionId: string; status: string }[] };
 }
 interface TransactionsData {
-  viewer: { account: { transactions: { edges: { node: { id: string; transactionId: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } };
+  viewer: {
+    account: { transactions: { edges: { node: { id: string; transactionId: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+  };
 }
 
 describe('Apollo Client 4 against the sandbox', () => {

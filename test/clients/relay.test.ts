@@ -126,5 +126,4 @@ describe('Relay against the sandbox', () => {
     await waitFor(() => (pushed.length === 2 ? true : undefined), 'the push itself');
     expect(pushed).toEqual(['authorised', 'submitted']);
   });
-
 });

@@ -200,7 +200,10 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
       );
       const answer = await new Promise<unknown>((resolve, reject) => {
         let data: unknown;
-        client.subscribe({ query: '{ viewer { connections { id: connectionId } } }' }, { next: (result) => (data = result), error: reject, complete: () => resolve(data) });
+        client.subscribe(
+          { query: '{ viewer { connections { id: connectionId } } }' },
+          { next: (result) => (data = result), error: reject, complete: () => resolve(data) },
+        );
       });
       expect(answer).toEqual({ data: { viewer: { connections: [] } } });
       const { code, reason } = await closed;

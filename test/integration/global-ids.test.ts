@@ -1,5 +1,17 @@
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
-import { CREATE_PAYOUT, dataOf, fixtures, ibanOf, onlyError, paymentsIn, providerRequests, REFUND_PAYMENT, user, VERIFY, type LoggedRequest } from '../helpers/money';
+import {
+  CREATE_PAYOUT,
+  dataOf,
+  fixtures,
+  ibanOf,
+  onlyError,
+  paymentsIn,
+  providerRequests,
+  REFUND_PAYMENT,
+  user,
+  VERIFY,
+  type LoggedRequest,
+} from '../helpers/money';
 import { startStack, type GraphQLResult, type Stack } from '../helpers/stack';
 
 /** Every object of john's that has an identity, as his own fields show it. */
@@ -8,16 +20,42 @@ const JOHNS_GRAPH = /* GraphQL */ `
     viewer {
       id
       userId
-      connections { id connectionId }
+      connections {
+        id
+        connectionId
+      }
       accounts {
         id
         accountId
-        transactions(first: 2) { nodes { id transactionId } }
-        pendingTransactions { id transactionId }
+        transactions(first: 2) {
+          nodes {
+            id
+            transactionId
+          }
+        }
+        pendingTransactions {
+          id
+          transactionId
+        }
       }
-      cards { id cardId transactions(first: 1) { nodes { id transactionId } } }
-      payouts { id transactionId }
-      verifiedBeneficiaries { id iban }
+      cards {
+        id
+        cardId
+        transactions(first: 1) {
+          nodes {
+            id
+            transactionId
+          }
+        }
+      }
+      payouts {
+        id
+        transactionId
+      }
+      verifiedBeneficiaries {
+        id
+        iban
+      }
     }
   }
 `;
@@ -107,9 +145,10 @@ describe('global object identification', () => {
       ...johns.connections.map((item) => ({ id: item.id, typename: 'BankConnection', fields: { connectionId: item.connectionId } })),
       ...johns.accounts.map((item) => ({ id: item.id, typename: 'Account', fields: { accountId: item.accountId } })),
       ...johns.cards.map((item) => ({ id: item.id, typename: 'Card', fields: { cardId: item.cardId } })),
-      ...[...johns.accounts.flatMap((item) => [...item.transactions.nodes, ...item.pendingTransactions]), ...johns.cards.flatMap((item) => item.transactions.nodes)].map(
-        (item) => ({ id: item.id, typename: 'Transaction', fields: { transactionId: item.transactionId } }),
-      ),
+      ...[
+        ...johns.accounts.flatMap((item) => [...item.transactions.nodes, ...item.pendingTransactions]),
+        ...johns.cards.flatMap((item) => item.transactions.nodes),
+      ].map((item) => ({ id: item.id, typename: 'Transaction', fields: { transactionId: item.transactionId } })),
       ...johns.payouts.map((item) => ({ id: item.id, typename: 'Payout', fields: { transactionId: item.transactionId } })),
       { id: task.id, typename: 'DataTask', fields: { taskId: task.taskId } },
       ...johns.verifiedBeneficiaries.map((item) => ({ id: item.id, typename: 'VerifiedBeneficiary', fields: { iban: item.iban } })),
@@ -150,7 +189,9 @@ describe('global object identification', () => {
     const answer = dataOf(await stack.graphql<{ nodes: NodeView[] }>(NODES, { ids }, stack.merchantKey));
     expect(answer.nodes).toEqual([
       expect.objectContaining({ __typename: 'Payment', id: payment.id, paymentId: payment.paymentId }),
-      ...payment.refunds.map((refund) => expect.objectContaining({ __typename: 'Refund', id: refund.id, refundId: refund.refundId, paymentId: payment.paymentId })),
+      ...payment.refunds.map((refund) =>
+        expect.objectContaining({ __typename: 'Refund', id: refund.id, refundId: refund.refundId, paymentId: payment.paymentId }),
+      ),
     ]);
   });
 
@@ -205,9 +246,7 @@ describe('global object identification', () => {
     expect(throughNodes).toEqual(ownField);
     // Every account in one batch: one accounts list per bank, as viewer.accounts reads.
     const accountsField = await dataCallsOf(() => stack.graphql('{ viewer { accounts { id } } }', {}, john, noCache));
-    const allAccounts = await dataCallsOf(async () =>
-      dataOf(await stack.graphql(NODES, { ids: johns.accounts.map((item) => item.id) }, john, noCache)),
-    );
+    const allAccounts = await dataCallsOf(async () => dataOf(await stack.graphql(NODES, { ids: johns.accounts.map((item) => item.id) }, john, noCache)));
     expect(allAccounts).toEqual(accountsField);
     expect(allAccounts.length).toBe(johns.connections.length);
   });

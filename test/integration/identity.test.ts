@@ -323,7 +323,11 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       const session = await stack.signIn('lee', 'doe');
       const userId = (await stack.graphql<{ viewer: { id: string } }>('{ viewer { id: userId } }', {}, session)).data!.viewer.id;
       expect(userId).toBe(await userIdOf(session));
-      const task = await stack.graphql<{ startDataTask: { id: string } }>('mutation { startDataTask(input: { resource: ACCOUNTS }) { id: taskId } }', {}, session);
+      const task = await stack.graphql<{ startDataTask: { id: string } }>(
+        'mutation { startDataTask(input: { resource: ACCOUNTS }) { id: taskId } }',
+        {},
+        session,
+      );
       const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', {
         id: task.data!.startDataTask.id,
       });

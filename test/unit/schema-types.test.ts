@@ -272,7 +272,9 @@ class TestCardResolver {
   @FieldResolver(() => TransactionConnection)
   transactions(@Args() args: TransactionsArgs): TransactionConnection {
     seenArgs.cardTransactions = { ...args };
-    return connection([Object.assign(new Transaction(), { ...transaction, transactionId: 'tx-card', amount: { amount: 12, currency: 'GBP' }, runningBalance: null, meta: null })]);
+    return connection([
+      Object.assign(new Transaction(), { ...transaction, transactionId: 'tx-card', amount: { amount: 12, currency: 'GBP' }, runningBalance: null, meta: null }),
+    ]);
   }
 
   @FieldResolver(() => [Transaction])
