@@ -13,16 +13,16 @@ import { providerResults } from './provider.fetch';
 export class NaiveAccountResolver {
   @FieldResolver(() => AccountBalance, { nullable: true })
   async balance(@Root() account: Account, @Ctx() context: NaiveContext): Promise<AccountBalance | null> {
-    const [balance] = await providerResults<ProviderAccountBalance>(context, `/data/v1/accounts/${encodeURIComponent(account.id)}/balance`);
+    const [balance] = await providerResults<ProviderAccountBalance>(context, `/data/v1/accounts/${encodeURIComponent(account.accountId)}/balance`);
     return balance ? toAccountBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: NaiveContext): Promise<TransactionConnection> {
-    const list = await providerResults<ProviderTransaction>(context, `/data/v1/accounts/${encodeURIComponent(account.id)}/transactions`, {
+    const list = await providerResults<ProviderTransaction>(context, `/data/v1/accounts/${encodeURIComponent(account.accountId)}/transactions`, {
       from: args.from,
       to: args.to,
     });
-    return toTransactionConnection(list, args.first, args.after);
+    return toTransactionConnection(list, { list: 'a', holderId: account.accountId }, args.first, args.after);
   }
 }

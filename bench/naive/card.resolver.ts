@@ -13,16 +13,16 @@ import { providerResults } from './provider.fetch';
 export class NaiveCardResolver {
   @FieldResolver(() => CardBalance, { nullable: true })
   async balance(@Root() card: Card, @Ctx() context: NaiveContext): Promise<CardBalance | null> {
-    const [balance] = await providerResults<ProviderCardBalance>(context, `/data/v1/cards/${encodeURIComponent(card.id)}/balance`);
+    const [balance] = await providerResults<ProviderCardBalance>(context, `/data/v1/cards/${encodeURIComponent(card.cardId)}/balance`);
     return balance ? toCardBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() card: Card, @Args() args: TransactionsArgs, @Ctx() context: NaiveContext): Promise<TransactionConnection> {
-    const list = await providerResults<ProviderTransaction>(context, `/data/v1/cards/${encodeURIComponent(card.id)}/transactions`, {
+    const list = await providerResults<ProviderTransaction>(context, `/data/v1/cards/${encodeURIComponent(card.cardId)}/transactions`, {
       from: args.from,
       to: args.to,
     });
-    return toTransactionConnection(list, args.first, args.after);
+    return toTransactionConnection(list, { list: 'c', holderId: card.cardId }, args.first, args.after);
   }
 }

@@ -5,7 +5,7 @@ import { AccountBalance } from './account-balance.type';
 export function toAccount(source: ProviderAccount, connectionId: string): Account {
   return Object.assign(new Account(), {
     connectionId,
-    id: source.account_id,
+    accountId: source.account_id,
     type: source.account_type,
     displayName: source.display_name,
     currency: source.currency,

@@ -7,7 +7,7 @@ import { AccountBalance } from './account-balance.type';
 import { Account } from './account.type';
 import { checkTransactionsArgs, toTransactionConnection } from './transaction-connection.mapper';
 import { TransactionConnection } from './transaction-connection.type';
-import { toTransaction } from './transaction.mapper';
+import { holderRef, toTransaction } from './transaction.mapper';
 import { Transaction } from './transaction.type';
 import { TransactionsArgs } from './transactions.args';
 import { accountReads } from './viewer.resolver';
@@ -24,19 +24,24 @@ export class AccountResolver {
 
   @FieldResolver(() => AccountBalance, { nullable: true })
   async balance(@Root() account: Account, @Ctx() context: OperationContext): Promise<AccountBalance | null> {
-    const balance = await accountReads(context, this.accountGraph).accountBalance(account);
+    const balance = await accountReads(context, this.accountGraph).accountBalance(holderRef(account));
     return balance ? toAccountBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() account: Account, @Args() args: TransactionsArgs, @Ctx() context: OperationContext): Promise<TransactionConnection> {
     checkTransactionsArgs(args);
-    const list = await accountReads(context, this.accountGraph).transactions('account', account, { from: args.from ?? undefined, to: args.to ?? undefined });
-    return toTransactionConnection(list, args.first, args.after);
+    const list = await accountReads(context, this.accountGraph).transactions('account', holderRef(account), {
+      from: args.from ?? undefined,
+      to: args.to ?? undefined,
+    });
+    return toTransactionConnection(list, { list: 'a', holderId: account.accountId }, args.first, args.after);
   }
 
   @FieldResolver(() => [Transaction])
   async pendingTransactions(@Root() account: Account, @Ctx() context: OperationContext): Promise<Transaction[]> {
-    return (await accountReads(context, this.accountGraph).pendingTransactions('account', account)).map(toTransaction);
+    return (await accountReads(context, this.accountGraph).pendingTransactions('account', holderRef(account))).map((transaction) =>
+      toTransaction(transaction, { list: 'ap', holderId: account.accountId }),
+    );
   }
 }

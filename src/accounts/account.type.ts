@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { toGlobalId } from '../platform/graphql/node/global-id';
+import { Node } from '../platform/graphql/node/node.type';
 import { AccountBalance } from './account-balance.type';
 import { AccountNumber } from './account-number.type';
 import { Provider } from './provider.type';
@@ -7,8 +9,11 @@ import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
 import { TransactionConnection } from './transaction-connection.type';
 import { Transaction } from './transaction.type';
 
-@ObjectType({ simpleResolvers: true })
-export class Account {
+/** The global id's tag of an account: `a`, then the provider's account id. */
+export const ACCOUNT_TAG = 'a';
+
+@ObjectType({ simpleResolvers: true, implements: Node })
+export class Account implements Node {
   /**
    * Which of the user's bank connections shows it: its loaders serve the fields below. Not a GraphQL field; the
    * `connection` field is declared by the resolver alone, since BankConnection's own fields lead back here.
@@ -16,7 +21,14 @@ export class Account {
   connectionId!: string;
 
   @Field(() => ID)
-  id!: string;
+  get id(): string {
+    return toGlobalId(ACCOUNT_TAG, this.accountId);
+  }
+
+  @Field(() => ID, {
+    description: "The provider's account id. Arguments that took it before ids were global (viewer.account(id:), startDataTask's input.id) still take it.",
+  })
+  accountId!: string;
 
   @Field(() => String, { description: 'Open set; values seen: TRANSACTION, SAVINGS.' })
   type!: string;

@@ -17,12 +17,12 @@ export class BankConnectionHoldingsResolver {
   @FieldResolver(() => [Account], { nullable: true })
   async accounts(@Root() connection: BankConnection, @Ctx() context: OperationContext): Promise<Account[] | null> {
     if (connection.status !== ConnectionStatus.ACTIVE) return null;
-    return (await accountReads(context, this.accountGraph).accountsOf(connection.id)).map((account) => toAccount(account, connection.id));
+    return (await accountReads(context, this.accountGraph).accountsOf(connection.connectionId)).map((account) => toAccount(account, connection.connectionId));
   }
 
   @FieldResolver(() => [Card], { nullable: true })
   async cards(@Root() connection: BankConnection, @Ctx() context: OperationContext): Promise<Card[] | null> {
     if (connection.status !== ConnectionStatus.ACTIVE) return null;
-    return (await accountReads(context, this.accountGraph).cardsOf(connection.id)).map((card) => toCard(card, connection.id));
+    return (await accountReads(context, this.accountGraph).cardsOf(connection.connectionId)).map((card) => toCard(card, connection.connectionId));
   }
 }

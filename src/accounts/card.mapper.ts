@@ -5,7 +5,7 @@ import { CardBalance } from './card-balance.type';
 export function toCard(source: ProviderCard, connectionId: string): Card {
   return Object.assign(new Card(), {
     connectionId,
-    id: source.account_id,
+    cardId: source.account_id,
     network: source.card_network,
     type: source.card_type,
     currency: source.currency,

@@ -7,7 +7,7 @@ import { CardBalance } from './card-balance.type';
 import { Card } from './card.type';
 import { checkTransactionsArgs, toTransactionConnection } from './transaction-connection.mapper';
 import { TransactionConnection } from './transaction-connection.type';
-import { toTransaction } from './transaction.mapper';
+import { holderRef, toTransaction } from './transaction.mapper';
 import { Transaction } from './transaction.type';
 import { TransactionsArgs } from './transactions.args';
 import { accountReads } from './viewer.resolver';
@@ -24,19 +24,24 @@ export class CardResolver {
 
   @FieldResolver(() => CardBalance, { nullable: true })
   async balance(@Root() card: Card, @Ctx() context: OperationContext): Promise<CardBalance | null> {
-    const balance = await accountReads(context, this.accountGraph).cardBalance(card);
+    const balance = await accountReads(context, this.accountGraph).cardBalance(holderRef(card));
     return balance ? toCardBalance(balance) : null;
   }
 
   @FieldResolver(() => TransactionConnection)
   async transactions(@Root() card: Card, @Args() args: TransactionsArgs, @Ctx() context: OperationContext): Promise<TransactionConnection> {
     checkTransactionsArgs(args);
-    const list = await accountReads(context, this.accountGraph).transactions('card', card, { from: args.from ?? undefined, to: args.to ?? undefined });
-    return toTransactionConnection(list, args.first, args.after);
+    const list = await accountReads(context, this.accountGraph).transactions('card', holderRef(card), {
+      from: args.from ?? undefined,
+      to: args.to ?? undefined,
+    });
+    return toTransactionConnection(list, { list: 'c', holderId: card.cardId }, args.first, args.after);
   }
 
   @FieldResolver(() => [Transaction])
   async pendingTransactions(@Root() card: Card, @Ctx() context: OperationContext): Promise<Transaction[]> {
-    return (await accountReads(context, this.accountGraph).pendingTransactions('card', card)).map(toTransaction);
+    return (await accountReads(context, this.accountGraph).pendingTransactions('card', holderRef(card))).map((transaction) =>
+      toTransaction(transaction, { list: 'cp', holderId: card.cardId }),
+    );
   }
 }

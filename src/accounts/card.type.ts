@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { toGlobalId } from '../platform/graphql/node/global-id';
+import { Node } from '../platform/graphql/node/node.type';
 import { CardBalance } from './card-balance.type';
 import { Provider } from './provider.type';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
@@ -7,8 +9,11 @@ import { YearMonthScalar } from '../platform/graphql/scalars/year-month.scalar';
 import { TransactionConnection } from './transaction-connection.type';
 import { Transaction } from './transaction.type';
 
-@ObjectType({ simpleResolvers: true })
-export class Card {
+/** The global id's tag of a card: `c`, then the provider's card id. */
+export const CARD_TAG = 'c';
+
+@ObjectType({ simpleResolvers: true, implements: Node })
+export class Card implements Node {
   /**
    * Which of the user's bank connections shows it: its loaders serve the fields below. Not a GraphQL field; the
    * `connection` field is declared by the resolver alone, since BankConnection's own fields lead back here.
@@ -16,7 +21,14 @@ export class Card {
   connectionId!: string;
 
   @Field(() => ID)
-  id!: string;
+  get id(): string {
+    return toGlobalId(CARD_TAG, this.cardId);
+  }
+
+  @Field(() => ID, {
+    description: "The provider's card id. Arguments that took it before ids were global (viewer.card(id:), startDataTask's input.id) still take it.",
+  })
+  cardId!: string;
 
   @Field(() => String, { description: 'Open set; value seen: VISA.' })
   network!: string;

@@ -33,3 +33,6 @@ export function accountResolvers(accountGraph: AccountGraphService): object[] {
     new BankConnectionHoldingsResolver(accountGraph),
   ];
 }
+export { accountNodeTypes } from './account-node.resolver';
+export { ACCOUNT_TAG } from './account.type';
+export { CARD_TAG } from './card.type';

@@ -4,6 +4,7 @@ import { BadUserInputError } from '../platform/errors/gateway-errors';
 import { TransactionConnection } from './transaction-connection.type';
 import { toTransaction } from './transaction.mapper';
 import type { TransactionsArgs } from './transactions.args';
+import type { TransactionHolder } from './transaction.type';
 
 /** The largest page a client may ask for; larger pages are refused, not silently shortened. */
 export const MAX_PAGE_SIZE = 100;
@@ -14,6 +15,7 @@ export const MAX_PAGE_SIZE = 100;
  */
 export function toTransactionConnection(
   list: ProviderList<ProviderTransaction>,
+  holder: TransactionHolder,
   first: number | null | undefined,
   after: string | null | undefined,
 ): TransactionConnection {
@@ -31,7 +33,7 @@ export function toTransactionConnection(
     start = index + 1;
   }
   const page = list.slice(start, start + size);
-  const edges = page.map((transaction) => ({ cursor: encodeCursor(transaction.transaction_id), node: toTransaction(transaction) }));
+  const edges = page.map((transaction) => ({ cursor: encodeCursor(transaction.transaction_id), node: toTransaction(transaction, holder) }));
   return Object.assign(new TransactionConnection(), {
     edges,
     nodes: edges.map((edge) => edge.node),

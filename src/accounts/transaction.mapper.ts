@@ -1,10 +1,14 @@
 import type { ProviderTransaction } from '../platform/provider/provider-types';
-import { Transaction } from './transaction.type';
+import type { HolderRef } from './account.service';
+import type { Account } from './account.type';
+import { Card } from './card.type';
+import { Transaction, type TransactionHolder } from './transaction.type';
 
-export function toTransaction(source: ProviderTransaction): Transaction {
+export function toTransaction(source: ProviderTransaction, holder: TransactionHolder): Transaction {
   const meta = source.meta as Record<string, unknown> | undefined;
   return Object.assign(new Transaction(), {
-    id: source.transaction_id,
+    holder,
+    transactionId: source.transaction_id,
     normalisedProviderTransactionId: source.normalised_provider_transaction_id ?? null,
     providerTransactionId: source.provider_transaction_id ?? null,
     timestamp: source.timestamp,
@@ -29,4 +33,9 @@ export function toTransaction(source: ProviderTransaction): Transaction {
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
+}
+
+/** What the account reads need of an account or card: the provider's id and the connection that shows it. */
+export function holderRef(holder: Account | Card): HolderRef {
+  return { id: holder instanceof Card ? holder.cardId : holder.accountId, connectionId: holder.connectionId };
 }

@@ -1,13 +1,37 @@
 import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { toGlobalId } from '../platform/graphql/node/global-id';
+import { Node } from '../platform/graphql/node/node.type';
 import { Money } from '../platform/graphql/types/money.type';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
 import { TransactionMeta } from './transaction-meta.type';
 
-@ObjectType({ simpleResolvers: true })
-export class Transaction {
+/** The global id's tag of a transaction: `t`, then the list that shows it, its account or card, and its own id. */
+export const TRANSACTION_TAG = 't';
+
+/** Which list shows a transaction: an account's (`a`) or card's (`c`) transactions, or their pending ones (`ap`, `cp`). */
+export type TransactionList = 'a' | 'ap' | 'c' | 'cp';
+export const TRANSACTION_LISTS: readonly TransactionList[] = ['a', 'ap', 'c', 'cp'];
+
+/** Where a transaction was read: its global id carries this, so node(id:) reads the same list again. */
+export interface TransactionHolder {
+  list: TransactionList;
+  /** The provider's id of the account or card. */
+  holderId: string;
+}
+
+@ObjectType({ simpleResolvers: true, implements: Node })
+export class Transaction implements Node {
+  /** Not a GraphQL field. */
+  holder!: TransactionHolder;
+
   @Field(() => ID)
-  id!: string;
+  get id(): string {
+    return toGlobalId(TRANSACTION_TAG, this.holder.list, this.holder.holderId, this.transactionId);
+  }
+
+  @Field(() => ID, { description: "The provider's transaction id (what edges' cursors and Transaction.id were made of before ids were global)." })
+  transactionId!: string;
 
   @Field(() => String, { nullable: true })
   normalisedProviderTransactionId?: string | null;

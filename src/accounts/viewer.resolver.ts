@@ -4,11 +4,12 @@ import { BankConnection, toBankConnection } from '../identity';
 import { requireUser } from '../platform/access/principal';
 import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
 import { IdArgs } from '../platform/graphql/types/id.args';
+import { providerIdOf } from '../platform/graphql/node/global-id';
 import type { AccountGraphService, AccountReads } from './account.service';
 import { toAccount } from './account.mapper';
-import { Account } from './account.type';
+import { Account, ACCOUNT_TAG } from './account.type';
 import { toCard } from './card.mapper';
-import { Card } from './card.type';
+import { Card, CARD_TAG } from './card.type';
 import { reportConnectionFailures } from './connection-failure.mapper';
 import type { FromEveryConnection } from './every-connection';
 import { Viewer } from './viewer.type';
@@ -45,10 +46,13 @@ export class ViewerResolver {
     return answered(context, info, read).map(({ account, connectionId }) => toAccount(account, connectionId));
   }
 
-  /** From the accounts lists (the provider has no single-account call), so it costs nothing next to `accounts`. */
+  /**
+   * From the accounts lists (the provider has no single-account call), so it costs nothing next to `accounts`.
+   * Takes the account's global id or the provider's account id.
+   */
   @FieldResolver(() => Account, { nullable: true })
   async account(@Args() { id }: IdArgs, @Ctx() context: OperationContext, @Info() info: GraphQLResolveInfo): Promise<Account | null> {
-    return (await this.accounts(context, info)).find((account) => account.id === id) ?? null;
+    return (await this.accounts(context, info)).find((account) => account.accountId === providerIdOf(id, ACCOUNT_TAG)) ?? null;
   }
 
   @FieldResolver(() => [Card])
@@ -59,7 +63,7 @@ export class ViewerResolver {
 
   @FieldResolver(() => Card, { nullable: true })
   async card(@Args() { id }: IdArgs, @Ctx() context: OperationContext, @Info() info: GraphQLResolveInfo): Promise<Card | null> {
-    return (await this.cards(context, info)).find((card) => card.id === id) ?? null;
+    return (await this.cards(context, info)).find((card) => card.cardId === providerIdOf(id, CARD_TAG)) ?? null;
   }
 }
 

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { Node } from '../platform/graphql/node/node.type';
 import { Account } from './account.type';
 import { Card } from './card.type';
 
@@ -10,10 +11,10 @@ import { Card } from './card.type';
  * none of them. `account` and `card` get their `id` argument from the field
  * resolver's @Args() IdArgs.
  */
-@ObjectType({ simpleResolvers: true })
-export class Viewer {
+@ObjectType({ simpleResolvers: true, implements: Node })
+export class Viewer implements Node {
   @Field(() => ID, { description: "The durable user's id: the same across sign-ins, sessions and bank connections." })
-  id?: string;
+  id!: string;
 
   @Field(() => [Account])
   accounts?: Account[];

@@ -1,6 +1,7 @@
 import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
 import {
   AccountGraphService,
+  accountNodeTypes,
   AccountResolver,
   accountResolvers,
   BankConnectionHoldingsResolver,
@@ -8,12 +9,14 @@ import {
   ViewerIdResolver,
   ViewerResolver,
 } from '../accounts';
-import { BankConnectionResolver, UserResolver } from '../identity';
-import { DataTaskResolver } from '../data-tasks';
-import { PaymentResolver, RefundResolver } from '../refunds';
-import { payoutResolvers, PayoutResolver, ViewerMoneyResolver } from '../payouts';
+import { BankConnectionResolver, bankConnectionNodeType, UserResolver } from '../identity';
+import { dataTaskNodeType, DataTaskResolver } from '../data-tasks';
+import { paymentNodeTypes, PaymentResolver, RefundResolver } from '../refunds';
+import { payoutNodeType, payoutResolvers, PayoutResolver, ViewerMoneyResolver } from '../payouts';
 import type { Services } from './services';
-import { VerificationResolver, VerifiedBeneficiaryResolver } from '../beneficiaries';
+import { VerificationResolver, verifiedBeneficiaryNodeType, VerifiedBeneficiaryResolver } from '../beneficiaries';
+import { NodeRegistry } from '../platform/graphql/node/node.registry';
+import { NodeResolver } from '../platform/graphql/node/node.resolver';
 
 export const RESOLVERS: NonEmptyArray<ClassType> = [
   ViewerResolver,
@@ -30,6 +33,7 @@ export const RESOLVERS: NonEmptyArray<ClassType> = [
   RefundResolver,
   PaymentResolver,
   DataTaskResolver,
+  NodeResolver,
 ];
 
 /**
@@ -54,6 +58,17 @@ export function resolverContainer(services: Services): ContainerType {
     new PaymentResolver(services.refunds),
     new VerificationResolver(services.beneficiaryService, accountGraph),
     new VerifiedBeneficiaryResolver(services.beneficiaryService),
+    // node(id:): each feature says how its own types are found again and who may read them.
+    new NodeResolver(
+      new NodeRegistry([
+        ...accountNodeTypes(accountGraph),
+        bankConnectionNodeType(services.identity),
+        payoutNodeType(services.payoutService),
+        ...paymentNodeTypes(services.refunds),
+        dataTaskNodeType(services.live.dataTasks),
+        verifiedBeneficiaryNodeType(services.beneficiaryService),
+      ]),
+    ),
   ];
   const byClass = new Map<unknown, object>(instances.map((instance) => [instance.constructor, instance]));
   for (const resolver of RESOLVERS) if (!byClass.has(resolver)) byClass.set(resolver, new resolver());

@@ -9,3 +9,4 @@ export { AccountHolder } from './account-holder.type';
 export { AccountReport } from './account-report.type';
 export { VerificationResult } from './verification-result.type';
 export { VerifiedBeneficiary } from './verified-beneficiary.type';
+export { verifiedBeneficiaryNodeType } from './verified-beneficiary-node.resolver';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ProviderVerificationResult } from '../platform/provider/provider-types';
 import { AccountHolder } from './account-holder.type';
 import { AccountReport } from './account-report.type';
@@ -29,6 +30,19 @@ export function toVerificationResult(source: ProviderVerificationResult): Verifi
   });
 }
 
-export function toVerifiedBeneficiary(record: VerifiedBeneficiaryRecord): VerifiedBeneficiary {
-  return Object.assign(new VerifiedBeneficiary(), { iban: record.iban, name: record.name, verifiedAt: record.verifiedAt });
+export function toVerifiedBeneficiary(record: VerifiedBeneficiaryRecord, userId: string): VerifiedBeneficiary {
+  return Object.assign(new VerifiedBeneficiary(), {
+    key: verifiedBeneficiaryKey(userId, record.iban),
+    iban: record.iban,
+    name: record.name,
+    verifiedAt: record.verifiedAt,
+  });
+}
+
+/**
+ * A user's verification of an IBAN is one row per (user, IBAN). Its global id carries a digest of both rather than
+ * the IBAN itself, so an id that travels (URLs, logs, caches) does not spell an account number; unique per user.
+ */
+export function verifiedBeneficiaryKey(userId: string, iban: string): string {
+  return createHash('sha256').update(`${userId}\n${iban}`).digest('base64url').slice(0, 22);
 }

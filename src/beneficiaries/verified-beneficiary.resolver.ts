@@ -16,6 +16,6 @@ export class VerifiedBeneficiaryResolver {
   })
   async verifiedBeneficiaries(@Ctx() context: OperationContext): Promise<VerifiedBeneficiary[]> {
     const user = requireUser(context.principal);
-    return (await this.beneficiaries.listForUser(user.userId)).map(toVerifiedBeneficiary);
+    return (await this.beneficiaries.listForUser(user.userId)).map((record) => toVerifiedBeneficiary(record, user.userId));
   }
 }

@@ -2,6 +2,8 @@ import { Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, Subscription
 import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
 import type { EventBus } from '../platform/live/event-bus';
 import {
+  ACCOUNT_TAG,
+  CARD_TAG,
   accountReads,
   toAccount,
   toAccountBalance,
@@ -20,9 +22,11 @@ import type { ProviderAccount, ProviderAccountBalance, ProviderCard, ProviderCar
 import type { DataRequest } from '../platform/provider/data.client';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import { requireUser } from '../platform/access/principal';
+import { BANK_CONNECTION_TAG } from '../identity';
+import { providerIdOf } from '../platform/graphql/node/global-id';
 import { IdArgs } from '../platform/graphql/types/id.args';
 import type { DataResource } from './data-task.model';
-import { DataTask } from './data-task.type';
+import { DATA_TASK_TAG, DataTask } from './data-task.type';
 import { StartDataTaskArgs } from './start-data-task.args';
 import { toDataTask } from './data-task.mapper';
 import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
@@ -42,9 +46,11 @@ export class DataTaskResolver {
   @Mutation(() => DataTask, { description: 'Starts an asynchronous data fetch; the result arrives later through dataTaskUpdated or dataTask.' })
   async startDataTask(@Args() { input }: StartDataTaskArgs, @Ctx() context: OperationContext): Promise<DataTask> {
     const user = requireUser(context.principal);
-    const request = dataRequestFrom(input);
+    // Global ids and the provider's ids are both taken: the input is read as the provider's.
+    const request = dataRequestFrom({ ...input, id: input.id && providerIdOf(providerIdOf(input.id, ACCOUNT_TAG), CARD_TAG) });
     const reads = accountReads(context, this.accountGraph);
-    const connectionId = await connectionFor(reads, request, input.connectionId ?? undefined);
+    const asked = input.connectionId === null || input.connectionId === undefined ? undefined : providerIdOf(input.connectionId, BANK_CONNECTION_TAG);
+    const connectionId = await connectionFor(reads, request, asked);
     const task = await this.dataTasks.start(
       { userId: user.userId, connectionId, bearer: reads.bearerOf(connectionId), resource: input.resource, request },
       context.callOptions(),
@@ -55,7 +61,7 @@ export class DataTaskResolver {
   /** Another user's task reads as null, exactly like an unknown id. */
   @Query(() => DataTask, { nullable: true, description: 'An asynchronous data task started by this session.' })
   async dataTask(@Args() { id }: IdArgs, @Ctx() context: OperationContext): Promise<DataTask | null> {
-    const task = await this.dataTasks.findOwn(requireUser(context.principal).userId, id);
+    const task = await this.dataTasks.findOwn(requireUser(context.principal).userId, providerIdOf(id, DATA_TASK_TAG));
     return task ? toDataTask(toDataTaskSnapshot(task)) : null;
   }
 
@@ -65,7 +71,7 @@ export class DataTaskResolver {
       const operation = context as OperationContext;
       const user = requireUser(operation.principal);
       const source = { ...operation.sources.get(DATA_TASK_STREAM_SOURCES), logs: operation };
-      return dataTaskStream(source, user.userId, (args as IdArgs).id);
+      return dataTaskStream(source, user.userId, providerIdOf((args as IdArgs).id, DATA_TASK_TAG));
     },
   })
   dataTaskUpdated(@Root() snapshot: DataTaskSnapshot, @Args() _args: IdArgs): DataTask {
@@ -87,7 +93,12 @@ export class DataTaskResolver {
   @FieldResolver()
   async transactions(@Root() task: DataTask, @Ctx() context: OperationContext): Promise<Transaction[] | null> {
     const found = await this.resultsFor<ProviderTransaction>(task, context, ['ACCOUNT_TRANSACTIONS', 'CARD_TRANSACTIONS']);
-    return found && found.results.map(toTransaction);
+    if (!found) return null;
+    // The account or card the task read: each transaction's global id names its list there.
+    const record = await this.dataTasks.requireOwn(requireUser(context.principal).userId, task.taskId);
+    const holderId = 'id' in record.request ? record.request.id : '';
+    const list = task.resource === 'ACCOUNT_TRANSACTIONS' ? 'a' : 'c';
+    return found.results.map((transaction) => toTransaction(transaction, { list, holderId }));
   }
 
   @FieldResolver()
@@ -106,7 +117,11 @@ export class DataTaskResolver {
   private async resultsFor<T>(task: DataTask, context: OperationContext, resources: DataResource[]): Promise<{ connectionId: string; results: T[] } | null> {
     if (task.status !== 'SUCCEEDED' || !resources.includes(task.resource)) return null;
     const reads = accountReads(context, this.accountGraph);
-    const found = await this.dataTasks.results(task, (connectionId) => reads.bearerOf(connectionId), context.callOptions());
+    const found = await this.dataTasks.results(
+      { id: task.taskId, resource: task.resource },
+      (connectionId) => reads.bearerOf(connectionId),
+      context.callOptions(),
+    );
     return found as { connectionId: string; results: T[] };
   }
 }

@@ -1,14 +1,24 @@
 import 'reflect-metadata';
 import { Account, AccountBalance, Card, CardBalance, Transaction } from '../accounts';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { toGlobalId } from '../platform/graphql/node/global-id';
+import { Node } from '../platform/graphql/node/node.type';
 import { DataResource } from './data-resource.enum';
 import { DataTaskStatus } from './data-task-status.enum';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
 
-@ObjectType({ simpleResolvers: true })
-export class DataTask {
+/** The global id's tag of a data task: `dt`, then the task's id. */
+export const DATA_TASK_TAG = 'dt';
+
+@ObjectType({ simpleResolvers: true, implements: Node })
+export class DataTask implements Node {
   @Field(() => ID)
-  id!: string;
+  get id(): string {
+    return toGlobalId(DATA_TASK_TAG, this.taskId);
+  }
+
+  @Field(() => ID, { description: "The task's own id (what DataTask.id was before ids were global; dataTask and dataTaskUpdated still take it)." })
+  taskId!: string;
 
   @Field(() => DataResource)
   resource!: DataResource;

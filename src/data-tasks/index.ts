@@ -12,3 +12,4 @@ export { DataTaskResolver, DATA_TASK_STREAM_SOURCES } from './data-task.resolver
 export { DataTask } from './data-task.type';
 export { StartDataTaskInput } from './start-data-task.input';
 export { dataTaskPass } from './data-task.job';
+export { dataTaskNodeType } from './data-task-node.resolver';

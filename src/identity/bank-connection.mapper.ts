@@ -9,5 +9,5 @@ const STATUSES: Record<BankConnectionRecord['status'], ConnectionStatus> = {
 };
 
 export function toBankConnection(record: BankConnectionRecord): BankConnection {
-  return Object.assign(new BankConnection(), { id: record.id, providerId: record.providerId, status: STATUSES[record.status] });
+  return Object.assign(new BankConnection(), { connectionId: record.id, providerId: record.providerId, status: STATUSES[record.status] });
 }

@@ -1,7 +1,8 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { providerIdOf } from '../platform/graphql/node/global-id';
 import { requireUser, type PrincipalContext } from '../platform/access/principal';
 import { toBankConnection } from './bank-connection.mapper';
-import { BankConnection } from './bank-connection.type';
+import { BANK_CONNECTION_TAG, BankConnection } from './bank-connection.type';
 import { DisconnectBankArgs } from './disconnect-bank.args';
 import type { IdentityService } from './identity.service';
 
@@ -15,6 +16,6 @@ export class BankConnectionResolver {
   })
   async disconnectBank(@Args() { connectionId }: DisconnectBankArgs, @Ctx() context: PrincipalContext): Promise<BankConnection> {
     const user = requireUser(context.principal);
-    return toBankConnection(await this.identity.disconnectBank(user.userId, connectionId));
+    return toBankConnection(await this.identity.disconnectBank(user.userId, providerIdOf(connectionId, BANK_CONNECTION_TAG)));
   }
 }

@@ -18,3 +18,5 @@ export { UserResolver } from './user.resolver';
 export { BankConnection } from './bank-connection.type';
 export { ConnectionStatus } from './connection-status.enum';
 export { toBankConnection } from './bank-connection.mapper';
+export { BANK_CONNECTION_TAG, USER_TAG } from './bank-connection.type';
+export { bankConnectionNodeType } from './bank-connection-node.resolver';

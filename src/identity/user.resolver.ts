@@ -1,4 +1,6 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { providerIdOf } from '../platform/graphql/node/global-id';
+import { USER_TAG } from './bank-connection.type';
 import { requireMerchant, type PrincipalContext } from '../platform/access/principal';
 import type { IdentityService } from './identity.service';
 import { ReinstateUserArgs } from './reinstate-user.args';
@@ -14,7 +16,7 @@ export class UserResolver {
   })
   async revokeUser(@Args() { userId }: RevokeUserArgs, @Ctx() context: PrincipalContext): Promise<boolean> {
     requireMerchant(context.principal);
-    await this.identity.revokeUser(userId);
+    await this.identity.revokeUser(providerIdOf(userId, USER_TAG));
     return true;
   }
 
@@ -24,7 +26,7 @@ export class UserResolver {
   })
   async reinstateUser(@Args() { userId }: ReinstateUserArgs, @Ctx() context: PrincipalContext): Promise<boolean> {
     requireMerchant(context.principal);
-    await this.identity.reinstateUser(userId);
+    await this.identity.reinstateUser(providerIdOf(userId, USER_TAG));
     return true;
   }
 }

@@ -10,7 +10,8 @@ export { payoutPasses, type PayoutPassDeps } from './payout.job';
 export { payoutWatch } from './payout-watch.job';
 export { payoutPublisher } from './payout.stream';
 export { PayoutResolver, ViewerMoneyResolver };
-export { Payout } from './payout.type';
+export { Payout, PAYOUT_TAG } from './payout.type';
+export { payoutNodeType } from './payout-node.resolver';
 export { CreatePayoutInput } from './create-payout.input';
 
 /** The payout resolvers, given the service they call (for the gateway's resolver container). */

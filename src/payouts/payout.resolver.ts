@@ -5,7 +5,8 @@ import { validateTransactionId } from '../platform/validation/id.validator';
 import { CreatePayoutArgs } from './create-payout.args';
 import { DeclinePayoutArgs } from './decline-payout.args';
 import { PayoutArgs } from './payout.args';
-import { Payout } from './payout.type';
+import { Payout, PAYOUT_TAG } from './payout.type';
+import { providerIdOf } from '../platform/graphql/node/global-id';
 import { toPayout } from './payout.mapper';
 import { validateDeclineReason } from './decline-reason.validator';
 import { validatePayoutInput } from './payout-input.validator';
@@ -32,13 +33,13 @@ export class PayoutResolver {
   })
   async approvePayout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     requireMerchant(context.principal);
-    return toPayout(await this.payouts.approve(validateTransactionId(transactionId), context.callOptions()));
+    return toPayout(await this.payouts.approve(validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)), context.callOptions()));
   }
 
   @Mutation(() => Payout, { description: 'Ends a payout that is awaiting approval with status declined; it is never sent. Needs a merchant key.' })
   async declinePayout(@Args() { transactionId, reason }: DeclinePayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     requireMerchant(context.principal);
-    return toPayout(await this.payouts.decline(validateTransactionId(transactionId), validateDeclineReason(reason)));
+    return toPayout(await this.payouts.decline(validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)), validateDeclineReason(reason)));
   }
 
   @Query(() => Payout, {
@@ -47,7 +48,12 @@ export class PayoutResolver {
   })
   async payout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout | null> {
     const caller = requireAnyPrincipal(context.principal);
-    const withdrawal = await this.payouts.read(caller, validateTransactionId(transactionId), context.callOptions(), withdrawalReadsOf(context));
+    const withdrawal = await this.payouts.read(
+      caller,
+      validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)),
+      context.callOptions(),
+      withdrawalReadsOf(context),
+    );
     return withdrawal ? toPayout(withdrawal) : null;
   }
 

@@ -8,7 +8,8 @@ import { topics } from '../platform/live/topics';
 import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import { validateTransactionId } from '../platform/validation/id.validator';
 import { toPayout } from './payout.mapper';
-import type { Payout } from './payout.type';
+import { PAYOUT_TAG, type Payout } from './payout.type';
+import { providerIdOf } from '../platform/graphql/node/global-id';
 import { sameOwner } from './payout.store';
 import { ownerOf, withdrawalReadsOf, type PayoutPublisher } from './payout.service';
 import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
@@ -39,7 +40,7 @@ const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(pay
  */
 export async function payoutStream(context: OperationContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
   const caller = requireAnyPrincipal(context.principal);
-  const transactionId = validateTransactionId(transactionIdArg);
+  const transactionId = validateTransactionId(providerIdOf(transactionIdArg, PAYOUT_TAG));
   const { bus, payoutService, payoutWatchers } = context.sources.get(PAYOUT_STREAM_SOURCES);
   const notFound = (): NotFoundError =>
     new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');

@@ -1,10 +1,21 @@
 import 'reflect-metadata';
 import { Field, ID, ObjectType } from 'type-graphql';
+import { toGlobalId } from '../platform/graphql/node/global-id';
+import { Node } from '../platform/graphql/node/node.type';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
 import { MinorUnitsScalar } from '../platform/graphql/scalars/minor-units.scalar';
 
-@ObjectType({ simpleResolvers: true })
-export class Payout {
+/** The global id's tag of a payout: `po`, then its transaction id. */
+export const PAYOUT_TAG = 'po';
+
+@ObjectType({ simpleResolvers: true, implements: Node })
+export class Payout implements Node {
+  /** What normalised caches key a payout by: a payoutUpdated push selecting `id` updates the payout they hold. */
+  @Field(() => ID)
+  get id(): string {
+    return toGlobalId(PAYOUT_TAG, this.transactionId);
+  }
+
   @Field(() => ID)
   transactionId!: string;
 

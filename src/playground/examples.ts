@@ -105,6 +105,7 @@ subscription PayoutUpdated($transactionId: ID!) {
 query Payment($id: ID!) {
   payment(id: $id) {
     id
+    paymentId
     refundedAmountInMinor
     refunds { id status amountInMinor currency reference createdAt executedAt failureReason }
   }

@@ -8,6 +8,7 @@ export { RefundResolver } from './refund.resolver';
 export { PaymentResolver } from './payment.resolver';
 export { Refund } from './refund.type';
 export { Payment } from './payment.type';
+export { paymentNodeTypes } from './payment-node.resolver';
 export { RefundPaymentInput } from './refund-payment.input';
 export { refundWebhookHandlers, type RefundWebhookDeps } from './refund.webhook';
 export { refundAttemptsPass } from './refund-attempts.job';

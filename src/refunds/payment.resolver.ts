@@ -3,7 +3,8 @@ import { requireMerchant } from '../platform/access/principal';
 import type { OperationContext } from '../platform/graphql/operation-context';
 import { toPayment } from './refund.mapper';
 import { IdArgs } from '../platform/graphql/types/id.args';
-import { Payment } from './payment.type';
+import { Payment, PAYMENT_TAG } from './payment.type';
+import { providerIdOf } from '../platform/graphql/node/global-id';
 import { validatePaymentId } from '../platform/validation/id.validator';
 import type { RefundService } from './refund.service';
 
@@ -18,7 +19,7 @@ export class PaymentResolver {
   @Query(() => Payment, { nullable: true, description: 'A payment received into the merchant account, with its refunds. Needs a merchant key.' })
   async payment(@Args() { id }: IdArgs, @Ctx() context: OperationContext): Promise<Payment | null> {
     requireMerchant(context.principal);
-    const payment = await this.refunds.payment(validatePaymentId(id), context.callOptions());
+    const payment = await this.refunds.payment(validatePaymentId(providerIdOf(id, PAYMENT_TAG)), context.callOptions());
     return payment && toPayment(payment);
   }
 }

@@ -4,6 +4,8 @@ import type { OperationContext } from '../platform/graphql/operation-context';
 import { RefundPaymentArgs } from './refund-payment.args';
 import { RefundUpdatedArgs } from './refund-updated.args';
 import { Refund } from './refund.type';
+import { PAYMENT_TAG } from './payment.type';
+import { providerIdOf } from '../platform/graphql/node/global-id';
 import { validateRefundInput } from './refund-input.validator';
 import { toRefund } from './refund.mapper';
 import type { RefundService } from './refund.service';
@@ -18,7 +20,7 @@ export class RefundResolver {
   })
   async refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: OperationContext): Promise<Refund> {
     requireMerchant(context.principal);
-    return toRefund(await this.refunds.refund(validateRefundInput(input), context.callOptions()));
+    return toRefund(await this.refunds.refund(validateRefundInput({ ...input, paymentId: providerIdOf(input.paymentId, PAYMENT_TAG) }), context.callOptions()));
   }
 
   // type-graphql calls `subscribe` without the resolver instance, so the stream reads the service from the context.

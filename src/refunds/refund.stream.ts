@@ -13,7 +13,9 @@ import { liveStream } from '../platform/live/live-stream';
 import { topics } from '../platform/live/topics';
 import { isFinalRefund, refundFromProvider, refundRank, type RefundEvent } from './refund.model';
 import { toRefund } from './refund.mapper';
-import type { Refund } from './refund.type';
+import { REFUND_TAG, type Refund } from './refund.type';
+import { PAYMENT_TAG } from './payment.type';
+import { globalIdParts, providerIdOf } from '../platform/graphql/node/global-id';
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
 const refundOfEvent = sharedMapping((event) => toRefund(refundFromProvider((event as RefundEvent).refund, (event as RefundEvent).paymentId)));
@@ -26,7 +28,7 @@ export const REFUND_STREAM_SOURCES = scopedKey<{
   refundReads: CoalescedReads<Refund[] | null>;
 }>('refund stream sources');
 
-const refundIdentity = (refund: Refund): string => refund.id.toLowerCase();
+const refundIdentity = (refund: Refund): string => refund.refundId.toLowerCase();
 
 /**
  * refundUpdated: merchant keys only. The current state is every refund of the payment (oldest first), or the one
@@ -36,15 +38,18 @@ const refundIdentity = (refund: Refund): string => refund.id.toLowerCase();
  */
 export async function refundStream(context: OperationContext, args: { paymentId: string; refundId?: string | null }): Promise<AsyncIterableIterator<Refund>> {
   requireMerchant(context.principal);
-  const paymentId = validatePaymentId(args.paymentId, 'paymentId');
+  const paymentId = validatePaymentId(providerIdOf(args.paymentId, PAYMENT_TAG), 'paymentId');
   let refundId: string | undefined;
   if (args.refundId !== undefined && args.refundId !== null) {
-    if (!isUuid(args.refundId)) {
+    // A Refund.id names its payment too: one of another payment is refused like any id that is not this payment's.
+    const global = globalIdParts(args.refundId, REFUND_TAG, 2);
+    const given = global?.[1] ?? args.refundId;
+    if (!isUuid(given) || (global !== undefined && global[0]!.toLowerCase() !== paymentId)) {
       const problems = new InputProblems();
-      problems.add('refundId', `must be a refund id, a UUID; got ${shown(args.refundId)}`);
+      problems.add('refundId', `must be a refund id of this payment: Refund.id, or the provider's refund id (a UUID); got ${shown(args.refundId)}`);
       problems.throwIfAny();
     }
-    refundId = args.refundId.toLowerCase();
+    refundId = given.toLowerCase();
   }
   const { bus, refunds, refundWatchers, refundReads } = context.sources.get(REFUND_STREAM_SOURCES);
   let release: (() => void) | undefined;

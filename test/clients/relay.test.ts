@@ -1,4 +1,5 @@
 import {
+  commitLocalUpdate,
   createOperationDescriptor,
   fetchQuery,
   getSelector,
@@ -7,19 +8,24 @@ import {
   type SingularReaderSelector,
   type Snapshot,
 } from 'relay-runtime';
+import AccountSummaryQuery, { type AccountSummaryQuery$data } from '../generated/relay/AccountSummaryQuery.graphql';
+import AccountSummaryRefetchQuery from '../generated/relay/AccountSummaryRefetchQuery.graphql';
+import AccountSummaryFragment, { type AccountSummary_account$data } from '../generated/relay/AccountSummary_account.graphql';
 import AccountTransactionsPageQuery from '../generated/relay/AccountTransactionsPageQuery.graphql';
 import AccountTransactionsQuery, { type AccountTransactionsQuery$data } from '../generated/relay/AccountTransactionsQuery.graphql';
-import AccountTransactionsFragment, { type AccountTransactions_viewer$data } from '../generated/relay/AccountTransactions_viewer.graphql';
+import AccountTransactionsFragment, { type AccountTransactions_account$data } from '../generated/relay/AccountTransactions_account.graphql';
 import PayoutStatusQuery, { type PayoutStatusQuery$data } from '../generated/relay/PayoutStatusQuery.graphql';
 import PayoutStatusSubscription, { type PayoutStatusSubscription$data } from '../generated/relay/PayoutStatusSubscription.graphql';
 import { waitFor } from '../helpers/wait-for';
 import { useClientStack } from './client-stack';
+import { recordingFetch } from './recorded-fetch';
 import { createRelayEnvironment } from './recipes/relay';
 
 /*
  * relay-runtime with artifacts relay-compiler made from schema.graphql (test/clients/relay/*.ts, `npm run codegen`),
  * configured exactly as docs/api.md shows (./recipes/relay.ts), against a real gateway and sandbox. No React here:
- * the test does by hand what usePaginationFragment and useSubscription do (fetch, retain, read, subscribe).
+ * the test does by hand what usePaginationFragment, useRefetchableFragment and useSubscription do (fetch, retain,
+ * read, subscribe).
  */
 
 describe('Relay against the sandbox', () => {
@@ -32,14 +38,15 @@ describe('Relay against the sandbox', () => {
     await Promise.all(closers.splice(0).map((close) => close()));
   });
 
-  function relay() {
-    const { environment, close } = createRelayEnvironment(current().stack.gateway.url, current().session);
+  function relay(fetchImpl?: typeof fetch) {
+    const { environment, close } = createRelayEnvironment(current().stack.gateway.url, current().session, fetchImpl);
     closers.push(close);
     return environment;
   }
 
-  it('pages a @connection fragment: the next page is appended to the edges the fragment already shows', async () => {
-    const environment = relay();
+  it('pages a @connection fragment through node(id:): the next page is appended to the edges the fragment already shows', async () => {
+    const recorder = recordingFetch();
+    const environment = relay(recorder.fetch);
     const account = current().john.accounts[0]!;
     const expected = account.transactions.slice(0, 20).map((transaction) => transaction.transaction_id);
     const variables = { accountId: account.account.account_id };
@@ -47,18 +54,48 @@ describe('Relay against the sandbox', () => {
     await fetchQuery(environment, AccountTransactionsQuery, variables).toPromise();
     const operation = createOperationDescriptor(AccountTransactionsQuery, variables);
     disposables.push(environment.retain(operation));
-    const viewer = (environment.lookup(operation.fragment).data as AccountTransactionsQuery$data).viewer;
-    let fragment: Snapshot = environment.lookup(getSelector(AccountTransactionsFragment, viewer) as SingularReaderSelector);
+    const shown = (environment.lookup(operation.fragment).data as AccountTransactionsQuery$data).viewer.account!;
+    let fragment: Snapshot = environment.lookup(getSelector(AccountTransactionsFragment, shown) as SingularReaderSelector);
     disposables.push(environment.subscribe(fragment, (next) => (fragment = next)));
-    const connection = () => (fragment.data as AccountTransactions_viewer$data).account!.transactions;
-    expect(connection().edges.map((edge) => edge.node.id)).toEqual(expected.slice(0, 10));
+    const data = () => fragment.data as AccountTransactions_account$data;
+    expect(data().transactions.edges.map((edge) => edge.node.transactionId)).toEqual(expected.slice(0, 10));
 
     // #region relay-load-next
-    // What usePaginationFragment's loadNext(10) sends: the generated @refetchable query, from the end cursor.
-    await fetchQuery(environment, AccountTransactionsPageQuery, { ...variables, count: 10, cursor: connection().pageInfo.endCursor }).toPromise();
+    // What usePaginationFragment's loadNext(10) sends: the generated @refetchable query, node(id:) from the end cursor.
+    await fetchQuery(environment, AccountTransactionsPageQuery, { id: data().id, count: 10, cursor: data().transactions.pageInfo.endCursor }).toPromise();
     // #endregion relay-load-next
-    expect(connection().edges.map((edge) => edge.node.id)).toEqual(expected);
-    expect(connection().pageInfo.hasNextPage).toBe(account.transactions.length > 20);
+    expect(data().transactions.edges.map((edge) => edge.node.transactionId)).toEqual(expected);
+    expect(data().transactions.pageInfo.hasNextPage).toBe(account.transactions.length > 20);
+    const sent = recorder.exchanges.at(-1)!.sent;
+    expect(sent.operationName).toBe('AccountTransactionsPageQuery');
+    expect(sent.query).toMatch(/node\(id: \$id\)/);
+  });
+
+  it('refetches an @refetchable Account fragment through node(id:)', async () => {
+    const recorder = recordingFetch();
+    const environment = relay(recorder.fetch);
+    await fetchQuery(environment, AccountSummaryQuery, {}).toPromise();
+    const operation = createOperationDescriptor(AccountSummaryQuery, {});
+    disposables.push(environment.retain(operation));
+    const first = (environment.lookup(operation.fragment).data as AccountSummaryQuery$data).viewer.accounts[0]!;
+    let fragment: Snapshot = environment.lookup(getSelector(AccountSummaryFragment, first) as SingularReaderSelector);
+    disposables.push(environment.subscribe(fragment, (next) => (fragment = next)));
+    const summary = () => fragment.data as AccountSummary_account$data;
+    const seeded = current().john.accounts[0]!.account;
+    expect(summary()).toMatchObject({ accountId: seeded.account_id, displayName: seeded.display_name });
+
+    // The store drifted from the server (an optimistic update that never landed): a refetch puts the server's answer back.
+    commitLocalUpdate(environment, (store) => store.get(summary().id)!.setValue('stale', 'displayName'));
+    expect(summary().displayName).toBe('stale');
+    // #region relay-refetch
+    // What useRefetchableFragment's refetch({}) sends: the generated query, node(id:) with the fragment's own id.
+    await fetchQuery(environment, AccountSummaryRefetchQuery, { id: summary().id }).toPromise();
+    // #endregion relay-refetch
+    expect(summary()).toMatchObject({ accountId: seeded.account_id, displayName: seeded.display_name });
+    const sent = recorder.exchanges.at(-1)!.sent;
+    expect(sent.operationName).toBe('AccountSummaryRefetchQuery');
+    expect(sent.query).toMatch(/node\(id: \$id\)/);
+    expect(sent.variables).toEqual({ id: summary().id });
   });
 
   it('applies a payoutUpdated subscription to the payout a query already shows', async () => {
@@ -89,8 +126,4 @@ describe('Relay against the sandbox', () => {
     await waitFor(() => (pushed.length === 2 ? true : undefined), 'the push itself');
     expect(pushed).toEqual(['authorised', 'submitted']);
   });
-
-  // Needs `interface Node` and `node(id:)` in the schema: then one fragment on Account with @refetchable, compiled by
-  // the same `npm run codegen`, and refetched as useRefetchableFragment does.
-  it.todo('refetches an @refetchable Account fragment through node(id:)');
 });

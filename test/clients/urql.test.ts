@@ -15,6 +15,7 @@ const VIEWER_PAYOUTS = gql`
     viewer {
       id
       payouts {
+        id
         transactionId
         status
       }
@@ -24,6 +25,7 @@ const VIEWER_PAYOUTS = gql`
 const CREATE_PAYOUT = gql`
   mutation CreatePayout($input: CreatePayoutInput!) {
     createPayout(input: $input) {
+      id
       transactionId
       status
     }
@@ -32,7 +34,7 @@ const CREATE_PAYOUT = gql`
 const PAYOUT_UPDATED = gql`
   subscription PayoutUpdated($transactionId: ID!) {
     payoutUpdated(transactionId: $transactionId) {
-      transactionId
+      id
       status
     }
   }

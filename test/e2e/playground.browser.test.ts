@@ -191,7 +191,7 @@ describe('the playground in Chromium', () => {
     await setEditor('variables', JSON.stringify({ id }));
     const payment = await run('Payment');
     expect(payment.errors).toBeUndefined();
-    expect(payment.data!.payment.id).toBe(id);
+    expect(payment.data!.payment.paymentId).toBe(id);
     await page.fill('#merchant-key', '');
 
     await openTab('StartDataTask');

@@ -91,7 +91,7 @@ describe('SIGTERM', () => {
     const slow = fetch(`${url}/graphql`, {
       method: 'POST',
       headers: merchant,
-      body: JSON.stringify({ query: `{ payment(id: "${other!.id}") { id refunds { id } } }` }),
+      body: JSON.stringify({ query: `{ payment(id: "${other!.id}") { id: paymentId refunds { id } } }` }),
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
 

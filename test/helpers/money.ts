@@ -43,14 +43,15 @@ export const VIEWER_MONEY = /* GraphQL */ `
   }
 `;
 
-const REFUND_FIELDS = 'id paymentId amountInMinor currency status reference createdAt authorizedAt executedAt failureReason';
+// `id` here is the provider's refund id (Refund.refundId), which these tests compare with the sandbox's records.
+const REFUND_FIELDS = 'id: refundId paymentId amountInMinor currency status reference createdAt authorizedAt executedAt failureReason';
 
 export const REFUND_PAYMENT = /* GraphQL */ `
   mutation RefundPayment($input: RefundPaymentInput!) { refundPayment(input: $input) { ${REFUND_FIELDS} } }
 `;
 
 export const READ_PAYMENT = /* GraphQL */ `
-  query ReadPayment($id: ID!) { payment(id: $id) { id refundedAmountInMinor refunds { ${REFUND_FIELDS} } } }
+  query ReadPayment($id: ID!) { payment(id: $id) { id: paymentId refundedAmountInMinor refunds { ${REFUND_FIELDS} } } }
 `;
 
 export const APPROVE_PAYOUT = /* GraphQL */ `

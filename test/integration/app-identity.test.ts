@@ -8,7 +8,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 const AUDIENCE = 'bankgraph-api';
-const VIEWER = '{ viewer { connections { id providerId status } accounts { id connection { providerId } } } }';
+const VIEWER = '{ viewer { connections { id: connectionId providerId status } accounts { id: accountId connection { providerId } } } }';
 
 describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)", () => {
   let idp: TestIdp;
@@ -175,9 +175,9 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
   });
 
   it('takes the access token over WebSocket too', async () => {
-    const live = connectWs(stack.gateway.url, idp.sign(claims({ sub: 'app-user-ws' }))).subscribe('{ viewer { connections { id } } }');
+    const live = connectWs(stack.gateway.url, idp.sign(claims({ sub: 'app-user-ws' }))).subscribe('{ viewer { connections { id: connectionId } } }');
     expect(await live.next()).toEqual({ data: { viewer: { connections: [] } } });
-    const refused = connectWs(stack.gateway.url, idp.unsigned(claims())).subscribe('{ viewer { connections { id } } }');
+    const refused = connectWs(stack.gateway.url, idp.unsigned(claims())).subscribe('{ viewer { connections { id: connectionId } } }');
     expect((await refused.next()).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
@@ -200,7 +200,10 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
       );
       const answer = await new Promise<unknown>((resolve, reject) => {
         let data: unknown;
-        client.subscribe({ query: '{ viewer { connections { id } } }' }, { next: (result) => (data = result), error: reject, complete: () => resolve(data) });
+        client.subscribe(
+          { query: '{ viewer { connections { id: connectionId } } }' },
+          { next: (result) => (data = result), error: reject, complete: () => resolve(data) },
+        );
       });
       expect(answer).toEqual({ data: { viewer: { connections: [] } } });
       const { code, reason } = await closed;

@@ -8,9 +8,9 @@ import { waitFor } from '../helpers/wait-for';
  * 1/1000 of real time, so tasks complete when a test advances the sandbox clock by 1 s.
  */
 
-const START = 'mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id status } }';
-const TASK = 'query Task($id: ID!) { dataTask(id: $id) { id status accounts { id } transactions { id } } }';
-const CONNECTIONS = '{ viewer { connections { id providerId } } }';
+const START = 'mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id: taskId status } }';
+const TASK = 'query Task($id: ID!) { dataTask(id: $id) { id: taskId status accounts { id: accountId } transactions { id: transactionId } } }';
+const CONNECTIONS = '{ viewer { connections { id: connectionId providerId } } }';
 
 interface Task {
   id: string;
@@ -70,7 +70,7 @@ describe.each(['sqlite', 'postgres'] as const)('data tasks follow their bank con
     const connections = viewer.data!.viewer.connections;
     mock = connections.find((connection) => connection.providerId === 'mock')!.id;
     north = connections.find((connection) => connection.providerId === 'mock-north')!.id;
-    userId = (await stack.graphql<{ viewer: { id: string } }>('{ viewer { id } }', {}, session)).data!.viewer.id;
+    userId = (await stack.graphql<{ viewer: { id: string } }>('{ viewer { id: userId } }', {}, session)).data!.viewer.id;
   });
 
   afterAll(async () => {
@@ -150,7 +150,7 @@ describe('the size of stored results', () => {
 
   it('fails a task whose results are over DATA_TASK_RESULTS_MAX_BYTES, says so, keeps nothing and does not fetch them again', async () => {
     const session = await stack.signIn('john', 'doe');
-    const accounts = await stack.graphql<{ viewer: { accounts: { id: string }[] } }>('{ viewer { accounts { id } } }', {}, session);
+    const accounts = await stack.graphql<{ viewer: { accounts: { id: string }[] } }>('{ viewer { accounts { id: accountId } } }', {}, session);
     const account = accounts.data!.viewer.accounts[0]!.id;
     const task = await started(stack, session, { resource: 'ACCOUNT_TRANSACTIONS', id: account });
     await completeTasks(stack);

@@ -2,9 +2,9 @@ import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
-const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id status } }`;
-const UPDATED = `subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { id status completedAt accounts { id } } }`;
-const READ = `query Read($id: ID!) { dataTask(id: $id) { id status accounts { id } } }`;
+const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id: taskId status } }`;
+const UPDATED = `subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { id: taskId status completedAt accounts { id: accountId } } }`;
+const READ = `query Read($id: ID!) { dataTask(id: $id) { id: taskId status accounts { id: accountId } } }`;
 
 type Task = { id: string; status: string; completedAt?: string | null; accounts: { id: string }[] | null };
 

@@ -10,13 +10,13 @@ import { connectWs, disposeWsClients } from '../helpers/ws-client';
  */
 
 const START = `mutation Start($input: StartDataTaskInput!) {
-  startDataTask(input: $input) { id resource status createdAt completedAt accounts { id } }
+  startDataTask(input: $input) { id: taskId resource status createdAt completedAt accounts { id: accountId } }
 }`;
 
-const TASK_FIELDS = `id resource status createdAt completedAt
-  accounts { id displayName currency accountNumber { iban } }
-  cards { id displayName }
-  transactions { id amount { amount currency } timestamp }
+const TASK_FIELDS = `id: taskId resource status createdAt completedAt
+  accounts { id: accountId displayName currency accountNumber { iban } }
+  cards { id: cardId displayName }
+  transactions { id: transactionId amount { amount currency } timestamp }
   accountBalance { currency available current }
   cardBalance { currency available creditLimit }`;
 

@@ -15,9 +15,9 @@ interface LoggedRequest {
   endedMs?: number;
 }
 
-const CARDS = '{ viewer { cards { id connection { id providerId status } } } }';
-const ACCOUNTS = '{ viewer { accounts { id } } }';
-const CONNECTIONS = '{ viewer { connections { id providerId status } } }';
+const CARDS = '{ viewer { cards { id: cardId connection { id: connectionId providerId status } } } }';
+const ACCOUNTS = '{ viewer { accounts { id: accountId } } }';
+const CONNECTIONS = '{ viewer { connections { id: connectionId providerId status } } }';
 
 describe('who the user is: durable users, bank connections, a sign-in that cannot be turned', () => {
   let stack: Stack;
@@ -118,9 +118,9 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
           cards: { id: string }[];
         };
       }>(
-        `{ viewer { connections { id providerId }
-            accounts { id provider { id } connection { id providerId status } balance { current } transactions(first: 5) { totalCount } }
-            cards { id balance { current } transactions(first: 5) { totalCount } } } }`,
+        `{ viewer { connections { id: connectionId providerId }
+            accounts { id: accountId provider { id } connection { id: connectionId providerId status } balance { current } transactions(first: 5) { totalCount } }
+            cards { id: cardId balance { current } transactions(first: 5) { totalCount } } } }`,
         {},
         second,
         { 'cache-control': 'no-cache' },
@@ -163,7 +163,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       stack.gateway.services.userTokens.forget(north.id);
 
       const result = await stack.graphql<{ viewer: { accounts: { id: string; provider: { id: string } }[] } }>(
-        '{ viewer { accounts { id provider { id } } } }',
+        '{ viewer { accounts { id: accountId provider { id } } } }',
         {},
         session,
         { 'cache-control': 'no-cache' },
@@ -188,7 +188,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       const listed = await stack.graphql<{ viewer: { connections: { id: string; providerId: string }[] } }>(CONNECTIONS, {}, session);
       const north = listed.data!.viewer.connections.find((connection) => connection.providerId === 'mock-north')!;
       const revoked = await stack.graphql<{ disconnectBank: { id: string; status: string } }>(
-        'mutation ($id: ID!) { disconnectBank(connectionId: $id) { id status } }',
+        'mutation ($id: ID!) { disconnectBank(connectionId: $id) { id: connectionId status } }',
         { id: north.id },
         session,
       );
@@ -202,7 +202,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       );
       expect(new Set(accounts.data!.viewer.accounts.map((account) => account.provider.id))).toEqual(new Set(['mock']));
       const again = await stack.graphql(
-        'mutation ($id: ID!) { disconnectBank(connectionId: $id) { id } }',
+        'mutation ($id: ID!) { disconnectBank(connectionId: $id) { id: connectionId } }',
         { id: north.id },
         await stack.signIn('jane', 'doe'),
       );
@@ -300,7 +300,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
     it("closes the open subscriptions of that session within a second; the user's other sessions keep theirs", async () => {
       const session = await stack.signIn('john', 'doe');
       const other = await stack.signIn('john', 'doe');
-      const start = 'mutation { startDataTask(input: { resource: ACCOUNTS }) { id } }';
+      const start = 'mutation { startDataTask(input: { resource: ACCOUNTS }) { id: taskId } }';
       const updated = 'subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }';
       const task = await stack.graphql<{ startDataTask: { id: string } }>(start, {}, session);
       const live = connectWs(stack.gateway.url, session).subscribe(updated, { id: task.data!.startDataTask.id });
@@ -321,9 +321,13 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
 
     it('revoking a user (merchant key) ends all their sessions and subscriptions', async () => {
       const session = await stack.signIn('lee', 'doe');
-      const userId = (await stack.graphql<{ viewer: { id: string } }>('{ viewer { id } }', {}, session)).data!.viewer.id;
+      const userId = (await stack.graphql<{ viewer: { id: string } }>('{ viewer { id: userId } }', {}, session)).data!.viewer.id;
       expect(userId).toBe(await userIdOf(session));
-      const task = await stack.graphql<{ startDataTask: { id: string } }>('mutation { startDataTask(input: { resource: ACCOUNTS }) { id } }', {}, session);
+      const task = await stack.graphql<{ startDataTask: { id: string } }>(
+        'mutation { startDataTask(input: { resource: ACCOUNTS }) { id: taskId } }',
+        {},
+        session,
+      );
       const live = connectWs(stack.gateway.url, session).subscribe('subscription ($id: ID!) { dataTaskUpdated(id: $id) { id status } }', {
         id: task.data!.startDataTask.id,
       });

@@ -17,6 +17,7 @@ const VIEWER = /* GraphQL */ `
       id
       accounts {
         id
+        accountId
       }
       connections {
         id
@@ -40,7 +41,7 @@ const REINSTATE = 'mutation ($id: ID!) { reinstateUser(userId: $id) }';
 interface ViewerView {
   viewer: {
     id: string;
-    accounts: { id: string }[];
+    accounts: { id: string; accountId: string }[];
     connections: { id: string; status: string }[];
     verifiedBeneficiaries: { iban: string }[];
     payouts: { transactionId: string; beneficiaryIban: string }[];
@@ -108,8 +109,8 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
       const one = await viewerOf(firstSession);
       const two = await viewerOf(secondSession);
       expect(two.id).not.toBe(one.id);
-      expect(one.accounts.map((account) => account.id).sort()).toEqual(accountIds(first));
-      expect(two.accounts.map((account) => account.id).sort()).toEqual(accountIds(second));
+      expect(one.accounts.map((account) => account.accountId).sort()).toEqual(accountIds(first));
+      expect(two.accounts.map((account) => account.accountId).sort()).toEqual(accountIds(second));
       expect(one.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
       expect(two.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
       expect(one.verifiedBeneficiaries.map((beneficiary) => beneficiary.iban).sort()).toEqual(ibans(first));
@@ -134,11 +135,11 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
       const secondAgain = await stack.signIn(secondLogin, 'doe');
       const after = await viewerOf(secondAgain);
       expect(after.id).toBe(before[1]!.id);
-      expect(after.accounts.map((account) => account.id)).toContain(opened.account_id);
+      expect(after.accounts.map((account) => account.accountId)).toContain(opened.account_id);
       expect(after.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
       const firstAgain = await viewerOf(await stack.signIn(firstLogin, 'doe'));
       expect(firstAgain.id).toBe(before[0]!.id);
-      expect(firstAgain.accounts.map((account) => account.id)).not.toContain(opened.account_id);
+      expect(firstAgain.accounts.map((account) => account.accountId)).not.toContain(opened.account_id);
       expect(firstAgain.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
     });
 
@@ -146,7 +147,7 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
       const firstSession = await stack.signIn(firstLogin, 'doe');
       await expect(stack.signIn(secondLogin, 'doe', { sessionToken: firstSession })).rejects.toThrow(/HTTP 403: This bank login belongs to another user/);
       const one = await viewerOf(firstSession);
-      expect(one.accounts.map((account) => account.id).sort()).toEqual(accountIds(first));
+      expect(one.accounts.map((account) => account.accountId).sort()).toEqual(accountIds(first));
       expect(one.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
     });
 
@@ -165,7 +166,7 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
       expect(page.headers.getSetCookie().some((cookie) => cookie.startsWith('bankgraph_session=') && !cookie.includes('Max-Age=0'))).toBe(false);
       const second = await viewerOf(await stack.signIn(secondLogin, 'doe'));
       expect(second.id).toBe(secondUser);
-      expect(second.accounts.map((account) => account.id).sort()).toEqual(accountIds(user(await fixtures(stack), secondLogin)));
+      expect(second.accounts.map((account) => account.accountId).sort()).toEqual(accountIds(user(await fixtures(stack), secondLogin)));
 
       const asUser = await stack.graphql(REINSTATE, { id: firstUser }, await stack.signIn(secondLogin, 'doe'));
       expect(onlyError(asUser).extensions!.code).toBe('FORBIDDEN');
@@ -173,7 +174,7 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
       expect(dataOf(await stack.graphql(REINSTATE, { id: firstUser }, stack.merchantKey))).toEqual({ reinstateUser: true });
       const back = await viewerOf(await stack.signIn(firstLogin, 'doe'));
       expect(back.id).toBe(firstUser);
-      expect(back.accounts.map((account) => account.id).sort()).toEqual(accountIds(first));
+      expect(back.accounts.map((account) => account.accountId).sort()).toEqual(accountIds(first));
       expect(back.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
     });
   });

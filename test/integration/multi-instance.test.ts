@@ -24,10 +24,10 @@ import type { IdentityEvent } from '../../src/identity/identity-events';
 
 const PREFIX = `bankgraph-test-${randomUUID().slice(0, 8)}:`;
 
-const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id status } }`;
-const TASK_UPDATED = `subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { id status accounts { id } } }`;
+const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id: taskId status } }`;
+const TASK_UPDATED = `subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { id: taskId status accounts { id: accountId } } }`;
 const REFUND_UPDATED = `subscription Refunds($paymentId: ID!, $refundId: ID) {
-  refundUpdated(paymentId: $paymentId, refundId: $refundId) { id status executedAt }
+  refundUpdated(paymentId: $paymentId, refundId: $refundId) { id: refundId status executedAt }
 }`;
 const PAYOUT_UPDATED = `subscription Payout($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status } }`;
 
@@ -254,7 +254,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     const started = performance.now();
     expect(((await live.ended).error as { code?: number }).code).toBe(4401);
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect((await graphql(b, '{ viewer { accounts { id } } }', {}, session)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect((await graphql(b, '{ viewer { accounts { id: accountId } } }', {}, session)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
   it.each(['sse', 'multipart'] as const)('ends on B, within a second, the %s stream of a user revoked on A', async (transport) => {
@@ -288,7 +288,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   it('closes a socket on B whose first lookup was under way when its session logged out on A, and runs none of its operations', async () => {
     const session = await signInAt(a.url, 'john', 'doe');
     const held = holdNextSessionLookup(b.services.sessions);
-    const query = connectWs(b.url, session).subscribe('{ viewer { id } }');
+    const query = connectWs(b.url, session).subscribe('{ viewer { id: userId } }');
     await held.reached;
     const onB = await heardOn(b, 'logout');
     try {
@@ -304,9 +304,9 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
 
   it('closes a socket on B whose first lookup was under way when its user was revoked on A, and runs none of its operations', async () => {
     const session = await signInAt(a.url, 'lee', 'doe');
-    const userId = dataOf(await graphql<{ viewer: { id: string } }>(a, '{ viewer { id } }', {}, session)).viewer.id;
+    const userId = dataOf(await graphql<{ viewer: { id: string } }>(a, '{ viewer { id: userId } }', {}, session)).viewer.id;
     const held = holdNextSessionLookup(b.services.sessions);
-    const query = connectWs(b.url, session).subscribe('{ viewer { id } }');
+    const query = connectWs(b.url, session).subscribe('{ viewer { id: userId } }');
     await held.reached;
     const onB = await heardOn(b, 'user-revoked');
     try {

@@ -26,7 +26,7 @@ describe('a slow or dead provider', () => {
 
   async function ask(): Promise<{ answer: Answer; ms: number }> {
     const started = performance.now();
-    const result = await stack.graphql('{ viewer { accounts { id balance { current } } } }', {}, session, { 'cache-control': 'no-cache' });
+    const result = await stack.graphql('{ viewer { accounts { id: accountId balance { current } } } }', {}, session, { 'cache-control': 'no-cache' });
     return { answer: result as Answer, ms: performance.now() - started };
   }
 
@@ -67,10 +67,10 @@ interface TransactionsAnswer {
 
 /** Circuit breakers per bank connection: one user's failing data stays theirs; a provider failing for all is still spared. */
 describe('circuit breakers per bank connection', () => {
-  const TRANSACTIONS = 'query ($id: ID!) { viewer { account(id: $id) { id transactions(first: 1) { totalCount } } } }';
+  const TRANSACTIONS = 'query ($id: ID!) { viewer { account(id: $id) { id: accountId transactions(first: 1) { totalCount } } } }';
 
   async function firstAccount(stack: Stack, session: string): Promise<string> {
-    const answer = await stack.graphql<{ viewer: { accounts: { id: string }[] } }>('{ viewer { accounts { id } } }', {}, session);
+    const answer = await stack.graphql<{ viewer: { accounts: { id: string }[] } }>('{ viewer { accounts { id: accountId } } }', {}, session);
     return answer.data!.viewer.accounts[0]!.id;
   }
 

@@ -25,7 +25,8 @@ import { connectWs, disposeWsClients } from '../helpers/ws-client';
  * execute and withdrawals move on exactly when a test advances the sandbox clock.
  */
 
-const REFUND_FIELDS = 'id paymentId amountInMinor currency status reference createdAt authorizedAt executedAt failureReason';
+// `id` is the provider's refund id (Refund.refundId), compared with the sandbox's records and the webhooks it sent.
+const REFUND_FIELDS = 'id: refundId paymentId amountInMinor currency status reference createdAt authorizedAt executedAt failureReason';
 const REFUND_UPDATED = `subscription Refunds($paymentId: ID!, $refundId: ID) {
   refundUpdated(paymentId: $paymentId, refundId: $refundId) { ${REFUND_FIELDS} }
 }`;

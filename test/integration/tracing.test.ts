@@ -17,7 +17,7 @@ import { post, signedDelivery, startTestJwks, type TestJwks } from '../helpers/w
  * overlap by a margin a loaded machine does not erase.
  */
 
-const VIEWER = `query ViewerGraph { viewer { accounts { id balance { current } transactions(first: 3) { totalCount } } cards { id balance { current } } } }`;
+const VIEWER = `query ViewerGraph { viewer { accounts { id: accountId balance { current } transactions(first: 3) { totalCount } } cards { id: cardId balance { current } } } }`;
 const ENV = { SANDBOX_LATENCY_MS: '60' };
 
 describe('OpenTelemetry traces (in-memory exporter)', () => {
@@ -107,7 +107,7 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
     exporter.reset();
     const ws = connectWs(stack.gateway.url, token);
     try {
-      const result = await ws.subscribe('query Accounts { viewer { accounts { id } } }').next();
+      const result = await ws.subscribe('query Accounts { viewer { accounts { id: accountId } } }').next();
       expect(result.errors).toBeUndefined();
     } finally {
       await ws.dispose();
@@ -187,7 +187,7 @@ describe('OpenTelemetry traces of a webhook: received -> stored -> published -> 
   it("follows a data notification from the request to the subscriber it reached, in the provider's trace", async () => {
     const session = await stack.signIn();
     const started = await stack.graphql<{ startDataTask: { id: string } }>(
-      'mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id } }',
+      'mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id: taskId } }',
       { input: { resource: 'ACCOUNTS' } },
       session,
     );

@@ -47,7 +47,7 @@ describe('the query graph over the data API', () => {
     viewer.accounts.forEach((account, index) => {
       const seeded = john.accounts[index]!;
       expect(account).toMatchObject({
-        id: seeded.account.account_id,
+        accountId: seeded.account.account_id,
         type: seeded.account.account_type,
         displayName: seeded.account.display_name,
         currency: seeded.account.currency,
@@ -75,7 +75,7 @@ describe('the query graph over the data API', () => {
     viewer.cards.forEach((card, index) => {
       const seeded = john.cards[index]!;
       expect(card).toMatchObject({
-        id: seeded.card.account_id,
+        cardId: seeded.card.account_id,
         network: seeded.card.card_network,
         type: seeded.card.card_type,
         currency: seeded.card.currency,
@@ -112,8 +112,8 @@ describe('the query graph over the data API', () => {
     const served = result.data!.viewer.accounts.flatMap((account) => account.transactions.nodes);
     const seeded = new Map(all.map((t) => [t.transaction_id, t]));
     for (const node of served) {
-      expect(node.timestamp).toBe(seeded.get(node.id)!.timestamp);
-      expect(node.amount.amount).toBe(String(seeded.get(node.id)!.amount));
+      expect(node.timestamp).toBe(seeded.get(node.transactionId)!.timestamp);
+      expect(node.amount.amount).toBe(String(seeded.get(node.transactionId)!.amount));
     }
   });
 
@@ -147,19 +147,19 @@ describe('the query graph over the data API', () => {
     const first = await stack.graphql(AccountTransactionsPageDocument, { id, first: 10 }, johnSession);
     const page1 = first.data!.viewer.account!.transactions;
     expect(page1.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
-    expect(page1.edges.map((edge) => edge.node.id)).toEqual(seeded.transactions.slice(0, 10).map((t) => t.transaction_id));
+    expect(page1.edges.map((edge) => edge.node.transactionId)).toEqual(seeded.transactions.slice(0, 10).map((t) => t.transaction_id));
 
     const second = await stack.graphql(AccountTransactionsPageDocument, { id, first: 10, after: page1.pageInfo.endCursor }, johnSession);
     const page2 = second.data!.viewer.account!.transactions;
     expect(page2.pageInfo.hasPreviousPage).toBe(true);
-    expect(page2.edges.map((edge) => edge.node.id)).toEqual(seeded.transactions.slice(10, 20).map((t) => t.transaction_id));
+    expect(page2.edges.map((edge) => edge.node.transactionId)).toEqual(seeded.transactions.slice(10, 20).map((t) => t.transaction_id));
   });
 
   it('filters transactions by an inclusive date range', async () => {
     const seeded = john.accounts[0]!;
     const day = seeded.transactions[5]!.timestamp.slice(0, 10);
     const result = await stack.graphql(AccountTransactionsPageDocument, { id: seeded.account.account_id, first: 100, from: day, to: day }, johnSession);
-    const ids = result.data!.viewer.account!.transactions.edges.map((edge) => edge.node.id);
+    const ids = result.data!.viewer.account!.transactions.edges.map((edge) => edge.node.transactionId);
     const expected = seeded.transactions.filter((t) => t.timestamp.slice(0, 10) === day).map((t) => t.transaction_id);
     expect(expected.length).toBeGreaterThan(0);
     expect(ids).toEqual(expected);
@@ -168,7 +168,7 @@ describe('the query graph over the data API', () => {
   it('serves pending transactions', async () => {
     const result = await stack.graphql(PendingDocument, {}, johnSession);
     expect(result.errors).toBeUndefined();
-    expect(result.data!.viewer.accounts.map((account) => account.pendingTransactions.map((t) => t.id))).toEqual(
+    expect(result.data!.viewer.accounts.map((account) => account.pendingTransactions.map((t) => t.transactionId))).toEqual(
       john.accounts.map((account) => account.pendingTransactions.map((t) => t.transaction_id)),
     );
   });
@@ -177,8 +177,8 @@ describe('the query graph over the data API', () => {
     const jane = userNamed(fixtures, 'jane');
     const janeSession = await stack.signIn('jane', 'doe');
     const [johnView, janeView] = await Promise.all([stack.graphql(BalancesDocument, {}, johnSession), stack.graphql(BalancesDocument, {}, janeSession)]);
-    expect(johnView.data!.viewer.accounts.map((account) => account.id)).toEqual(john.accounts.map((a) => a.account.account_id));
-    expect(janeView.data!.viewer.accounts.map((account) => account.id)).toEqual(jane.accounts.map((a) => a.account.account_id));
+    expect(johnView.data!.viewer.accounts.map((account) => account.accountId)).toEqual(john.accounts.map((a) => a.account.account_id));
+    expect(janeView.data!.viewer.accounts.map((account) => account.accountId)).toEqual(jane.accounts.map((a) => a.account.account_id));
     const janeAgain = await stack.graphql(AccountTwiceDocument, { id: john.accounts[0]!.account.account_id }, janeSession);
     expect(janeAgain.data!.viewer.first).toBeNull();
   });
@@ -194,8 +194,8 @@ describe('the query graph over the data API', () => {
       await stack.graphql(BalancesDocument, {}, johnSession);
       const johnAgain = await stack.graphql(BalancesDocument, {}, johnSession);
       const janeView = await stack.graphql(BalancesDocument, {}, janeSession);
-      expect(johnAgain.data!.viewer.accounts.map((account) => account.id)).toEqual(john.accounts.map((a) => a.account.account_id));
-      expect(janeView.data!.viewer.accounts.map((account) => account.id)).toEqual(jane.accounts.map((a) => a.account.account_id));
+      expect(johnAgain.data!.viewer.accounts.map((account) => account.accountId)).toEqual(john.accounts.map((a) => a.account.account_id));
+      expect(janeView.data!.viewer.accounts.map((account) => account.accountId)).toEqual(jane.accounts.map((a) => a.account.account_id));
     });
 
     it('serves a kept answer byte for byte as the first, with its length', async () => {
@@ -330,7 +330,8 @@ describe('the query graph over the data API', () => {
 function expectedTransaction(t: ProviderTransaction): Record<string, unknown> {
   const meta = t.meta as Record<string, unknown>;
   return {
-    id: t.transaction_id,
+    id: expect.any(String),
+    transactionId: t.transaction_id,
     normalisedProviderTransactionId: t.normalised_provider_transaction_id,
     providerTransactionId: t.provider_transaction_id,
     timestamp: t.timestamp,

@@ -13,11 +13,11 @@ import { connectWs, disposeWsClients } from '../helpers/ws-client';
  * Sandbox time runs at 1/1000 of real time: the sandbox's own webhooks go out only when a test advances its clock.
  */
 
-const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id status } }`;
-const TASK = `query Task($id: ID!) { dataTask(id: $id) { id status completedAt } }`;
-const UPDATED = `subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { id status completedAt accounts { id } } }`;
+const START = `mutation Start($input: StartDataTaskInput!) { startDataTask(input: $input) { id: taskId status } }`;
+const TASK = `query Task($id: ID!) { dataTask(id: $id) { id: taskId status completedAt } }`;
+const UPDATED = `subscription Updated($id: ID!) { dataTaskUpdated(id: $id) { id: taskId status completedAt accounts { id: accountId } } }`;
 const REFUND_UPDATED = `subscription Refunds($paymentId: ID!, $refundId: ID) {
-  refundUpdated(paymentId: $paymentId, refundId: $refundId) { id status executedAt failureReason }
+  refundUpdated(paymentId: $paymentId, refundId: $refundId) { id: refundId status executedAt failureReason }
 }`;
 
 interface Task {

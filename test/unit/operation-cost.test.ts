@@ -33,6 +33,15 @@ describe('operationCost', () => {
     expect(cost(page('null'))).toBe(4 + 50);
   });
 
+  it('sizes nodes(ids:) by its ids: a literal list, a variable, a single id coerced to a list', () => {
+    const nodes = (ids: string) => `query Q($ids: [ID!]!) { nodes(ids: ${ids}) { ... on Account { balance { current } } } }`;
+    // nodes 1 + ids × (balance 1)
+    expect(cost(nodes('["a", "b", "c"]'))).toBe(1 + 3);
+    expect(cost(nodes('$ids'), { ids: Array.from({ length: 100 }, (_, i) => String(i)) })).toBe(1 + 100);
+    expect(cost(nodes('$ids'), { ids: 'a' })).toBe(1 + 1);
+    expect(cost(nodes('"a"'))).toBe(1 + 1);
+  });
+
   it('costs fragments like the fields they stand for, and never loops on a cycle', () => {
     const inline = cost('{ viewer { accounts { balance { current } } } }');
     expect(cost('{ viewer { ...V } } fragment V on Viewer { accounts { ...A } } fragment A on Account { balance { current } }')).toBe(inline);

@@ -40,8 +40,9 @@ const CONTRACT = readFileSync(CONTRACT_PATH, 'utf8');
  * the way the real resolvers will.
  */
 
-const transaction: Transaction = {
-  id: 'tx-1',
+const transaction: Transaction = Object.assign(new Transaction(), {
+  holder: { list: 'a' as const, holderId: 'acc-1' },
+  transactionId: 'tx-1',
   normalisedProviderTransactionId: null,
   providerTransactionId: 'ptx-1',
   timestamp: '2026-01-30T12:34:56.1234567+01:00',
@@ -53,18 +54,18 @@ const transaction: Transaction = {
   merchantName: 'Bean',
   runningBalance: { amount: 1234.5, currency: 'GBP' },
   meta: { bankTransactionId: 'b-1', providerTransactionCategory: 'DEB', raw: { bank_transaction_id: 'b-1', n: [1, 2] } },
-};
+});
 
-const account: Account = {
+const account: Account = Object.assign(new Account(), {
   connectionId: 'conn-1',
-  id: 'acc-1',
+  accountId: 'acc-1',
   type: 'TRANSACTION',
   displayName: 'Current',
   currency: 'GBP',
   accountNumber: { iban: 'GB35CLRB04066800003435', number: '00003435', sortCode: '04-06-68', swiftBic: 'CLRBGB22' },
   provider: { id: 'ob-sandbox' },
   updatedAt: '2026-01-31T09:00:00Z',
-};
+});
 
 const accountBalance: AccountBalance = {
   currency: 'GBP',
@@ -74,9 +75,9 @@ const accountBalance: AccountBalance = {
   updatedAt: '2026-01-31T09:00:00.000000Z',
 };
 
-const card: Card = {
+const card: Card = Object.assign(new Card(), {
   connectionId: 'conn-1',
-  id: 'card-1',
+  cardId: 'card-1',
   network: 'VISA',
   type: 'CREDIT',
   currency: 'GBP',
@@ -87,7 +88,7 @@ const card: Card = {
   validTo: null,
   updatedAt: '2026-01-31T09:00:00',
   provider: { id: 'ob-sandbox' },
-};
+});
 
 const cardBalance: CardBalance = {
   currency: 'GBP',
@@ -101,7 +102,7 @@ const cardBalance: CardBalance = {
   updatedAt: '2026-01-31T09:00:00Z',
 };
 
-const payout: Payout = {
+const payout: Payout = Object.assign(new Payout(), {
   transactionId: 'c5b4a7b8-8d1e-4d7e-9a4a-1d7f2f0a9b10',
   status: 'authorised',
   beneficiaryName: 'A N Other',
@@ -111,32 +112,32 @@ const payout: Payout = {
   currency: 'GBP',
   contextCode: 'withdrawal',
   authorisedAt: '2026-01-31T09:00:00.1Z',
-};
+});
 
-const refund: Refund = {
-  id: 'ref-1',
+const refund: Refund = Object.assign(new Refund(), {
+  refundId: 'ref-1',
   paymentId: 'pay-1',
   amountInMinor: 250,
   currency: 'GBP',
   status: RefundStatus.PENDING,
   reference: 'Sorry',
   createdAt: '2026-01-31T09:00:00Z',
-};
+});
 
-const dataTask: DataTask = {
-  id: 'task-1',
+const dataTask: DataTask = Object.assign(new DataTask(), {
+  taskId: 'task-1',
   resource: DataResource.CARD_BALANCE,
   status: DataTaskStatus.SUCCEEDED,
   createdAt: '2026-01-31T09:00:00Z',
   completedAt: '2026-01-31T09:00:01Z',
   cardBalance,
-};
+});
 
 const seenArgs: Record<string, unknown> = {};
 
 function connection(transactions: Transaction[]): TransactionConnection {
   return {
-    edges: transactions.map((node) => ({ cursor: `c:${node.id}`, node })),
+    edges: transactions.map((node) => ({ cursor: `c:${node.transactionId}`, node })),
     nodes: transactions,
     pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: 'c:tx-1', endCursor: 'c:tx-1' },
     totalCount: transactions.length,
@@ -152,7 +153,7 @@ class TestRootResolver {
 
   @Query(() => Payment, { nullable: true })
   payment(@Args() { id }: IdArgs): Payment | null {
-    return id === 'pay-1' ? { id, refunds: [refund], refundedAmountInMinor: 250 } : null;
+    return id === 'pay-1' ? Object.assign(new Payment(), { paymentId: id, refunds: [refund], refundedAmountInMinor: 250 }) : null;
   }
 
   @Query(() => Payout, { nullable: true })
@@ -162,7 +163,7 @@ class TestRootResolver {
 
   @Query(() => DataTask, { nullable: true })
   dataTask(@Args() { id }: IdArgs): DataTask | null {
-    return id === dataTask.id ? dataTask : null;
+    return id === dataTask.taskId ? dataTask : null;
   }
 
   @Mutation(() => VerificationResult)
@@ -178,19 +179,19 @@ class TestRootResolver {
   @Mutation(() => Payout)
   createPayout(@Args() { input }: CreatePayoutArgs): Payout {
     seenArgs.createPayout = input;
-    return { ...payout, ...input, transactionId: input.transactionId ?? payout.transactionId };
+    return Object.assign(new Payout(), { ...payout, ...input, transactionId: input.transactionId ?? payout.transactionId });
   }
 
   @Mutation(() => Refund)
   refundPayment(@Args() { input }: RefundPaymentArgs): Refund {
     seenArgs.refundPayment = input;
-    return { ...refund, amountInMinor: input.amountInMinor ?? refund.amountInMinor };
+    return Object.assign(new Refund(), { ...refund, amountInMinor: input.amountInMinor ?? refund.amountInMinor });
   }
 
   @Mutation(() => DataTask)
   startDataTask(@Args() { input }: StartDataTaskArgs): DataTask {
     seenArgs.startDataTask = input;
-    return { ...dataTask, resource: input.resource, status: DataTaskStatus.QUEUED, completedAt: null, cardBalance: null };
+    return Object.assign(new DataTask(), { ...dataTask, resource: input.resource, status: DataTaskStatus.QUEUED, completedAt: null, cardBalance: null });
   }
 
   @Subscription(() => DataTask, { subscribe: () => emptyStream() })
@@ -218,7 +219,7 @@ class TestViewerResolver {
 
   @FieldResolver(() => Account, { nullable: true })
   account(@Args() { id }: IdArgs): Account | null {
-    return id === account.id ? account : null;
+    return id === account.accountId ? account : null;
   }
 
   @FieldResolver(() => [Card])
@@ -228,12 +229,12 @@ class TestViewerResolver {
 
   @FieldResolver(() => Card, { nullable: true })
   card(@Args() { id }: IdArgs): Card | null {
-    return id === card.id ? card : null;
+    return id === card.cardId ? card : null;
   }
 
   @FieldResolver(() => [VerifiedBeneficiary], { description: 'IBANs this user has verified; payouts may go to these without a new verification.' })
   verifiedBeneficiaries(): VerifiedBeneficiary[] {
-    return [{ iban: 'GB35CLRB04066800003435', name: 'A N Other', verifiedAt: '2026-01-31T00:00:00.000Z' }];
+    return [Object.assign(new VerifiedBeneficiary(), { key: 'k', iban: 'GB35CLRB04066800003435', name: 'A N Other', verifiedAt: '2026-01-31T00:00:00.000Z' })];
   }
 
   @FieldResolver(() => [Payout], { description: 'Payouts this user created, newest first.' })
@@ -251,7 +252,7 @@ class TestAccountResolver {
 
   @FieldResolver(() => TransactionConnection)
   transactions(@Root() root: Account, @Args() args: TransactionsArgs): TransactionConnection {
-    seenArgs.accountTransactions = { account: root.id, ...args };
+    seenArgs.accountTransactions = { account: root.accountId, ...args };
     return connection([transaction]);
   }
 
@@ -271,7 +272,9 @@ class TestCardResolver {
   @FieldResolver(() => TransactionConnection)
   transactions(@Args() args: TransactionsArgs): TransactionConnection {
     seenArgs.cardTransactions = { ...args };
-    return connection([{ ...transaction, id: 'tx-card', amount: { amount: 12, currency: 'GBP' }, runningBalance: null, meta: null }]);
+    return connection([
+      Object.assign(new Transaction(), { ...transaction, transactionId: 'tx-card', amount: { amount: 12, currency: 'GBP' }, runningBalance: null, meta: null }),
+    ]);
   }
 
   @FieldResolver(() => [Transaction])
@@ -336,7 +339,8 @@ describe('the schema built from the type classes', () => {
     const printed = printGatewaySchema(schema);
     expect(printGatewaySchema(reordered)).toBe(printed);
     expect(printed).toMatch(/[^\n]\n$/);
-    expect(printed.indexOf('type Account {')).toBeLessThan(printed.indexOf('type Viewer {'));
+    expect(printed.indexOf('type Account implements Node {')).toBeLessThan(printed.indexOf('type Viewer implements Node {'));
+    expect(printed.indexOf('type Account implements Node {')).toBeGreaterThanOrEqual(0);
   });
 });
 
@@ -345,24 +349,24 @@ describe('the classes compose into a working graph', () => {
     const result = await run(`{
       viewer {
         accounts {
-          id type displayName currency updatedAt
+          accountId type displayName currency updatedAt
           accountNumber { iban number sortCode swiftBic }
           provider { id }
           balance { currency available current overdraft updatedAt }
           transactions(first: 2, from: "2026-01-01") {
             totalCount
             pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-            edges { cursor node { id timestamp amount { amount currency } runningBalance { amount } classification meta { bankTransactionId raw } } }
-            nodes { id normalisedProviderTransactionId merchantName }
+            edges { cursor node { transactionId timestamp amount { amount currency } runningBalance { amount } classification meta { bankTransactionId raw } } }
+            nodes { transactionId normalisedProviderTransactionId merchantName }
           }
-          pendingTransactions { id }
+          pendingTransactions { transactionId }
         }
-        account(id: "acc-1") { id }
-        missing: account(id: "nope") { id }
+        account(id: "acc-1") { accountId }
+        missing: account(id: "nope") { accountId }
         cards {
-          id network validFrom validTo updatedAt
+          cardId network validFrom validTo updatedAt
           balance { available current creditLimit lastStatementBalance lastStatementDate paymentDue paymentDueDate }
-          transactions { nodes { id amount { amount } runningBalance { amount } meta { raw } } }
+          transactions { nodes { transactionId amount { amount } runningBalance { amount } meta { raw } } }
           pendingTransactions { timestamp }
         }
         card(id: "card-1") { displayName }
@@ -375,7 +379,7 @@ describe('the classes compose into a working graph', () => {
       viewer: {
         accounts: [
           {
-            id: 'acc-1',
+            accountId: 'acc-1',
             type: 'TRANSACTION',
             displayName: 'Current',
             currency: 'GBP',
@@ -390,7 +394,7 @@ describe('the classes compose into a working graph', () => {
                 {
                   cursor: 'c:tx-1',
                   node: {
-                    id: 'tx-1',
+                    transactionId: 'tx-1',
                     timestamp: '2026-01-30T12:34:56.1234567+01:00',
                     amount: { amount: '-2.99', currency: 'GBP' },
                     runningBalance: { amount: '1234.5' },
@@ -399,16 +403,16 @@ describe('the classes compose into a working graph', () => {
                   },
                 },
               ],
-              nodes: [{ id: 'tx-1', normalisedProviderTransactionId: null, merchantName: 'Bean' }],
+              nodes: [{ transactionId: 'tx-1', normalisedProviderTransactionId: null, merchantName: 'Bean' }],
             },
             pendingTransactions: [],
           },
         ],
-        account: { id: 'acc-1' },
+        account: { accountId: 'acc-1' },
         missing: null,
         cards: [
           {
-            id: 'card-1',
+            cardId: 'card-1',
             network: 'VISA',
             validFrom: '2024-01',
             validTo: null,
@@ -422,7 +426,7 @@ describe('the classes compose into a working graph', () => {
               paymentDue: '25.5',
               paymentDueDate: '2026-02-10',
             },
-            transactions: { nodes: [{ id: 'tx-card', amount: { amount: '12' }, runningBalance: null, meta: null }] },
+            transactions: { nodes: [{ transactionId: 'tx-card', amount: { amount: '12' }, runningBalance: null, meta: null }] },
             pendingTransactions: [{ timestamp: '2026-01-30T12:34:56.1234567+01:00' }],
           },
         ],
@@ -441,18 +445,18 @@ describe('the classes compose into a working graph', () => {
 
   it('resolves payments, payouts and data tasks with their enums and scalars', async () => {
     const result = await run(`{
-      payment(id: "pay-1") { id refundedAmountInMinor refunds { id paymentId amountInMinor status createdAt authorizedAt failureReason } }
+      payment(id: "pay-1") { paymentId refundedAmountInMinor refunds { refundId paymentId amountInMinor status createdAt authorizedAt failureReason } }
       payout(transactionId: "c5b4a7b8-8d1e-4d7e-9a4a-1d7f2f0a9b10") { status amountInMinor }
-      dataTask(id: "task-1") { id resource status createdAt completedAt accounts { id } cardBalance { current } }
+      dataTask(id: "task-1") { taskId resource status createdAt completedAt accounts { id } cardBalance { current } }
     }`);
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
       payment: {
-        id: 'pay-1',
+        paymentId: 'pay-1',
         refundedAmountInMinor: 250,
         refunds: [
           {
-            id: 'ref-1',
+            refundId: 'ref-1',
             paymentId: 'pay-1',
             amountInMinor: 250,
             status: 'PENDING',
@@ -464,7 +468,7 @@ describe('the classes compose into a working graph', () => {
       },
       payout: { status: 'authorised', amountInMinor: 9007199254740991 },
       dataTask: {
-        id: 'task-1',
+        taskId: 'task-1',
         resource: 'CARD_BALANCE',
         status: 'SUCCEEDED',
         createdAt: '2026-01-31T09:00:00Z',

@@ -20,7 +20,8 @@ import {
 /**
  * What an operation may cost the gateway, estimated before it runs: every object in the answer costs 1 (leaves are
  * free: they come with their object), and a list multiplies what is selected inside it — by `first` for a paginated
- * connection (`transactions(first: 100) { nodes { … } }` is 100 nodes), by LIST_SIZE_ESTIMATE for any other list.
+ * connection (`transactions(first: 100) { nodes { … } }` is 100 nodes), by the number of ids for a list fetched by
+ * its `ids` argument (`nodes(ids: [...])`), by LIST_SIZE_ESTIMATE for any other list.
  *
  * graphql-armor's cost rule reads `first` only when it is written as a literal, so `transactions(first: $n)` would
  * cost as one item; this one is computed with the request's variables (and the argument's default when it is
@@ -60,6 +61,20 @@ export function operationCost(
     return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.floor(value)) : LIST_SIZE_ESTIMATE;
   }
 
+  /** How many ids a field that answers one item per id (`nodes(ids:)`) is given; undefined when it has no `ids`. */
+  function idCountOf(field: GraphQLField<unknown, unknown>, node: FieldNode): number | undefined {
+    if (!field.args.some((arg) => arg.name === 'ids')) return undefined;
+    const given = node.arguments?.find((arg) => arg.name.value === 'ids')?.value;
+    if (given?.kind === Kind.LIST) return given.values.length;
+    if (given?.kind === Kind.VARIABLE) {
+      const name = given.name.value;
+      const value = name in variables ? variables[name] : variableDefaults.get(name);
+      // A single id is coerced to a list of one; anything else is refused by the variable's own validation.
+      return Array.isArray(value) ? value.length : 1;
+    }
+    return 1;
+  }
+
   function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType, pageSize: number | undefined): number {
     let total = 0;
     for (const selection of selectionSet.selections) {
@@ -71,7 +86,7 @@ export function operationCost(
         if (isLeafType(named) || !selection.selectionSet || !isCompositeType(named)) continue;
         const list = isListType(getNullableType(field.type));
         // A connection's own `first` sizes the lists directly inside it (edges, nodes), not the connection itself.
-        const factor = list ? (pageSize ?? LIST_SIZE_ESTIMATE) : 1;
+        const factor = list ? (idCountOf(field, selection) ?? pageSize ?? LIST_SIZE_ESTIMATE) : 1;
         total += 1 + factor * selectionCost(selection.selectionSet, named, pageSizeOf(field, selection));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;

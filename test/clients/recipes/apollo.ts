@@ -23,8 +23,6 @@ export function createApolloClient(
     link: ApolloLink.split(({ operationType }) => operationType === OperationTypeNode.SUBSCRIPTION, new GraphQLWsLink(ws), http),
     cache: new InMemoryCache({
       typePolicies: {
-        // Payout has no `id` yet: its transactionId identifies it.
-        Payout: { keyFields: ['transactionId'] },
         // `from` and `to` pick a list; `first` and `after` page through it.
         Account: { fields: { transactions: relayStylePagination(['from', 'to']) } },
         Card: { fields: { transactions: relayStylePagination(['from', 'to']) } },

@@ -14,10 +14,8 @@ export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetch
     fetchOptions: { headers: { authorization } },
     fetch: fetchImpl,
     exchanges: [
-      cacheExchange({
-        // Payout has no `id` yet: its transactionId identifies it.
-        keys: { Payout: (payout) => payout.transactionId as string },
-      }),
+      // Every object with an identity has a global `id`, which graphcache keys it by with no configuration.
+      cacheExchange(),
       fetchExchange,
       subscriptionExchange({
         forwardSubscription: (request) => ({

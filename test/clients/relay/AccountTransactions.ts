@@ -2,27 +2,26 @@ import { graphql } from 'relay-runtime';
 
 /*
  * Read by relay-compiler only (`npm run codegen` writes test/generated/relay/); the code imports the artifacts.
- * Viewer is refetchable through Query.viewer today. Once the schema has `Node`, a fragment on Account itself with
- * @refetchable is refetched through `node(id:)` with no other change to this pipeline.
+ * Account implements Node, so @refetchable makes relay-compiler write a query that refetches the fragment through
+ * `node(id:)`: usePaginationFragment's loadNext sends it with the account's id and the end cursor.
  */
 
 export const AccountTransactions = graphql`
-  fragment AccountTransactions_viewer on Viewer
+  fragment AccountTransactions_account on Account
   @refetchable(queryName: "AccountTransactionsPageQuery")
-  @argumentDefinitions(accountId: { type: "ID!" }, count: { type: "Int", defaultValue: 10 }, cursor: { type: "String" }) {
-    account(id: $accountId) {
-      id
-      transactions(first: $count, after: $cursor) @connection(key: "AccountTransactions_transactions") {
-        edges {
-          node {
-            id
-            description
-          }
+  @argumentDefinitions(count: { type: "Int", defaultValue: 10 }, cursor: { type: "String" }) {
+    id
+    transactions(first: $count, after: $cursor) @connection(key: "AccountTransactions_transactions") {
+      edges {
+        node {
+          id
+          transactionId
+          description
         }
-        pageInfo {
-          hasNextPage
-          endCursor
-        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
       }
     }
   }
@@ -31,7 +30,9 @@ export const AccountTransactions = graphql`
 export const AccountTransactionsQuery = graphql`
   query AccountTransactionsQuery($accountId: ID!) {
     viewer {
-      ...AccountTransactions_viewer @arguments(accountId: $accountId)
+      account(id: $accountId) {
+        ...AccountTransactions_account
+      }
     }
   }
 `;

@@ -6,6 +6,7 @@ export const PayoutStatusQuery = graphql`
   query PayoutStatusQuery {
     viewer {
       payouts {
+        id
         transactionId
         status
       }
@@ -16,7 +17,7 @@ export const PayoutStatusQuery = graphql`
 export const PayoutStatusSubscription = graphql`
   subscription PayoutStatusSubscription($transactionId: ID!) {
     payoutUpdated(transactionId: $transactionId) {
-      transactionId
+      id
       status
     }
   }
