@@ -27,7 +27,8 @@ import { connectWs, disposeWsClients, type LiveResult } from '../helpers/ws-clie
  * time: payouts and refunds move on when a test advances the sandbox clock, and data tasks stay running.
  */
 
-const REFUND_UPDATED = 'subscription Refunds($paymentId: ID!, $refundId: ID) { refundUpdated(paymentId: $paymentId, refundId: $refundId) { id status } }';
+const REFUND_UPDATED =
+  'subscription Refunds($paymentId: ID!, $refundId: ID) { refundUpdated(paymentId: $paymentId, refundId: $refundId) { id: refundId status } }';
 const PAYOUT_UPDATED = 'subscription Payout($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status settledAt } }';
 const START = 'mutation { startDataTask(input: { resource: ACCOUNTS }) { id } }';
 const TASK_UPDATED = 'subscription Task($id: ID!) { dataTaskUpdated(id: $id) { id status } }';
