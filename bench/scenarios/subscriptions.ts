@@ -11,8 +11,9 @@ import type { OpenArgs } from '../servers/subscribers.client';
 import { fmt, verdict } from '../lib/table';
 import { WebhookRelay } from '../lib/webhook-relay';
 
-export const SUBSCRIPTION = 'subscription RefundUpdated($paymentId: ID!) { refundUpdated(paymentId: $paymentId) { id status } }';
-const REFUND = 'mutation Refund($input: RefundPaymentInput!) { refundPayment(input: $input) { id status } }';
+// The provider's refund id, which the webhooks name too: the bench matches each event's webhook and pushes by it.
+export const SUBSCRIPTION = 'subscription RefundUpdated($paymentId: ID!) { refundUpdated(paymentId: $paymentId) { id: refundId status } }';
+const REFUND = 'mutation Refund($input: RefundPaymentInput!) { refundPayment(input: $input) { id: refundId status } }';
 /**
  * The sandbox's clock nearly stopped: the refund made before subscribing is the first event, and at real speed the
  * sandbox executed it by itself once opening the subscribers took over 60 s (as on a loaded machine), before the

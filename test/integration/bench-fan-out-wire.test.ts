@@ -13,9 +13,10 @@ import { waitFor } from '../helpers/wait-for';
  * bytes for the same result. Sandbox time runs at 1/1000 of real time: the refund moves when its payment settles.
  */
 
-// As the bench asks: the refund's global id, in the mutation's answer and in every push.
-const REFUND_PAYMENT = 'mutation Refund($input: RefundPaymentInput!) { refundPayment(input: $input) { id status } }';
-const REFUND_UPDATED = 'subscription Refunds($paymentId: ID!, $refundId: ID) { refundUpdated(paymentId: $paymentId, refundId: $refundId) { id status } }';
+// As the bench asks (bench/scenarios/subscriptions.ts): the provider's refund id, in the mutation's answer and in every push.
+const REFUND_PAYMENT = 'mutation Refund($input: RefundPaymentInput!) { refundPayment(input: $input) { id: refundId status } }';
+const REFUND_UPDATED =
+  'subscription Refunds($paymentId: ID!, $refundId: ID) { refundUpdated(paymentId: $paymentId, refundId: $refundId) { id: refundId status } }';
 
 describe('the fan-out floor writes what bankgraph writes', () => {
   let stack: Stack;
