@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash, randomBytes, randomFillSync } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { connectSubscriber } from './subscriber-socket';
 
 /**
  * One graphql-transport-ws subscription over a WebSocket of its own, on node:net: the bench's subscriber client.
@@ -65,12 +66,6 @@ enum State {
 }
 
 /**
- * One read buffer for every socket of the process (net's `onread`): each read is handled synchronously before the
- * next is made, so a read costs no Buffer of its own. Bytes kept past a read (a frame split across reads) are copied.
- */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-
-/**
  * Masking keys, taken 4 bytes at a time from random bytes made 8 KB at a time (as ws does): a randomFillSync call
  * per frame cost a client more CPU than anything else it does while subscribers open.
  */
@@ -92,25 +87,15 @@ export class GraphqlWsSubscription implements BenchSubscription {
     private readonly target: SubscriptionTarget,
     private readonly handler: SubscriptionHandler,
   ) {
-    const { url } = target;
-    this.socket = connect({
-      host: url.hostname,
-      port: Number(url.port || 80),
-      noDelay: true,
-      onread: {
-        buffer: READ_BUFFER,
-        // Never false (which would pause the socket): see read().
-        callback: (bytes: number) => {
-          this.bytesRead += bytes;
-          this.read(READ_BUFFER.subarray(0, bytes));
-          return true;
-        },
+    ({ socket: this.socket, ended: this.ended } = connectSubscriber(target.url, {
+      connected: () => this.upgrade(),
+      read: (bytes) => {
+        this.bytesRead += bytes.length;
+        this.read(bytes);
       },
-    });
-    this.socket.once('connect', () => this.upgrade());
-    this.socket.on('error', (error) => this.fail(`socket error: ${error.message}`));
-    this.ended = new Promise((resolve) => this.socket.once('close', () => resolve()));
-    this.socket.once('close', () => this.fail('the socket closed'));
+      failed: (what) => this.fail(what),
+      closed: () => this.fail('the socket closed'),
+    }));
   }
 
   /** Where it is, for a report of sockets that did not close: its state and the socket's. */

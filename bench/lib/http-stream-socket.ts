@@ -1,5 +1,6 @@
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { BenchSubscription, SubscriptionHandler, SubscriptionTarget } from './graphql-ws-socket';
+import { connectSubscriber } from './subscriber-socket';
 
 /**
  * One subscription streamed in an HTTP/1.1 response, on node:net: the part the bench's SSE and multipart subscriber
@@ -47,9 +48,6 @@ const enum Chunk {
   Trailer,
 }
 
-/** One read buffer for every socket of the process, as in graphql-ws-socket.ts; bytes kept past a read are copied. */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-
 export abstract class HttpStreamSubscription implements BenchSubscription {
   bytesRead = 0;
   private state = State.Requesting;
@@ -70,24 +68,15 @@ export abstract class HttpStreamSubscription implements BenchSubscription {
     /** The Accept header that asks for this transport. */
     private readonly accept: string,
   ) {
-    const { url } = target;
-    this.socket = connect({
-      host: url.hostname,
-      port: Number(url.port || 80),
-      noDelay: true,
-      onread: {
-        buffer: READ_BUFFER,
-        callback: (bytes: number) => {
-          this.bytesRead += bytes;
-          this.read(READ_BUFFER.subarray(0, bytes));
-          return true;
-        },
+    ({ socket: this.socket, ended: this.ended } = connectSubscriber(target.url, {
+      connected: () => this.request(),
+      read: (bytes) => {
+        this.bytesRead += bytes.length;
+        this.read(bytes);
       },
-    });
-    this.socket.once('connect', () => this.request());
-    this.socket.on('error', (error) => this.fail(`socket error: ${error.message}`));
-    this.ended = new Promise((resolve) => this.socket.once('close', () => resolve()));
-    this.socket.once('close', () => this.bodyEnded(true));
+      failed: (what) => this.fail(what),
+      closed: () => this.bodyEnded(true),
+    }));
   }
 
   get phase(): string {
