@@ -86,8 +86,9 @@ describe.each<StreamTransport>(['sse', 'multipart'])('subscriptions over %s', (t
   const overWs = (query: string, variables: Record<string, unknown>, token?: string): Promise<LiveResult<unknown>> =>
     connectWs(stack.gateway.url, token).subscribe<unknown>(query, variables).next();
 
-  async function refund(paymentId: string): Promise<RefundView> {
-    const input = { paymentId, amountInMinor: 100, reference: 'Stream test' };
+  /** Refunds with the same payment, amount and reference are one refund (asked for again, not twice). */
+  async function refund(paymentId: string, reference = 'Stream test'): Promise<RefundView> {
+    const input = { paymentId, amountInMinor: 100, reference };
     return dataOf(await stack.graphql<{ refundPayment: RefundView }>(REFUND_PAYMENT, { input }, stack.merchantKey)).refundPayment;
   }
 
@@ -256,6 +257,26 @@ describe.each<StreamTransport>(['sse', 'multipart'])('subscriptions over %s', (t
         ? { completed: true }
         : { completed: false, terminal: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }) })] },
     );
+  });
+
+  it('sends a burst of changes to every stream of one operation in the same order, each refund only forward', async () => {
+    const [payment] = paymentsIn(seeded, 'authorized', 3).slice(2);
+    const first = await refund(payment!.id);
+    const streams = [0, 1].map(() => stream<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId: payment!.id }, stack.merchantKey));
+    for (const live of streams) expect((await live.next()).data!.refundUpdated).toEqual({ id: first.id, status: 'PENDING' });
+    const more = await Promise.all([1, 2, 3].map((n) => refund(payment!.id, `Stream burst ${n}`)));
+    await stack.sandboxJson('POST', `/sandbox/payments/${payment!.id}/settle`);
+    const seenBy = await Promise.all(
+      streams.map(async (live) => {
+        // The three new refunds pending, then all four authorized.
+        for (let taken = 1; taken < 8; taken++) await live.next();
+        return live.results.map((result) => result.data!.refundUpdated);
+      }),
+    );
+    expect(seenBy[1]).toEqual(seenBy[0]);
+    for (const { id } of [first, ...more]) {
+      expect(seenBy[0]!.filter((change) => change.id === id).map((change) => change.status)).toEqual(['PENDING', 'AUTHORIZED']);
+    }
   });
 });
 

@@ -12,7 +12,8 @@ import { outcomeOf, type OperationRecorder } from '../observability/operation-re
 import { operationDeadline } from '../provider/operation-deadline';
 import { admitOperation, liveWorkKey } from './operation-admission';
 import { UNAUTHORIZED_CLOSE_CODE, type PrincipalSockets } from './principal-sockets';
-import { sharedSubscribe } from './shared-subscribe';
+import type { SharedNext } from './next-frame';
+import { deliverDirectly, sharedSubscribe } from './shared-subscribe';
 import type { SubscriptionCaps } from './subscription-caps';
 import type { WebSocketOriginPolicy } from './websocket-origin';
 
@@ -61,6 +62,8 @@ export interface StreamOperation {
   variables?: Readonly<Record<string, unknown>> | null;
   /** False on GET: a mutation must not run from a link or an image. */
   mutationsAllowed: boolean;
+  /** Where the fan-out writes this stream's error-free subscription results straight to the response. */
+  direct: DirectWrites;
 }
 
 /**
@@ -116,6 +119,10 @@ export class HttpStreams {
 
   private async *execute(operation: StreamOperation, handle: StreamHandle, record: StreamRecord): AsyncGenerator<StreamedResult> {
     const { pipeline } = this.deps;
+    const give = (result: StreamedResult): StreamedResult => {
+      operation.direct.gave();
+      return record.sent(result);
+    };
     const principal = operation.lookup.trusted();
     record.principal = describePrincipal(principal);
     // Registered before anything runs: a revocation from here on ends the stream; one heard during the lookup, now.
@@ -123,27 +130,26 @@ export class HttpStreams {
     operation.lookup.end();
     const capKey = liveWorkKey(principal, () => operation.req.socket.remoteAddress);
     const admitted = admitOperation(this.deps, { ...operation, capKey, onConnection: 0, endedBecause: () => handle.endedError(pipeline) });
-    if ('errors' in admitted) return yield record.sent(this.refused(admitted.errors, operation.requestId));
+    if ('errors' in admitted) return yield give(this.refused(admitted.errors, operation.requestId));
     record.operationName = admitted.operation.name?.value;
     record.operationType = admitted.operation.operation;
     const context = this.deps.createContext(principal, operation.requestId);
     const args = { ...admitted.args, contextValue: context };
     if (admitted.subscriptionField === undefined) {
       if (admitted.operation.operation === 'mutation' && !operation.mutationsAllowed) {
-        return yield record.sent(
-          this.refused([pipeline.refusal(new ForbiddenError('A mutation is not run from a GET request: POST it.'))], operation.requestId),
-        );
+        return yield give(this.refused([pipeline.refusal(new ForbiddenError('A mutation is not run from a GET request: POST it.'))], operation.requestId));
       }
       context.deadline = operationDeadline(this.deps.operationTimeoutMs);
-      return yield record.sent(this.format(await pipeline.execute(args), context));
+      return yield give(this.format(await pipeline.execute(args), context));
     }
     this.deps.metrics.subscriptionStarted(admitted.subscriptionField);
+    deliverDirectly(context, (shared) => handle.readyState === 1 && operation.direct.write(shared));
     try {
       const source = await sharedSubscribe(args);
-      if (!(Symbol.asyncIterator in source)) return yield record.sent(this.format(source, context));
+      if (!(Symbol.asyncIterator in source)) return yield give(this.format(source, context));
       const results = new EndableResults<ExecutionResult | StreamedResult>(source);
       handle.attach(results, (reason) => ({ ...this.refused([reason], operation.requestId), [TERMINAL]: true }), pipeline);
-      for await (const result of results) yield record.sent(TERMINAL in result ? result : this.format(result as ExecutionResult, context));
+      for await (const result of results) yield give(TERMINAL in result ? result : this.format(result as ExecutionResult, context));
       record.completed = !handle.peerGone;
     } finally {
       this.deps.caps.release(capKey);
@@ -304,6 +310,42 @@ class EndableResults<T> implements AsyncIterableIterator<T> {
     const last = this.last;
     this.last = undefined;
     return last === undefined ? { done: true, value: undefined } : { done: false, value: last };
+  }
+}
+
+/**
+ * The fan-out's fast path for one stream (shared-subscribe.ts's deliverDirectly): an event's error-free result,
+ * serialised once for every subscriber of the operation and framed once per transport, written straight to the
+ * response, where it would otherwise travel through the stream's iterators and be serialised again for each
+ * subscriber. Only while the transport has written every result the stream gave it (so nothing is overtaken) and
+ * the socket takes more; otherwise the result goes the ordinary way, behind the others, and waits for the drain.
+ */
+export class DirectWrites {
+  private given = 0;
+  private written = 0;
+
+  constructor(
+    private readonly res: ServerResponse,
+    /** The transport's framing of one result's JSON, exactly as its ordinary path writes it. */
+    private readonly framing: (json: string) => string,
+  ) {}
+
+  /** The stream gave the transport a result to write. */
+  gave(): void {
+    this.given++;
+  }
+
+  /** The transport wrote a result it was given (to the response, however full its buffer). */
+  wrote(): void {
+    this.written++;
+  }
+
+  /** True when the result was written; false sends it the ordinary way. */
+  write(shared: SharedNext): boolean {
+    const { res } = this;
+    if (this.given !== this.written || !res.headersSent || !res.writable || res.writableNeedDrain) return false;
+    res.write(shared.encoded(this.framing));
+    return true;
   }
 }
 

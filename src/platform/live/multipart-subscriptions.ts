@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrincipalLookup } from '../graphql/http-handler';
-import { TERMINAL, writeChunk, type HttpStreams } from './http-streams';
+import { DirectWrites, TERMINAL, writeChunk, type HttpStreams } from './http-streams';
 
 /** What the gateway answers with: Apollo's multipart subscription protocol, parts separated by `--graphql`. */
 export const MULTIPART_SUBSCRIPTION_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0"';
@@ -14,6 +14,16 @@ export interface MultipartRequest {
 
 const BOUNDARY = '\r\n--graphql';
 const PART_HEAD = '\r\ncontent-type: application/json; charset=utf-8\r\n\r\n';
+
+/** One part and the boundary after it. */
+function part(json: string): string {
+  return `${PART_HEAD}${json}${BOUNDARY}`;
+}
+
+/** The part carrying one result, given its JSON. */
+function resultPart(json: string): string {
+  return part(`{"payload":${json}}`);
+}
 
 /**
  * Apollo's multipart HTTP subscriptions (Apollo Client, Apollo iOS and Kotlin, Apollo Router's protocol) on
@@ -36,7 +46,8 @@ export class MultipartSubscriptions {
     if (this.streams.refuseForeignOrigin(req, res, requestId)) return;
     res.writeHead(200, { 'content-type': MULTIPART_SUBSCRIPTION_CONTENT_TYPE, 'cache-control': 'no-cache, no-store', connection: 'keep-alive' });
     res.write(BOUNDARY);
-    const heartbeat = setInterval(() => res.writable && res.write(`${PART_HEAD}{}${BOUNDARY}`), this.streams.heartbeatMs);
+    const heartbeat = setInterval(() => res.writable && res.write(part('{}')), this.streams.heartbeatMs);
+    const direct = new DirectWrites(res, resultPart);
     const results = this.streams.run({
       req,
       res,
@@ -46,13 +57,16 @@ export class MultipartSubscriptions {
       lookup,
       ...request,
       mutationsAllowed: req.method === 'POST',
+      direct,
     });
     const stop = (): void => void results.return(undefined);
     res.once('close', stop);
     try {
       for await (const result of results) {
         if (!res.writable) break;
-        await writeChunk(res, `${PART_HEAD}${JSON.stringify(result[TERMINAL] ? { payload: null, errors: result.errors } : { payload: result })}${BOUNDARY}`);
+        const written = writeChunk(res, result[TERMINAL] ? part(JSON.stringify({ payload: null, errors: result.errors })) : resultPart(JSON.stringify(result)));
+        direct.wrote();
+        await written;
       }
     } finally {
       clearInterval(heartbeat);

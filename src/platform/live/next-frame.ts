@@ -2,13 +2,15 @@ import type { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 
 /**
- * One event's shared result as the end of every subscriber's graphql-ws `next` message. The message is
- * `{"id":<id>,"type":"next","payload":<result>}`: only the id differs from subscriber to subscriber, so the rest
- * (`<result>}`) is encoded to UTF-8 once per event and operation, and each subscriber's frame is its header, its
- * own prefix and these shared bytes.
+ * One event's shared result, serialised once per event and operation for all its subscribers. Over graphql-ws the
+ * message is `{"id":<id>,"type":"next","payload":<result>}`: only the id differs from subscriber to subscriber, so
+ * the rest (`<result>}`, the tail) is encoded to UTF-8 once, and each subscriber's frame is its header, its own
+ * prefix and these shared bytes. Over SSE and multipart every subscriber of the operation reads the same bytes,
+ * made once per transport (`encoded`).
  */
 export class SharedNext {
   private bytes: Buffer | undefined;
+  private encodings: Map<(json: string) => string, Buffer> | undefined;
 
   constructor(
     /** The result's JSON, for the paths that send a string (ws.send). */
@@ -17,6 +19,13 @@ export class SharedNext {
 
   get tail(): Buffer {
     return (this.bytes ??= Buffer.from(`${this.json}}`));
+  }
+
+  /** The result as `encoding` frames it, encoded to UTF-8 once for every subscriber that uses the same encoding. */
+  encoded(encoding: (json: string) => string): Buffer {
+    let bytes = this.encodings?.get(encoding);
+    if (bytes === undefined) (this.encodings ??= new Map()).set(encoding, (bytes = Buffer.from(encoding(this.json))));
+    return bytes;
   }
 }
 

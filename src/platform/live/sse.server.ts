@@ -9,7 +9,7 @@ import { sendGraphQLRefusal } from '../graphql/refusals';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
 import { rateLimitKey } from '../http/principal-key';
-import { writeChunk, type HttpStreams, type StreamedResult } from './http-streams';
+import { DirectWrites, writeChunk, type HttpStreams, type StreamedResult } from './http-streams';
 
 /** The path of GraphQL over Server-Sent Events. */
 export const SSE_PATH = '/graphql/stream';
@@ -32,6 +32,14 @@ interface SseContext {
   lookup: PrincipalLookup;
   /** The GraphQL-over-HTTP persisted document id, which graphql-sse's parameters leave out. */
   documentId: unknown;
+  direct: DirectWrites;
+}
+
+const NEXT_EVENT = 'event: next\n';
+
+/** graphql-sse's `next` event in distinct connections mode, given the result's JSON: what its print() writes. */
+function nextEvent(json: string): string {
+  return `${NEXT_EVENT}data: ${json}\n\n`;
 }
 
 /**
@@ -63,6 +71,7 @@ export class SseHandler {
     const body = req.method === 'POST' ? await this.readJson(req, res, lookup, requestId, started) : null;
     if (body === false) return;
     const documentId = req.method === 'POST' ? body?.documentId : new URLSearchParams(req.url?.split('?')[1] ?? '').get('documentId');
+    const direct = new DirectWrites(res, nextEvent);
     const [answer, init] = await this.handler({
       method: req.method,
       url: req.url ?? SSE_PATH,
@@ -72,25 +81,28 @@ export class SseHandler {
       },
       body,
       raw: req,
-      context: { res, requestId, started, lookup, documentId },
+      context: { res, requestId, started, lookup, documentId, direct },
     });
     res.writeHead(init.status, init.statusText, init.headers);
     if (answer === null || typeof answer === 'string') {
       res.end(answer ?? undefined);
       return;
     }
-    await this.write(res, answer);
+    await this.write(res, answer, direct);
   }
 
   /** The protocol's events as they come, and a heartbeat comment between them. */
-  private async write(res: ServerResponse, events: AsyncGenerator<string, void, undefined>): Promise<void> {
+  private async write(res: ServerResponse, events: AsyncGenerator<string, void, undefined>, direct: DirectWrites): Promise<void> {
     const heartbeat = setInterval(() => res.writable && res.write(':\n\n'), this.deps.streams.heartbeatMs);
     const stop = (): void => void events.return(undefined);
     res.once('close', stop);
     try {
       for await (const event of events) {
         if (!res.writable) break;
-        await writeChunk(res, event);
+        const written = writeChunk(res, event);
+        // Each result is one `next` event; the rest are comments and the closing `complete`.
+        if (event.startsWith(NEXT_EVENT)) direct.wrote();
+        await written;
       }
     } finally {
       clearInterval(heartbeat);
@@ -127,7 +139,7 @@ export class SseHandler {
   }
 
   private async subscribe(req: SseRequest<IncomingMessage, SseContext>, params: RequestParams): Promise<AsyncGenerator<StreamedResult>> {
-    const { res, requestId, started, lookup, documentId } = req.context;
+    const { res, requestId, started, lookup, documentId, direct } = req.context;
     const raw = req.raw;
     let query: string | undefined;
     try {
@@ -138,6 +150,7 @@ export class SseHandler {
       );
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
+      direct.gave();
       return once(this.deps.streams.refusal(error, requestId));
     }
     return this.deps.streams.run({
@@ -151,6 +164,7 @@ export class SseHandler {
       operationName: params.operationName,
       variables: params.variables,
       mutationsAllowed: req.method === 'POST',
+      direct,
     });
   }
 }
