@@ -42,7 +42,7 @@ export function parseSettings(argv: readonly string[]): BenchSettings {
     only,
     first: 20,
     // The warm user: 5 accounts x 20 transactions, 2 cards (the sandbox gives cards half as many).
-    warm: { accounts: 5, transactionsPerAccount: 20, cards: 2, connections: 16, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 10 },
+    warm: { accounts: 5, transactionsPerAccount: 20, cards: 2, connections: 16, warmupS: quick ? 0.3 : 2, durationS: quick ? 2 : 10 },
     cold: { latencyMs, runs: quick ? 2 : 9 },
     scale: { accounts: 50, transactionsPerAccount: 500, cards: 2, runs: quick ? 1 : 3 },
     soak: { queries: quick ? 600 : 100_000, batches: 4, connections: 16, maxDurationS: quick ? 30 : 400 },

@@ -1,5 +1,6 @@
 import type { ChildServer } from '../lib/child-server';
 import type { BenchContext } from '../lib/context';
+import { waitUntilIdle } from '../lib/idle';
 import { expectShape, sameDataModuloDecimals } from '../lib/answers';
 import { expectData, postGraphQL } from '../lib/http';
 import { assertClean, runLoad, type LoadResult } from '../lib/load';
@@ -75,10 +76,12 @@ export async function runExecution(ctx: BenchContext): Promise<void> {
       contentType: reference.contentType,
     });
     const floorLoad: Target = { name: 'floor', gateway: floor, url: `${floor.info.url}/graphql`, headers: naiveHeaders, expect: reference.text };
+    const everyServer = [bankgraph, naive, sandbox, floor];
     const common = (load: Target) => ({ url: load.url, body, headers: load.headers, connections: execution.connections, expectBody: load.expect });
     for (const load of [ourLoad, theirLoad, floorLoad]) {
       ctx.progress(`execution: ${load.name}, ${execution.warmupS} s warm-up`);
       assertClean(await runLoad({ ...common(load), durationS: execution.warmupS, maxDurationS: execution.warmupS + 10 }), `${load.name} warm-up`);
+      await waitUntilIdle(everyServer);
     }
     const measure = async (load: Target): Promise<Measured> => {
       ctx.progress(`execution: ${load.name}, ${execution.connections} connections, ${execution.durationS} s`);
@@ -86,6 +89,7 @@ export async function runExecution(ctx: BenchContext): Promise<void> {
       const result = await runLoad({ ...common(load), durationS: execution.durationS, maxDurationS: execution.durationS + 20 });
       const cpuMs = load.gateway.cpuMs() - cpuBefore;
       assertClean(result, load.name);
+      await waitUntilIdle(everyServer);
       return { load: result, cpuUsPerQuery: (cpuMs * 1000) / result.requests };
     };
     // Rounds of one window each, in alternating order: this VM's speed drifts by tens of per cent within a minute

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildServer } from '../lib/child-server';
 import type { BenchContext } from '../lib/context';
+import { waitUntilIdle } from '../lib/idle';
 import { postGraphQL } from '../lib/http';
 import { assertClean, runLoad, type LoadResult } from '../lib/load';
 import { viewerGraphBody } from '../lib/queries';
@@ -59,8 +60,10 @@ export async function runTracing(ctx: BenchContext): Promise<void> {
         connections: tracing.connections,
       };
       assertClean(await runLoad({ ...common, durationS: tracing.warmupS, maxDurationS: tracing.warmupS + 10 }), `${label} warm-up`);
+      await waitUntilIdle([off, on, sandbox]);
       const result = await runLoad({ ...common, durationS: tracing.durationS, maxDurationS: tracing.durationS + 20 });
       assertClean(result, label);
+      await waitUntilIdle([off, on, sandbox]);
       return result;
     };
     for (const row of rows) {

@@ -1,6 +1,7 @@
 import { expectShape, sameDataModuloDecimals } from '../lib/answers';
 import type { ChildServer } from '../lib/child-server';
 import type { BenchContext } from '../lib/context';
+import { waitUntilIdle } from '../lib/idle';
 import { expectData, postGraphQL } from '../lib/http';
 import { assertClean, runLoad, type LoadResult } from '../lib/load';
 import { viewerGraphBody, type ViewerGraphData } from '../lib/queries';
@@ -60,8 +61,10 @@ export async function runWarmAndSoak(ctx: BenchContext): Promise<void> {
         ctx.progress(`warm: ${target.name}, ${warm.connections} connections, ${warm.warmupS} s warm-up + ${warm.durationS} s`);
         const common = { url: target.url, body, headers: target.headers, connections: warm.connections, expectBody: target.expect };
         assertClean(await runLoad({ ...common, durationS: warm.warmupS, maxDurationS: warm.warmupS + 10 }), `${target.name} warm-up`);
+        await waitUntilIdle([bankgraph, naive, sandbox, ceiling]);
         const result = await runLoad({ ...common, durationS: warm.durationS, maxDurationS: warm.durationS + 20 });
         assertClean(result, target.name);
+        await waitUntilIdle([bankgraph, naive, sandbox, ceiling]);
         results.push(result);
       }
       await children.close(ceiling);
