@@ -173,7 +173,7 @@ async function createPipeline(parts: Parts, schema: GraphQLSchema, manifest: Rea
 /** The caller's rate limiters; with CACHE_URL on Redis, one connection holds the buckets every instance shares. */
 function createLimiters(config: ResolvedConfig, logger: Logger, options: GatewayOptions) {
   const connection = isRedisUrl(config.cacheUrl) ? new RedisConnection(config.cacheUrl, 'rate-limit', logger) : undefined;
-  const shared = connection && new RedisBuckets(connection, options.keyPrefix ?? '');
+  const shared = connection && new RedisBuckets(connection, options.keyPrefix ?? '', config.rateLimit.storeTimeoutMs);
   // Shared buckets count on wall time, which the instances agree on; this process's own on a monotonic clock.
   const rateLimiter = (perSecond: number, burst: number): RateLimiter =>
     shared

@@ -185,7 +185,7 @@ describe('loadConfig', () => {
   it('has documented operation limits, rate limit and shutdown defaults', () => {
     const config = loadConfig({});
     expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 5_000, maxCost: 20_000, maxBodyBytes: 102_400 });
-    expect(config.rateLimit).toEqual({ perSecond: 20, burst: 60, webhookPerSecond: 50, webhookBurst: 200 });
+    expect(config.rateLimit).toEqual({ perSecond: 20, burst: 60, webhookPerSecond: 50, webhookBurst: 200, storeTimeoutMs: 250 });
     expect(config.shutdownTimeoutMs).toBe(10_000);
     expect(config.metricsToken).toBeUndefined();
     expect(config.providerKind).toBe('sandbox');

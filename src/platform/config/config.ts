@@ -98,6 +98,8 @@ export interface RateLimitConfig {
   burst: number;
   webhookPerSecond: number;
   webhookBurst: number;
+  /** How long a decision waits for the shared buckets (Redis) before this instance decides alone. */
+  storeTimeoutMs: number;
 }
 
 /** Sessions and WebSockets: how long they live, how often a socket's owner is checked again, and the caps on live work (docs/security.md). */
@@ -290,6 +292,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       burst: read.integer('RATE_LIMIT_BURST', 60, { min: 1, max: 1_000_000 }),
       webhookPerSecond: read.number('WEBHOOK_RATE_LIMIT_PER_SECOND', 50, { min: 0, max: 1_000_000 }),
       webhookBurst: read.integer('WEBHOOK_RATE_LIMIT_BURST', 200, { min: 1, max: 1_000_000 }),
+      storeTimeoutMs: read.integer('RATE_LIMIT_STORE_TIMEOUT_MS', 250, { min: 10, max: 10_000 }),
     },
     live: {
       sessionIdleTimeoutMs: read.duration('SESSION_IDLE_TIMEOUT', 12 * 3600 * 1000, { minMs: 1_000, maxMs: 365 * 24 * 3600 * 1000 }),

@@ -1,8 +1,6 @@
 import { withTimeout, type RedisConnection } from '../store/redis-connection';
 import type { SharedBuckets } from './rate-limiter';
 
-/** A rate-limit decision waits this long for Redis before the instance decides alone. */
-const COMMAND_TIMEOUT_MS = 250;
 /** After a failure, Redis is not asked again for this long: an outage must not add a timeout to every request. */
 const PAUSE_AFTER_FAILURE_MS = 5_000;
 
@@ -47,6 +45,8 @@ export class RedisBuckets implements SharedBuckets {
   constructor(
     private readonly redis: RedisConnection,
     private readonly prefix: string,
+    /** A decision waits this long for Redis before the instance decides alone (RATE_LIMIT_STORE_TIMEOUT_MS). */
+    private readonly timeoutMs: number,
   ) {}
 
   async take(key: string, perSecond: number, burst: number, nowMs: number): Promise<{ allowed: boolean; tokens: number } | undefined> {
@@ -57,7 +57,7 @@ export class RedisBuckets implements SharedBuckets {
         .then((client) =>
           client.eval(TAKE_SCRIPT, { keys: [`${this.prefix}ratelimit:${key}`], arguments: [String(perSecond), String(burst), String(Math.floor(nowMs))] }),
         );
-      const [allowed, tokens] = (await withTimeout(taking, 'the rate-limit store', COMMAND_TIMEOUT_MS)) as [number, string];
+      const [allowed, tokens] = (await withTimeout(taking, 'the rate-limit store', this.timeoutMs)) as [number, string];
       return { allowed: allowed === 1, tokens: Number(tokens) };
     } catch (error) {
       this.pausedUntil = Date.now() + PAUSE_AFTER_FAILURE_MS;
