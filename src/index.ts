@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     closers.push(await announceGateway(publicUrl));
   }
 
-  const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket)`];
+  const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket, subscriptions over SSE at /graphql/stream)`];
   const login = sandboxLogin ? ` — login ${sandboxLogin}` : '';
   if (resolved.appIdentity) {
     lines.push(`  app identity: requests carry your app's access token from ${resolved.appIdentity.issuer} (docs/identity.md)`);
