@@ -25,9 +25,12 @@ export class Transaction implements Node {
   /** Not a GraphQL field. */
   holder!: TransactionHolder;
 
+  /** Made on first read: a connection's page shows each transaction twice, as an edge's node and in nodes. */
+  #id: string | undefined;
+
   @Field(() => ID)
   get id(): string {
-    return toGlobalId(TRANSACTION_TAG, this.holder.list, this.holder.holderId, this.transactionId);
+    return (this.#id ??= toGlobalId(TRANSACTION_TAG, this.holder.list, this.holder.holderId, this.transactionId));
   }
 
   @Field(() => ID, { description: "The provider's transaction id (what edges' cursors and Transaction.id were made of before ids were global)." })

@@ -12,6 +12,11 @@ describe('global ids', () => {
     );
   });
 
+  it('keep the spelling clients already hold: base64url of the UTF-8 text, parts URI-encoded', () => {
+    expect(toGlobalId('t', 'a', 'acc-1', 'tx-1')).toBe(Buffer.from('1:t:a:acc-1:tx-1', 'utf8').toString('base64url'));
+    expect(toGlobalId('a', 'kontø 1:2')).toBe(Buffer.from('1:a:kont%C3%B8%201%3A2', 'utf8').toString('base64url'));
+  });
+
   it('decode nothing but their canonical spelling', () => {
     const id = toGlobalId('a', 'acc:1/2');
     expect(fromGlobalId(id)).toEqual({ tag: 'a', parts: ['acc:1/2'] });

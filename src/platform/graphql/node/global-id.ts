@@ -18,7 +18,19 @@ export interface DecodedGlobalId {
 }
 
 export function toGlobalId(tag: string, ...parts: string[]): string {
-  return Buffer.from([VERSION, tag, ...parts.map(encodeURIComponent)].join(':'), 'utf8').toString('base64url');
+  let text = `${VERSION}:${tag}`;
+  for (const part of parts) text += `:${uriComponent(part)}`;
+  // Tags are [a-z]+ and URI components are ASCII, so the latin1 bytes are the UTF-8 bytes, without the UTF-8
+  // encoder's pass (a page of transactions encodes hundreds of ids).
+  return Buffer.from(text, 'latin1').toString('base64url');
+}
+
+/** What encodeURIComponent leaves as it is. */
+const URI_UNRESERVED = /^[\w.!~*'()-]*$/;
+
+/** encodeURIComponent, skipped for the ids providers use (V8's encoder is a runtime call even when nothing changes). */
+function uriComponent(part: string): string {
+  return URI_UNRESERVED.test(part) ? part : encodeURIComponent(part);
 }
 
 /** What a global id names; undefined for anything that is not one (a provider's id, a typo, another version). */
