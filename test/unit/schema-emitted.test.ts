@@ -4,6 +4,7 @@ import { buildSchema, findBreakingChanges } from 'graphql';
 import { printGatewaySchema } from '../../src/platform/graphql/build-schema';
 import { buildAppSchema } from '../../src/app/schema';
 import { findContractViolations } from '../helpers/schema-contract';
+import { projectRoot } from '../../src/cli/emit-schema';
 
 const root = resolve(__dirname, '../..');
 // The committed copy of the public contract; docs/development.md says how it is refreshed.
@@ -28,5 +29,12 @@ describe('the emitted schema', () => {
 
   it('contains every type and field of contract/schema.graphql unchanged', () => {
     expect(findContractViolations(contract, printed)).toEqual([]);
+  });
+});
+
+describe('npm run schema', () => {
+  it('writes the root schema.graphql whether it runs from src/ or from the build in dist/', () => {
+    expect(projectRoot(resolve(root, 'src/cli'))).toBe(root);
+    expect(projectRoot(resolve(root, 'dist/src/cli'))).toBe(root);
   });
 });
