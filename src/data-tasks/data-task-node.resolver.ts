@@ -1,6 +1,5 @@
 import type { OperationContext } from '../platform/graphql/operation-context';
 import type { NodeType } from '../platform/graphql/node/node.registry';
-import { isUuid } from '../platform/validation/text-rules';
 import { toDataTask } from './data-task.mapper';
 import type { DataTaskService } from './data-task.service';
 import { toDataTaskSnapshot } from './data-task.snapshot';
@@ -11,15 +10,15 @@ export function dataTaskNodeType(dataTasks: DataTaskService): NodeType {
   return {
     tag: DATA_TASK_TAG,
     arity: 1,
-    load(keys: readonly (readonly string[])[], context: OperationContext) {
+    async load(keys: readonly (readonly string[])[], context: OperationContext) {
       const { principal } = context;
-      return Promise.all(
-        keys.map(async ([id]) => {
-          if (principal.kind !== 'user' || id === undefined || !isUuid(id)) return null;
-          const task = await dataTasks.findOwn(principal.userId, id);
-          return task ? toDataTask(toDataTaskSnapshot(task)) : null;
-        }),
+      if (principal.kind !== 'user') return keys.map(() => null);
+      // One store query for the whole batch, however many ids it holds.
+      const tasks = await dataTasks.findOwnMany(
+        principal.userId,
+        keys.map(([id]) => id ?? ''),
       );
+      return tasks.map((task) => (task ? toDataTask(toDataTaskSnapshot(task)) : null));
     },
   };
 }

@@ -189,6 +189,13 @@ export class DataTaskService {
     return task && task.userId === userId ? task : undefined;
   }
 
+  /** Each of these task ids' task if this user started it, read in one store query; undefined for any other id. */
+  async findOwnMany(userId: string, ids: readonly string[]): Promise<(DataTaskRecord | undefined)[]> {
+    const wanted = ids.filter(isUuid).map((id) => id.toLowerCase());
+    const tasks = new Map((await this.deps.store.findMany(wanted)).filter((task) => task.userId === userId).map((task) => [task.id, task]));
+    return ids.map((id) => (isUuid(id) ? tasks.get(id.toLowerCase()) : undefined));
+  }
+
   async requireOwn(userId: string, id: string): Promise<DataTaskRecord> {
     const task = await this.findOwn(userId, id);
     if (!task) throw new NotFoundError('No data task with that id was started by this user.');

@@ -118,6 +118,15 @@ export class DataTaskStore {
       .execute();
   }
 
+  /** The tasks among these ids, read in one query (node(id:) asks for a batch). */
+  async findMany(taskIds: readonly string[]): Promise<DataTaskRecord[]> {
+    if (taskIds.length === 0) return [];
+    const rows = await this.joined()
+      .where('dataTasks.taskId', 'in', [...new Set(taskIds)])
+      .execute();
+    return rows.map(taskFromRow);
+  }
+
   async find(taskId: string): Promise<DataTaskRecord | undefined> {
     const row = await this.joined().where('dataTasks.taskId', '=', taskId).executeTakeFirst();
     return row && taskFromRow(row);

@@ -6,7 +6,7 @@ import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
 import { BoundedMap } from '../platform/store/bounded-map';
 import { RecentMap } from '../platform/store/recent-map';
 import { recognisedLogins, type KnownLogin } from './grant-owner.rule';
-import { normaliseHolderName } from './holder-name';
+import { holderDigests } from './holder-name';
 import type { TokenCipher } from './token-cipher';
 
 export interface ProviderTokens {
@@ -89,8 +89,7 @@ export class ConnectionStore {
     const connectionId = newId('conn');
     const refreshTokenEnc = this.cipher.encrypt(grant.tokens.refreshToken, connectionId);
     const accessTokenEnc = this.cipher.encrypt(grant.tokens.accessToken, connectionId);
-    const normalisedName = normaliseHolderName(grant.holderName);
-    const holderDigest = normalisedName === undefined ? undefined : this.cipher.fingerprint(normalisedName);
+    const { current: holderDigest, earlier: earlierHolderDigest } = holderDigests(grant.holderName, (name) => this.cipher.fingerprint(name));
     const resources = [
       ...grant.accountIds.map((resourceId) => ({ kind: 'account' as const, resourceId })),
       ...grant.cardIds.map((resourceId) => ({ kind: 'card' as const, resourceId })),
@@ -98,7 +97,7 @@ export class ConnectionStore {
     const outcome = await inTransaction(this.database, async (trx): Promise<GrantOutcome> => {
       const now = this.now();
       const known = await this.loginsSharing(trx, grant.providerId, resources);
-      const recognised = recognisedLogins({ accounts: new Set(grant.accountIds), cards: new Set(grant.cardIds), holderDigest }, known);
+      const recognised = recognisedLogins({ accounts: new Set(grant.accountIds), cards: new Set(grant.cardIds), holderDigest, earlierHolderDigest }, known);
       let userId: string | undefined;
       if (owner.kind === 'app-user') {
         userId = owner.userId;

@@ -183,6 +183,27 @@ export class PayoutService {
     return this.liveWithdrawal(transactionId, options, reads);
   }
 
+  /**
+   * node(id:) for payouts: the payouts this gateway recorded, found in one ledger read and then read as Query.payout
+   * reads them. An id the ledger does not know answers undefined with no provider call: the provider has no batch
+   * read, so a list of unknown ids would be a GET each (Query.payout still reads a payout made without the gateway).
+   */
+  async readRecorded(
+    caller: PayoutCaller,
+    transactionIds: readonly string[],
+    options: CallOptions,
+    reads: WithdrawalReads = new Map(),
+  ): Promise<(ProviderWithdrawal | Error | undefined)[]> {
+    const records = new Map((await this.deps.ledger.getMany(transactionIds)).map((record) => [record.transactionId, record]));
+    return Promise.all(
+      transactionIds.map(async (transactionId) => {
+        const record = records.get(transactionId);
+        if (!record || (caller.kind === 'user' && !sameOwner(record.owner, ownerOf(caller)))) return undefined;
+        return this.livePayout(record, options, reads).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      }),
+    );
+  }
+
   /** Viewer.payouts: newest first, each with live status; the provider reads run in parallel. */
   async listForUser(userId: string, options: CallOptions, reads: WithdrawalReads = new Map()): Promise<ProviderWithdrawal[]> {
     const records = await this.deps.ledger.listForOwner({ kind: 'user', userId });

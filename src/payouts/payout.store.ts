@@ -58,6 +58,17 @@ export class PayoutLedger {
     return row && fromRow(row);
   }
 
+  /** The recorded payouts among these transaction ids, read in one query (node(id:) asks for a batch). */
+  async getMany(transactionIds: readonly string[]): Promise<PayoutRecord[]> {
+    if (transactionIds.length === 0) return [];
+    const rows = await this.database.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('transactionId', 'in', [...new Set(transactionIds)])
+      .execute();
+    return rows.map(fromRow);
+  }
+
   /**
    * Records a payout, or answers the one already recorded under its transaction id or fingerprint (`created`
    * false). `admit` runs in the same transaction as the insert, so two instances cannot both pass a limit that

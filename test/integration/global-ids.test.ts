@@ -1,3 +1,4 @@
+import { toGlobalId } from '../../src/platform/graphql/node/global-id';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import {
   CREATE_PAYOUT,
@@ -12,6 +13,7 @@ import {
   VERIFY,
   type LoggedRequest,
 } from '../helpers/money';
+import { randomUUID } from 'node:crypto';
 import { startStack, type GraphQLResult, type Stack } from '../helpers/stack';
 
 /** Every object of john's that has an identity, as his own fields show it. */
@@ -297,6 +299,42 @@ describe('global object identification', () => {
     const few = await stack.graphql<{ nodes: unknown[] }>(heavy, { ids: ids.slice(0, 2) }, john);
     expect(few.errors).toBeUndefined();
     expect(few.data!.nodes).toHaveLength(2);
+  });
+
+  it('prices every id and caps the ids of one operation across aliases, node and nodes, before any provider call', async () => {
+    const paymentIds = seeded.payments.map((item) => toGlobalId('pm', item.id));
+    // 17 aliases of 100 merchant-key ids each, payments and payouts mixed, selecting only `id`.
+    const ids = Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? paymentIds[index % paymentIds.length]! : toGlobalId('po', randomUUID())));
+    const aliases = Array.from({ length: 17 }, (_, index) => `n${index}: nodes(ids: $ids) { id }`).join(' ');
+    let flood: GraphQLResult<unknown> | undefined;
+    const requests = async (run: () => Promise<unknown>): Promise<LoggedRequest[]> => {
+      await stack.sandboxJson('DELETE', '/sandbox/requests');
+      await run();
+      return (await providerRequests(stack)).filter((request) => /^\/v(1\/withdrawals|3\/payments)/.test(request.path));
+    };
+    expect(await requests(async () => (flood = await stack.graphql(`query F($ids: [ID!]!) { ${aliases} }`, { ids }, stack.merchantKey)))).toEqual([]);
+    expect(flood!.data ?? null).toBeNull();
+    const refused = onlyError(flood!);
+    expect(refused.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'OPERATION_LIMIT', limit: 'maxNodeIds', max: 100 });
+    expect(refused.message).toMatch(/at most 100 ids .*got 1700/);
+    // node and nodes count together: a full list and one more node(id:) is past the cap too.
+    const mixed = onlyError(
+      await stack.graphql('query M($ids: [ID!]!, $one: ID!) { node(id: $one) { id } nodes(ids: $ids) { id } }', { ids, one: ids[0] }, stack.merchantKey),
+    );
+    expect(mixed.extensions).toMatchObject({ limit: 'maxNodeIds', max: 100 });
+    expect(mixed.message).toMatch(/got 101/);
+
+    // At the cap, a payout id the gateway never recorded is not looked up at the provider: only the payments are read,
+    // once each, as payment(id:) would read them.
+    const payoutIds = ids.filter((_, index) => index % 2 === 1);
+    let answered: GraphQLResult<{ nodes: ({ id: string } | null)[] }> | undefined;
+    const calls = await requests(async () => (answered = await stack.graphql(NODES, { ids }, stack.merchantKey, { 'cache-control': 'no-cache' })));
+    expect(answered!.errors).toBeUndefined();
+    expect(answered!.data!.nodes.filter((node, index) => index % 2 === 1 && node !== null)).toEqual([]);
+    expect(calls.filter((call) => call.path.startsWith('/v1/withdrawals'))).toEqual([]);
+    const distinctPayments = new Set(ids.filter((_, index) => index % 2 === 0));
+    expect(calls.length).toBeLessThanOrEqual(distinctPayments.size);
+    expect(payoutIds).toHaveLength(50);
   });
 
   it('wants a principal, as every other root field', async () => {

@@ -179,3 +179,44 @@ describe.each(STORES)('joint accounts in bank identity (%s)', (store) => {
     });
   });
 });
+
+describe.each(STORES)('names the bank spells differently are different people (%s)', (store) => {
+  let stack: Stack;
+  let schema: PostgresSchema | undefined;
+
+  beforeAll(async () => {
+    ({ stack, schema } = await startOn(store));
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    await schema?.drop();
+  });
+
+  const viewerOf = async (session: string): Promise<ViewerView['viewer']> =>
+    dataOf(await stack.graphql<ViewerView>(VIEWER, {}, session, { 'cache-control': 'no-cache' })).viewer;
+
+  it.each([
+    ['alexjr', 'alexsr', 'a generational suffix (Alex Green Jr, Alex Green Sr)'],
+    ['minglee', 'leeming', 'word order (Ming Lee, Lee Ming)'],
+  ])("keeps %s and %s two users, told apart by %s: neither sees the other's own account, neither's connection is replaced", async (sonLogin, fatherLogin) => {
+    const seeded = await fixtures(stack);
+    const [son, father] = [user(seeded, sonLogin), user(seeded, fatherLogin)];
+    // The holder of only the joint account signs in first; the other's grant shows that account and one of their own.
+    const sonSession = await stack.signIn(sonLogin, 'doe');
+    const sonUser = (await viewerOf(sonSession)).id;
+    const fatherSession = await stack.signIn(fatherLogin, 'doe');
+    const [one, two] = [await viewerOf(sonSession), await viewerOf(fatherSession)];
+    expect(two.id).not.toBe(one.id);
+    expect(one.id).toBe(sonUser);
+    expect(one.accounts.map((account) => account.accountId).sort()).toEqual(accountIds(son));
+    expect(two.accounts.map((account) => account.accountId).sort()).toEqual(accountIds(father));
+    expect(one.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
+    expect(two.connections.map((connection) => connection.status)).toEqual(['ACTIVE']);
+    // Each signs in again to their own user, and the father's login is refused on the son's browser.
+    expect((await viewerOf(await stack.signIn(sonLogin, 'doe'))).id).toBe(one.id);
+    expect((await viewerOf(await stack.signIn(fatherLogin, 'doe'))).id).toBe(two.id);
+    await expect(stack.signIn(fatherLogin, 'doe', { sessionToken: sonSession })).rejects.toThrow(/HTTP 403: This bank login belongs to another user/);
+    expect((await viewerOf(sonSession)).accounts.map((account) => account.accountId).sort()).toEqual(accountIds(son));
+  });
+});

@@ -34,7 +34,7 @@ describe('fixtures', () => {
   const allTransactions = (user: FixtureUser): ProviderTransaction[] =>
     [...user.accounts, ...user.cards].flatMap((item) => [...item.transactions, ...item.pendingTransactions]);
 
-  it('seeds john, jane, lee, sam (at both banks), cara and cora (cards only), nora (nothing), and ada and ben (a joint account) with their logins', () => {
+  it('seeds john, jane, lee, sam (at both banks), cara and cora (cards only), nora (nothing), ada and ben, alexsr and alexjr, minglee and leeming (joint accounts) with their logins', () => {
     expect(users.map((user) => [user.username, user.password, user.providerId, user.name, user.accounts.length, user.cards.length])).toEqual([
       ['john', 'doe', 'mock', 'John Doe', 3, 2],
       ['jane', 'doe', 'mock', 'Jane Smith', 2, 1],
@@ -46,13 +46,28 @@ describe('fixtures', () => {
       ['nora', 'doe', 'mock', 'Nora Blake', 0, 0],
       ['ada', 'doe', 'mock', 'Ada Green', 2, 0],
       ['ben', 'doe', 'mock', 'Ben Green', 2, 0],
+      ['alexsr', 'doe', 'mock', 'Alex Green Sr', 2, 0],
+      ['alexjr', 'doe', 'mock', 'Alex Green Jr', 1, 0],
+      ['minglee', 'doe', 'mock', 'Ming Lee', 1, 0],
+      ['leeming', 'doe', 'mock', 'Lee Ming', 2, 0],
     ]);
     // One joint account in both lists (the same id, IBAN and history), and an account of each holder's own.
-    const [ada, ben] = users.slice(-2) as [FixtureUser, FixtureUser];
+    const [ada, ben] = ['ada', 'ben'].map((username) => users.find((user) => user.username === username)) as [FixtureUser, FixtureUser];
     expect(ada.accounts[1]).toBe(ben.accounts[0]);
     expect(ada.accounts[1]!.holders).toEqual(['Ada Green', 'Ben Green']);
     expect(ada.accounts[0]!.holders).toEqual(['Ada Green']);
     expect(ben.accounts[1]!.holders).toEqual(['Ben Green']);
+    // Names that differ only by a suffix, or by word order: one joint account each pair, the larger login's own besides.
+    for (const [smaller, larger] of [
+      ['alexjr', 'alexsr'],
+      ['minglee', 'leeming'],
+    ]) {
+      const [one, other] = [smaller, larger].map((username) => users.find((user) => user.username === username)) as [FixtureUser, FixtureUser];
+      expect(one.accounts).toHaveLength(1);
+      expect(other.accounts).toContain(one.accounts[0]);
+      expect(one.accounts[0]!.holders).toEqual(expect.arrayContaining([one.name, other.name]));
+      expect(other.accounts.filter((account) => account !== one.accounts[0]).map((account) => account.holders)).toEqual([[other.name]]);
+    }
     const samNorth = users[4]!;
     expect(
       new Set([...samNorth.accounts.map(({ account }) => account.provider.provider_id), ...samNorth.cards.map(({ card }) => card.provider.provider_id)]),

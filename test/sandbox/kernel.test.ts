@@ -217,6 +217,10 @@ describe('fixtures route', () => {
       'nora/doe@mock',
       'ada/doe@mock',
       'ben/doe@mock',
+      'alexsr/doe@mock',
+      'alexjr/doe@mock',
+      'minglee/doe@mock',
+      'leeming/doe@mock',
     ]);
     // ada and ben share one joint account (both its holders), and each has an account of their own.
     type Listed = { username: string; accounts: { account: { account_id: string; account_number: { iban: string } }; holders: string[] }[] };

@@ -9,6 +9,7 @@ import { ConnectionStore, type Grant, type GrantOutcome } from '../../src/identi
 import { tokenEncryptionKey } from '../../src/identity/encryption-key';
 import { TokenCipher } from '../../src/identity/token-cipher';
 import { SessionStore } from '../../src/identity/session.store';
+import { earlierNormalisedHolderName, normaliseHolderName } from '../../src/identity/holder-name';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -159,6 +160,37 @@ describe('checkReturnTo', () => {
   });
 });
 
+describe('normaliseHolderName', () => {
+  it.each([
+    ['John Doe', 'john doe'],
+    ['  JOHN   DOE ', 'john doe'],
+    ['Mr. John Doe', 'john doe'],
+    ['Dr Mrs Jane Doe', 'jane doe'],
+    ['MS. Zoë Ng', 'zoe ng'],
+    ["Seán O'Brien", 'sean obrien'],
+    ['Lee Ming-Hao', 'lee ming hao'],
+    ['Alex Green, Jr.', 'alex green jr'],
+    ['Alex Green Sr', 'alex green sr'],
+    ['Alex Green III', 'alex green iii'],
+    ['Doe, John', 'doe john'],
+    ['John Dr Doe', 'john dr doe'],
+  ])('%j is compared as %j', (name, normalised) => {
+    expect(normaliseHolderName(name)).toBe(normalised);
+  });
+
+  it('tells apart what the bank spells differently: suffixes, word order, initials, other letters', () => {
+    const distinct = ['Alex Green', 'Alex Green Jr', 'Alex Green Sr', 'Alex Green II', 'Ming Lee', 'Lee Ming', 'J Doe', 'John Doe', 'Jon Doe'];
+    expect(new Set(distinct.map(normaliseHolderName)).size).toBe(distinct.length);
+  });
+
+  it('gives no name for none, or for nothing but titles and punctuation', () => {
+    expect(normaliseHolderName(undefined)).toBeUndefined();
+    expect(normaliseHolderName('')).toBeUndefined();
+    expect(normaliseHolderName('Mr. Dr.')).toBeUndefined();
+    expect(normaliseHolderName(' - ')).toBeUndefined();
+  });
+});
+
 describe('ConnectionStore and SessionStore', () => {
   let database: Database;
   let connections: ConnectionStore;
@@ -179,7 +211,7 @@ describe('ConnectionStore and SessionStore', () => {
 
   it('recognises a login that shows the same or more accounts and cards under the same holder name, at the same bank only', async () => {
     const first = await added(connections.addGrant(grant({ accountIds: ['a1'], cardIds: ['c1'], holderName: 'John Doe' })));
-    const again = await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'], holderName: 'MR DOE, John' })));
+    const again = await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'], holderName: 'MR. JOHN  DOE' })));
     expect(again.userId).toBe(first.userId);
     // The newer grant replaced the older one at that bank: one active connection shows the person's accounts.
     expect((await connections.connectionsOf(first.userId)).map((connection) => connection.id)).toEqual([again.connectionId]);
@@ -196,6 +228,61 @@ describe('ConnectionStore and SessionStore', () => {
     );
     expect((await added(connections.addGrant(grant({ accountIds: ['a1', 'a2'], cardIds: ['c1'] })))).userId).not.toBe(first.userId);
     expect((await added(connections.addGrant(grant({ providerId: 'mock-north', accountIds: ['a1'], holderName: 'John Doe' })))).userId).not.toBe(first.userId);
+  });
+
+  it('keeps apart joint holders whose names differ only by a generational suffix or by word order', async () => {
+    for (const [smaller, larger] of [
+      ['Alex Green Jr', 'Alex Green Sr'],
+      ['Ming Lee', 'Lee Ming'],
+      ['Alex Green', 'Alex Green II'],
+    ] as const) {
+      const joint = `joint-${larger}`;
+      // The holder of only the joint account signs in first; the other's grant shows it and an account of their own.
+      const son = await added(connections.addGrant(grant({ accountIds: [joint], holderName: smaller })));
+      const father = await added(connections.addGrant(grant({ accountIds: [joint, `own-${larger}`], holderName: larger })));
+      expect(father.userId).not.toBe(son.userId);
+      expect((await connections.connectionsOf(son.userId)).map((connection) => connection.id)).toEqual([son.connectionId]);
+      expect((await connections.connectionsOf(father.userId)).map((connection) => connection.id)).toEqual([father.connectionId]);
+      // Each is still recognised as themselves, spelt with other case, accents, punctuation or a courtesy title.
+      const sonAgain = await added(connections.addGrant(grant({ accountIds: [joint], holderName: `Mr. ${smaller.toUpperCase()}` })));
+      expect(sonAgain.userId).toBe(son.userId);
+      expect((await added(connections.addGrant(grant({ accountIds: [joint, `own-${larger}`], holderName: ` ${larger}. ` })))).userId).toBe(father.userId);
+    }
+  });
+
+  it("does not recognise anyone by a digest of the earlier rule, but keeps a revoked user's login refused by it", async () => {
+    const cipher = new TokenCipher(randomBytes(32));
+    const store = new ConnectionStore(database, cipher);
+    const earlierDigest = (name: string): string => cipher.fingerprint(earlierNormalisedHolderName(name)!);
+    const son = await added(store.addGrant(grant({ accountIds: ['joint-e'], holderName: 'Alex Green Jr' })));
+    const john = await added(store.addGrant(grant({ accountIds: ['j-e'], holderName: 'John Doe' })));
+    // As stored before this rule: "Alex Green Jr" and "Alex Green Sr" give one earlier digest.
+    await database.db
+      .updateTable('bankConnections')
+      .set({ holderDigest: earlierDigest('Alex Green Jr') })
+      .where('id', '=', son.connectionId)
+      .execute();
+    await database.db
+      .updateTable('bankConnections')
+      .set({ holderDigest: earlierDigest('John Doe') })
+      .where('id', '=', john.connectionId)
+      .execute();
+    const father = await added(store.addGrant(grant({ accountIds: ['joint-e', 'own-e'], holderName: 'Alex Green Sr' })));
+    expect(father.userId).not.toBe(son.userId);
+    expect((await store.connectionsOf(son.userId)).map((connection) => connection.status)).toEqual(['active']);
+    // The same person again: a new user once, as for a connection without a name; from then on recognised.
+    const johnAgain = await added(store.addGrant(grant({ accountIds: ['j-e'], holderName: 'John Doe' })));
+    expect(johnAgain.userId).not.toBe(john.userId);
+    expect((await added(store.addGrant(grant({ accountIds: ['j-e'], holderName: 'John Doe' })))).userId).toBe(johnAgain.userId);
+    // A revoked user's earlier-rule connection still refuses their login.
+    const ann = await added(store.addGrant(grant({ accountIds: ['a-e'], holderName: 'Ann Roe' })));
+    await database.db
+      .updateTable('bankConnections')
+      .set({ holderDigest: earlierDigest('Ann Roe') })
+      .where('id', '=', ann.connectionId)
+      .execute();
+    expect(await store.revokeUser(ann.userId)).toBe(true);
+    expect(await store.addGrant(grant({ accountIds: ['a-e'], holderName: 'Ann Roe' }))).toEqual({ kind: 'refused', reason: 'revoked' });
   });
 
   it("keeps two holders of a joint account apart in either order, and never replaces the other holder's connection", async () => {

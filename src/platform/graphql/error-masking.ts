@@ -42,9 +42,10 @@ export function createErrorMasker(options: { production: boolean }): ErrorMasker
     }
     if (!REQUEST_ERROR_CODES.has(code)) return formatted;
     const message = options.production ? withoutSuggestions(formatted.message) : formatted.message;
-    const { limit, max } = formatted.extensions ?? {};
+    const { limit, max, field } = formatted.extensions ?? {};
     if (typeof limit === 'string') {
-      return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, reason: OPERATION_LIMIT_REASON, limit, max } };
+      const argument = typeof field === 'string' ? { field } : {};
+      return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, reason: OPERATION_LIMIT_REASON, limit, max, ...argument } };
     }
     if (code === 'GRAPHQL_PARSE_FAILED' && isTokenLimitMessage(message)) {
       return { ...formatted, message, extensions: { code: 'BAD_USER_INPUT' satisfies ErrorCode, reason: OPERATION_LIMIT_REASON, limit: 'maxTokens' } };

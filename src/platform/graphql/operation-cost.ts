@@ -2,6 +2,7 @@ import {
   getNamedType,
   getNullableType,
   isCompositeType,
+  isInterfaceType,
   isLeafType,
   isListType,
   Kind,
@@ -21,7 +22,9 @@ import {
  * What an operation may cost the gateway, estimated before it runs: every object in the answer costs 1 (leaves are
  * free: they come with their object), and a list multiplies what is selected inside it — by `first` for a paginated
  * connection (`transactions(first: 100) { nodes { … } }` is 100 nodes), by the number of ids for a list fetched by
- * its `ids` argument (`nodes(ids: [...])`), by LIST_SIZE_ESTIMATE for any other list.
+ * its `ids` argument (`nodes(ids: [...])`), by LIST_SIZE_ESTIMATE for any other list. An item fetched by its id
+ * costs 1 besides what is selected in it, as the type's own field (`payment(id:) { … }`) costs: selecting only `id`
+ * of 100 ids costs 100, not nothing.
  *
  * graphql-armor's cost rule reads `first` only when it is written as a literal, so `transactions(first: $n)` would
  * cost as one item; this one is computed with the request's variables (and the argument's default when it is
@@ -35,15 +38,41 @@ export function operationCost(
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
   variables: Readonly<Record<string, unknown>> = {},
 ): number {
+  return operationShape(schema, operation, fragments, variables).cost;
+}
+
+/**
+ * What an operation weighs: its cost, how many ids it names through `Node` fields (node(id:), nodes(ids:)) in all,
+ * and the most of them in one field.
+ */
+export interface OperationShape {
+  cost: number;
+  nodeIds: number;
+  largestIdList: number;
+}
+
+const NOTHING: OperationShape = { cost: 0, nodeIds: 0, largestIdList: 0 };
+const ONE: OperationShape = { cost: 1, nodeIds: 0, largestIdList: 0 };
+
+function add(a: OperationShape, b: OperationShape, times = 1): OperationShape {
+  return { cost: a.cost + times * b.cost, nodeIds: a.nodeIds + times * b.nodeIds, largestIdList: Math.max(a.largestIdList, b.largestIdList) };
+}
+
+export function operationShape(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  variables: Readonly<Record<string, unknown>> = {},
+): OperationShape {
   const root = schema.getRootType(operation.operation);
-  if (!root) return 0;
+  if (!root) return NOTHING;
   const variableDefaults = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {
     if (definition.defaultValue) variableDefaults.set(definition.variable.name.value, valueFromASTUntyped(definition.defaultValue) ?? undefined);
   }
   // Fragments are costed once per (fragment, enclosing page size), for a multiplier of 1: a chain of fragments each
   // spreading the next twice would otherwise take exponential time to cost.
-  const fragmentCosts = new Map<string, number>();
+  const fragmentCosts = new Map<string, OperationShape>();
   const inProgress = new Set<string>();
 
   function pageSizeOf(field: GraphQLField<unknown, unknown>, node: FieldNode): number | undefined {
@@ -75,38 +104,47 @@ export function operationCost(
     return 1;
   }
 
-  function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType, pageSize: number | undefined): number {
-    let total = 0;
+  function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType, pageSize: number | undefined): OperationShape {
+    let total = NOTHING;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         if (selection.name.value === '__typename') continue;
         const field = fieldOf(schema, parent, selection.name.value);
         if (!field) continue;
         const named = getNamedType(field.type);
-        if (isLeafType(named) || !selection.selectionSet || !isCompositeType(named)) continue;
         const list = isListType(getNullableType(field.type));
+        const ids = list ? idCountOf(field, selection) : undefined;
+        // Counted whatever is selected in it: a Node field's ids are what the cap on node ids counts.
+        if (isInterfaceType(named) && named.name === 'Node') total = add(total, { cost: 0, nodeIds: ids ?? 1, largestIdList: ids ?? 1 });
+        if (isLeafType(named) || !selection.selectionSet || !isCompositeType(named)) continue;
+        const inner = selectionCost(selection.selectionSet, named, pageSizeOf(field, selection));
+        if (ids !== undefined) {
+          // Each id is one object fetched as its own field would fetch it: 1, and what is selected in it.
+          total = add(total, add(ONE, add(ONE, inner), ids));
+          continue;
+        }
         // A connection's own `first` sizes the lists directly inside it (edges, nodes), not the connection itself.
-        const factor = list ? (idCountOf(field, selection) ?? pageSize ?? LIST_SIZE_ESTIMATE) : 1;
-        total += 1 + factor * selectionCost(selection.selectionSet, named, pageSizeOf(field, selection));
+        const factor = list ? (pageSize ?? LIST_SIZE_ESTIMATE) : 1;
+        total = add(total, add(ONE, inner, factor));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-        if (type && isCompositeType(type)) total += selectionCost(selection.selectionSet, type, pageSize);
+        if (type && isCompositeType(type)) total = add(total, selectionCost(selection.selectionSet, type, pageSize));
       } else {
-        total += fragmentCost(selection.name.value, pageSize);
+        total = add(total, fragmentCost(selection.name.value, pageSize));
       }
     }
     return total;
   }
 
-  function fragmentCost(name: string, pageSize: number | undefined): number {
+  function fragmentCost(name: string, pageSize: number | undefined): OperationShape {
     const key = `${name}|${pageSize ?? ''}`;
     const known = fragmentCosts.get(key);
     if (known !== undefined) return known;
     const fragment = fragments.get(name);
     // A cycle is refused by validation (NoFragmentCycles); costing it as nothing just avoids looping meanwhile.
-    if (!fragment || inProgress.has(key)) return 0;
+    if (!fragment || inProgress.has(key)) return NOTHING;
     const type = schema.getType(fragment.typeCondition.name.value);
-    if (!type || !isCompositeType(type)) return 0;
+    if (!type || !isCompositeType(type)) return NOTHING;
     inProgress.add(key);
     const cost = selectionCost(fragment.selectionSet, type, pageSize);
     inProgress.delete(key);

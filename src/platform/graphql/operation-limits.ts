@@ -13,10 +13,11 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { OperationLimitsConfig } from '../config/config';
-import { fragmentsOf, operationCost } from './operation-cost';
+import { MAX_NODE_IDS, MAX_NODE_IDS_PER_OPERATION } from './node/node-limits';
+import { fragmentsOf, operationShape } from './operation-cost';
 
 /** Which limit refused an operation; clients see it as `extensions.limit`. */
-export type LimitName = 'maxDepth' | 'maxAliases' | 'maxDirectives' | 'maxTokens' | 'maxCost' | 'maxBodyBytes';
+export type LimitName = 'maxDepth' | 'maxAliases' | 'maxDirectives' | 'maxTokens' | 'maxCost' | 'maxNodeIds' | 'maxBodyBytes';
 
 /** The reason every limit refusal carries, beside code BAD_USER_INPUT. */
 export const OPERATION_LIMIT_REASON = 'OPERATION_LIMIT';
@@ -25,9 +26,9 @@ export const OPERATION_LIMIT_REASON = 'OPERATION_LIMIT';
  * A refusal the client can act on: code BAD_USER_INPUT (the operation as written will never be accepted, so
  * retrying is pointless), which limit, and its value.
  */
-export function operationLimitError(limit: LimitName, message: string, max: number, httpStatus = 400): GraphQLError {
+export function operationLimitError(limit: LimitName, message: string, max: number, httpStatus = 400, field?: string): GraphQLError {
   return new GraphQLError(message, {
-    extensions: { code: 'BAD_USER_INPUT', reason: OPERATION_LIMIT_REASON, limit, max, http: { status: httpStatus } },
+    extensions: { code: 'BAD_USER_INPUT', reason: OPERATION_LIMIT_REASON, limit, max, ...(field === undefined ? {} : { field }), http: { status: httpStatus } },
   });
 }
 
@@ -73,14 +74,32 @@ export class OperationLimits {
     return [...specifiedRules, ...this.validationRules, ...(this.production ? [NoSchemaIntrospectionCustomRule] : [])];
   }
 
-  /** The cost refusal, or undefined when the operation is affordable. */
+  /** The cost or node-id refusal, or undefined when the operation is affordable. */
   checkCost(
     schema: GraphQLSchema,
     document: DocumentNode,
     operation: OperationDefinitionNode,
     variables: Record<string, unknown> | undefined,
   ): GraphQLError | undefined {
-    const cost = operationCost(schema, operation, fragmentsOf(document.definitions), variables ?? {});
+    const { cost, nodeIds, largestIdList } = operationShape(schema, operation, fragmentsOf(document.definitions), variables ?? {});
+    if (largestIdList > MAX_NODE_IDS) {
+      // The resolver's own refusal, given before any field runs: the other fields would otherwise load their ids.
+      return operationLimitError(
+        'maxNodeIds',
+        `ids takes at most ${MAX_NODE_IDS} ids; got ${largestIdList}. Ask for the rest in another operation.`,
+        MAX_NODE_IDS,
+        400,
+        'ids',
+      );
+    }
+    if (nodeIds > MAX_NODE_IDS_PER_OPERATION) {
+      return operationLimitError(
+        'maxNodeIds',
+        `node(id:) and nodes(ids:) take at most ${MAX_NODE_IDS_PER_OPERATION} ids in one operation, every field and alias counted; got ${nodeIds}. ` +
+          'Ask for the rest in another operation.',
+        MAX_NODE_IDS_PER_OPERATION,
+      );
+    }
     if (cost <= this.config.maxCost) return undefined;
     return operationLimitError(
       'maxCost',

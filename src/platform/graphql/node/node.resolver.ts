@@ -5,10 +5,8 @@ import { BadUserInputError } from '../../errors/gateway-errors';
 import { scopedKey, type OperationContext } from '../operation-context';
 import { fromGlobalId } from './global-id';
 import type { NodeRegistry } from './node.registry';
+import { MAX_NODE_IDS } from './node-limits';
 import { Node } from './node.type';
-
-/** The most ids one nodes(ids:) field takes; the operation's cost counts each of them (operation-cost.ts). */
-export const MAX_NODE_IDS = 100;
 
 type NodeLoaders = Map<string, DataLoader<string, object | null>>;
 const NODE_LOADERS = scopedKey<NodeLoaders>('node loaders');
@@ -39,7 +37,7 @@ export class NodeResolver {
   nodes(@Arg('ids', () => [ID]) ids: string[], @Ctx() context: OperationContext): Promise<(object | null)[]> {
     requireAnyPrincipal(context.principal);
     if (ids.length > MAX_NODE_IDS) {
-      throw new BadUserInputError(`ids takes at most ${MAX_NODE_IDS} ids; got ${ids.length}. Ask for the rest in another nodes field or request.`, 'ids');
+      throw new BadUserInputError(`ids takes at most ${MAX_NODE_IDS} ids; got ${ids.length}. Ask for the rest in another operation.`, 'ids');
     }
     return Promise.all(ids.map((id) => this.load(id, context)));
   }
