@@ -90,7 +90,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|test/generated)/' },
+    exclude: { path: '^(dist|test/generated|test/clients/typed-app/gql)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     // 'types' and 'typings' too: a types-only package (imported with `import type`) has no JavaScript entry.

@@ -77,7 +77,8 @@ const codeOf = (answer: { errors?: { extensions?: Record<string, unknown> }[] })
 describe('persisted documents', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bankgraph-persisted-'));
   const manifestPath = join(dir, 'persisted-documents.json');
-  // A client-preset manifest keyed by SHA-256, plus a Relay-style id.
+  // A manifest keyed by the bare SHA-256 hex (as `npm run persist` writes; the client preset's `sha256:` keys are
+  // test/clients/typed-operations.test.ts's), plus a Relay-style id.
   writeFileSync(manifestPath, JSON.stringify({ [sha256(TYPENAME)]: TYPENAME, 'relay-providers-1': PROVIDERS }));
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,6 +11,11 @@ describe('trusted-documents manifests', () => {
     ]);
   });
 
+  it("looks up the client preset's `sha256:<hex>` keys by the hash a request names", () => {
+    const hash = 'AB'.repeat(32);
+    expect([...parseManifest({ [`sha256:${hash}`]: 'query A { __typename }' }, 'm.json')]).toEqual([[hash.toLowerCase(), 'query A { __typename }']]);
+  });
+
   it("reads Apollo's persisted query manifest", () => {
     const manifest = {
       format: 'apollo-persisted-query-manifest',

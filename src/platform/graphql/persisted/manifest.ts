@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 
 /**
  * A trusted-documents manifest: document id -> document text. Read in the three formats app toolchains emit:
- * - GraphQL Code Generator's client preset (`persisted-documents.json`) and Relay (`persistedQueries.json`):
- *   `{ "<id>": "<document>" }`;
+ * - GraphQL Code Generator's client preset (`persisted-documents.json`, keys `sha256:<hex>`), Relay
+ *   (`persistedQueries.json`) and `npm run persist` (keys the bare hex): `{ "<id>": "<document>" }`;
  * - Apollo's persisted query manifest: `{ "format": "apollo-persisted-query-manifest", "operations": [{ "id", "body" }] }`.
  * A bad file stops start-up with a message naming it and what was wrong, like a bad variable.
  */
@@ -37,7 +37,13 @@ export function parseManifest(parsed: unknown, name: string): ReadonlyMap<string
     if (typeof document !== 'string' || document.trim() === '') {
       throw new Error(`PERSISTED_DOCUMENTS_MANIFEST ${name}: the entry ${JSON.stringify(id)} is not a document's text`);
     }
-    documents.set(id, document);
+    documents.set(lookupKey(id), document);
   }
   return documents;
+}
+
+/** Requests name a hash as its bare lowercase hex (persisted-documents.ts), so a `sha256:<hex>` key is stored so too. */
+function lookupKey(id: string): string {
+  const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(id);
+  return hashed ? hashed[1]!.toLowerCase() : id;
 }
