@@ -168,7 +168,7 @@ export class RefundService {
       throw await this.explainRefusal(error, input, attempt.idempotencyKey, options);
     }
     const stored = await keys.recordRefund(attempt, refundId, { answered: true, source: 'provider_answer' });
-    if (stored === undefined) throw claimedElsewhere(attempt, refundId, this.deps.clock());
+    if (stored === undefined) throw claimedElsewhere(attempt, refundId);
     // The provider answers only the id; the full refund (status, currency, created_at) comes from a GET.
     const refund = await payments.getRefund(attempt.paymentId, stored, options);
     // No webhook announces a new refund: refundUpdated subscribers on every instance hear of it from here.
@@ -315,16 +315,15 @@ function undecided(attempt: RefundAttempt, waitMs: number): TryAgainError {
 
 /**
  * The provider answered, under the attempt's own key, a refund the gateway had already recorded for another
- * request; it stays with that one, and this attempt stays pending until the provider has forgotten its key, when
- * it is sent afresh.
+ * request; it stays with that one, and this attempt stays pending until the provider has surely forgotten its key
+ * (it was just sent), when it is sent afresh.
  */
-function claimedElsewhere(attempt: RefundAttempt, refundId: string, now: number): TryAgainError {
-  const forgottenAtMs = attempt.sentAtMs + PROVIDER_KEY_MEMORY_MS + KEY_MEMORY_MARGIN_MS;
+function claimedElsewhere(attempt: RefundAttempt, refundId: string): TryAgainError {
   return new TryAgainError(
     `The provider answered refund ${refundId} for idempotencyKey ${attempt.idempotencyKey}, but the gateway had already given that refund ` +
       `to another request of payment ${attempt.paymentId}, and does not take it back. This request stays pending: send it again with the ` +
       'same idempotencyKey once retryAfterSeconds have passed, when the provider has forgotten the key and the refund is made afresh.',
-    Math.max(1, Math.ceil((forgottenAtMs - now) / 1000)),
+    (PROVIDER_KEY_MEMORY_MS + KEY_MEMORY_MARGIN_MS) / 1000,
   );
 }
 

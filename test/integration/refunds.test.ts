@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/platform/observability/logger';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import {
   advanceSandboxClock,
@@ -323,10 +325,23 @@ describe('two refunds of identical items, whose answers were lost', () => {
   /** The gateway's refund clock runs this far ahead of the wall clock. */
   let clockOffsetMs = 0;
 
+  /** What the gateway logged, one JSON line each. */
+  let lines: string[] = [];
+
   beforeEach(async () => {
     clockOffsetMs = 0;
-    // Every send of both requests fails: the breaker would otherwise stop the second request before the provider.
-    stack = await startStack({ env: { ...QUIET_RECONCILER, PROVIDER_BREAKER_FAILURES: '1000' }, gateway: { refundClock: () => Date.now() + clockOffsetMs } });
+    lines = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    stack = await startStack({
+      // Every send of both requests fails: the breaker would otherwise stop the second request before the provider.
+      env: { ...QUIET_RECONCILER, PROVIDER_BREAKER_FAILURES: '1000' },
+      gateway: { refundClock: () => Date.now() + clockOffsetMs, logger: createLogger('info', sink) },
+    });
     seeded = await fixtures(stack);
   });
 
@@ -377,5 +392,46 @@ describe('two refunds of identical items, whose answers were lost', () => {
     expect(dataOf(await refund(first)).refundPayment.id).toBe(firstId);
     expect(dataOf(await refund(second)).refundPayment.id).toBe(secondId);
     expect((await ledger(stack)).refunds.filter((entry) => entry.paymentId === settled!.id)).toHaveLength(2);
+  });
+
+  it('never takes a refund answered to one request for another: with the gateway clock a day ahead, the later claim stays pending, is logged and counted', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const item = { paymentId: settled!.id, amountInMinor: 450, reference: 'Item returned' };
+    const first = { ...item, idempotencyKey: randomUUID() };
+    const second = { ...item, idempotencyKey: randomUUID() };
+    await failEverySend(first, 'before', 'reset');
+    await failEverySend(second, 'after', '503');
+    const [made] = (await ledger(stack)).refunds;
+
+    // The gateway believes both keys forgotten; the provider still remembers the second.
+    clockOffsetMs += 26 * 3600 * 1000;
+    const firstId = dataOf(await refund(first)).refundPayment.id;
+    expect(firstId).toBe(made!.id);
+    const refused = await refund(second);
+    expect(onlyError(refused).extensions).toMatchObject({ code: 'TRY_AGAIN' });
+    expect(onlyError(refused).extensions?.retryAfterSeconds).toBeGreaterThan(3600);
+    expect(onlyError(refused).message).toContain(`The provider answered refund ${made!.id} for idempotencyKey ${second.idempotencyKey}`);
+    expect(onlyError(refused).message).toContain('does not take it back');
+    expect(dataOf(await refund(first)).refundPayment.id).toBe(firstId);
+
+    const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    expect(metrics).toContain('bankgraph_refund_claim_conflicts_total{claim="provider_answer"} 1');
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => String(line.msg).startsWith('refund claim conflict'));
+    expect(logged).toEqual([
+      expect.objectContaining({
+        claim: 'provider_answer',
+        paymentId: settled!.id,
+        refundId: made!.id,
+        idempotencyKey: second.idempotencyKey,
+        heldBy: first.idempotencyKey,
+      }),
+    ]);
+    expect(lines.join('\n')).not.toContain(stack.merchantKey);
+
+    // Once the provider has forgotten the second key too, the second request is sent afresh: two refunds.
+    await advanceSandboxClock(stack, 26 * 3600);
+    const secondId = dataOf(await refund(second)).refundPayment.id;
+    expect(secondId).not.toBe(firstId);
+    expect((await ledger(stack)).refunds.map((entry) => entry.id).sort()).toEqual([firstId, secondId].sort());
   });
 });
