@@ -90,9 +90,9 @@ export class RefundService {
         }
         // Known before: answer with that refund, without a second POST.
         if (attempt.refundId) return this.answerKnown(attempt, attempt.refundId, options);
-        // Settled meanwhile (here or on another instance), or its match claimed by another attempt: look again.
-        if (look > MAX_LOOKS) throw new TryAgainError(`The refund under idempotencyKey ${key} changed while it was being settled. ${SEND_AGAIN}`, 1);
         if (!created) {
+          // Each look again follows a change under it (settled elsewhere, its match claimed): they do not go on forever.
+          if (look > MAX_LOOKS) throw new TryAgainError(`The refund under idempotencyKey ${key} changed while it was being settled. ${SEND_AGAIN}`, 1);
           const decision = await this.decide(attempt, options);
           if (decision.kind === 'adopt') {
             const stored = await keys.recordRefund(attempt, decision.refund.id, { answered: true, source: 'refund_list' });
