@@ -13,5 +13,5 @@ export function registerJobs(services: Services): void {
     live.scheduler.addPass(pass);
   }
   live.scheduler.addPass(dataTaskPass(live.dataTasks));
-  live.scheduler.addPass(refundAttemptsPass({ payments: services.payments, keys: services.refundKeys }));
+  live.scheduler.addPass(refundAttemptsPass({ refunds: services.refunds, keys: services.refundKeys }));
 }

@@ -146,7 +146,7 @@ export async function createServices(
     beneficiaries,
     beneficiaryService: beneficiaryServices.beneficiaryService,
     ...createPayoutServices({ config, logger, database, payouts, beneficiaries, live, clock: options.payoutClock, watch: options.live?.payoutWatch }),
-    ...createRefundServices({ database, payments, live, logger, clock: options.refundClock }),
+    ...createRefundServices({ database, payments, live, logger, clock: options.refundClock, metrics }),
     responseCache: new ResponseCache(
       cacheKeyv,
       DEFAULT_CACHE_TTL_SECONDS,

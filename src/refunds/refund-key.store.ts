@@ -4,6 +4,7 @@ import type { Database } from '../platform/db/database';
 import type { RefundKeysTable } from '../platform/db/tables';
 import { isUniqueViolation } from '../platform/db/transaction';
 import { KeyedMutex } from '../platform/store/keyed-mutex';
+import type { Logger } from '../platform/observability/logger';
 
 /**
  * How long the gateway remembers a refund request's idempotency key once a client has been given its refund: the
@@ -30,6 +31,27 @@ export interface RefundAttempt {
   sentAtMs: number;
 }
 
+/** How a refund came to be claimed for an attempt: the provider's answer under its key, or a match in the refund list. */
+export type ClaimSource = 'provider_answer' | 'refund_list';
+
+/** A claim of `refundId` for `idempotencyKey` that was not recorded: another key holds the refund, or the key another refund. */
+export interface ClaimConflict {
+  claim: ClaimSource;
+  paymentId: string;
+  refundId: string;
+  idempotencyKey: string;
+  /** The key that holds the refund. */
+  heldBy?: string;
+  /** The refund the key held already. */
+  keyHolds?: string;
+}
+
+/** Where the store reports claim conflicts: the log, and the metric `bankgraph_refund_claim_conflicts_total`. */
+export interface RefundClaimObserver {
+  logger?: Logger;
+  onClaimConflict?(claim: ClaimSource): void;
+}
+
 /** What `record` found under a key: the attempt stored first, and whether this call stored it. */
 export interface RecordedAttempt {
   attempt: RefundAttempt;
@@ -53,6 +75,7 @@ export class RefundKeyStore {
   constructor(
     private readonly database: Database,
     readonly now: () => number = Date.now,
+    private readonly observer: RefundClaimObserver = {},
   ) {}
 
   withKey<T>(idempotencyKey: string, work: () => Promise<T>): Promise<T> {
@@ -153,16 +176,17 @@ export class RefundKeyStore {
   }
 
   /**
-   * Records the refund made under the attempt's key. `answered` says a client is being given it now; the key is
-   * then remembered 24 hours from now. `authoritative` says the provider answered it under this very key: a refund
-   * the reconciler had matched to another attempt by amount and reference is taken back from that one. A match
-   * (not authoritative) that another attempt already holds is not recorded, and false is answered.
+   * Records the refund made under the attempt's key, once: `answered` says a client is being given it now (the key
+   * is then remembered 24 hours from now), `source` how it was learnt. Answers the refund the key holds after the
+   * write: this one, or one recorded under the key before (never replaced). A refund another key holds is never
+   * taken from it, whatever the source: the claim is not recorded, the attempt stays pending, the conflict is
+   * logged and counted, and undefined is answered.
    */
-  async recordRefund(attempt: RefundAttempt, refundId: string, options: { answered: boolean; authoritative: boolean }): Promise<boolean> {
+  async recordRefund(attempt: RefundAttempt, refundId: string, options: { answered: boolean; source: ClaimSource }): Promise<string | undefined> {
     const now = this.now();
     const createdAtMs = Date.parse(attempt.createdAt);
-    const write = () =>
-      this.database.db
+    try {
+      await this.database.db
         .insertInto('refundKeys')
         .values({
           ...requestColumns(attempt),
@@ -173,35 +197,35 @@ export class RefundKeyStore {
           sentAtMs: attempt.sentAtMs,
         })
         // The request stored under the key stays as it is; only the outcome is filled in, once.
-        .onConflict((conflict) => {
-          const update = conflict
+        .onConflict((conflict) =>
+          conflict
             .column('idempotencyKey')
             .doUpdateSet((eb) => ({
               refundId: eb.ref('excluded.refundId'),
-              answered: eb.ref('excluded.answered'),
-              expiresAtMs: eb.ref('excluded.expiresAtMs'),
+              answered: options.answered ? eb.ref('excluded.answered') : eb.ref('refundKeys.answered'),
+              expiresAtMs: options.answered ? eb.ref('excluded.expiresAtMs') : eb.ref('refundKeys.expiresAtMs'),
             }))
-            .where('refundKeys.fingerprint', '=', attempt.fingerprint);
-          return options.authoritative
-            ? update
-            : update.where((eb) => eb.or([eb('refundKeys.refundId', 'is', null), eb('refundKeys.refundId', '=', refundId)]));
-        })
+            .where('refundKeys.fingerprint', '=', attempt.fingerprint)
+            .where((eb) => eb.or([eb('refundKeys.refundId', 'is', null), eb('refundKeys.refundId', '=', refundId)])),
+        )
         .execute();
-    try {
-      await write();
-      return true;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      if (!options.authoritative) return false;
+      await this.claimConflict(attempt, refundId, options.source);
+      return undefined;
     }
-    await this.database.db
-      .updateTable('refundKeys')
-      .set({ refundId: null })
-      .where('refundId', '=', refundId)
-      .where('idempotencyKey', '!=', attempt.idempotencyKey)
-      .execute();
-    await write();
-    return true;
+    const stored = await this.database.db
+      .selectFrom('refundKeys')
+      .select('refundId')
+      .where('idempotencyKey', '=', attempt.idempotencyKey)
+      .where('fingerprint', '=', attempt.fingerprint)
+      .executeTakeFirst();
+    const held = stored?.refundId ?? undefined;
+    // The provider's own answer under a key that holds another refund: that one was matched wrongly, and stays.
+    if (held !== undefined && held !== refundId && options.source === 'provider_answer') {
+      this.reportConflict({ claim: options.source, paymentId: attempt.paymentId, refundId, idempotencyKey: attempt.idempotencyKey, keyHolds: held });
+    }
+    return held;
   }
 
   /** A known refund handed to a client for the first time: from now, the key is remembered 24 hours more. */
@@ -214,15 +238,10 @@ export class RefundKeyStore {
       .execute();
   }
 
-  /** Refund ids already recorded under some key for this payment: the refunds no other attempt can claim. */
-  async claimedRefundIds(paymentId: string): Promise<Set<string>> {
-    const rows = await this.database.db
-      .selectFrom('refundKeys')
-      .select('refundId')
-      .where('paymentId', '=', paymentId)
-      .where('refundId', 'is not', null)
-      .execute();
-    return new Set(rows.map((row) => row.refundId!));
+  /** Every attempt stored for the payment: those with a refund claim it, the others are still pending. */
+  async attemptsOfPayment(paymentId: string): Promise<RefundAttempt[]> {
+    const rows = await this.database.db.selectFrom('refundKeys').selectAll().where('paymentId', '=', paymentId).execute();
+    return rows.map(fromRow);
   }
 
   /** Attempts still waiting for an outcome that nobody has sent since `sentBefore`, oldest first. */
@@ -252,6 +271,22 @@ export class RefundKeyStore {
     if (notSentSince !== undefined) query = query.where('sentAtMs', '<=', notSentSince);
     const result = await query.executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
+  }
+
+  private async claimConflict(attempt: RefundAttempt, refundId: string, claim: ClaimSource): Promise<void> {
+    const holder = await this.database.db.selectFrom('refundKeys').select('idempotencyKey').where('refundId', '=', refundId).executeTakeFirst();
+    this.reportConflict({
+      claim,
+      paymentId: attempt.paymentId,
+      refundId,
+      idempotencyKey: attempt.idempotencyKey,
+      ...(holder ? { heldBy: holder.idempotencyKey } : {}),
+    });
+  }
+
+  private reportConflict(conflict: ClaimConflict): void {
+    this.observer.onClaimConflict?.(conflict.claim);
+    this.observer.logger?.warn(conflict, 'refund claim conflict: the refund stays with the key it was recorded under first, and this claim is not recorded');
   }
 }
 

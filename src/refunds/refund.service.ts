@@ -11,11 +11,12 @@ import {
   NotFoundError,
   PaymentNotRefundableError,
   RefundExceedsPaymentError,
+  TryAgainError,
 } from '../platform/errors/gateway-errors';
 import { ProviderResponseError } from '../platform/provider/provider-errors';
 import { refundedAmount, refundFromProvider, type PaymentRecord, type RefundEvent, type RefundRecord } from './refund.model';
 import type { RefundAttempt, RefundKeyStore } from './refund-key.store';
-import { refundMadeBy } from './refund-outcome';
+import { decideOutcome, KEY_MEMORY_MARGIN_MS, keySurelyRemembered, PROVIDER_KEY_MEMORY_MS, readOutcomeEvidence, type OutcomeDecision } from './refund-outcome';
 import type { ValidRefundInput } from './refund-input.validator';
 
 /**
@@ -24,6 +25,14 @@ import type { ValidRefundInput } from './refund-input.validator';
  */
 const IN_FLIGHT_RETRIES = 4;
 const IN_FLIGHT_BACKOFF_MS = 50;
+
+/** How many times a retry looks at its attempt again when it changed under it (claimed, settled) before giving up. */
+const MAX_LOOKS = 4;
+
+const SEND_AGAIN = 'Nothing was sent; send the same request again with the same idempotencyKey (a new key would refund again).';
+
+/** What the reconciler made of a quiet attempt: its refund found, none made (forgotten), or left for later. */
+export type QuietAttemptOutcome = { kind: 'found'; refundId: string } | { kind: 'not_made' } | { kind: 'left' };
 
 /** How refunds made here reach refundUpdated subscribers (the composition root puts them on the event bus). */
 export interface RefundEvents {
@@ -54,16 +63,17 @@ export class RefundService {
    * refundPayment after validation. The idempotency key is the client's, or one the gateway generated for this
    * exact request and stored before calling, so a retry of the request (its answer was lost) reuses it and the
    * provider answers the same refund. Work on one key runs under that key's lock: the same key twice at once is
-   * one POST. An attempt sent before whose outcome was never heard is settled from the provider's refund list
-   * before it is sent again: past the provider's 24 hours of key memory, the same key would make a second refund.
+   * one POST. An attempt sent before whose outcome was never heard is settled by what is certain
+   * (refund-outcome.ts): while the provider surely remembers its key it is sent again under it; past that, it is
+   * matched in the payment's refund list, since the same key would then make a second refund.
    */
   async refund(input: ValidRefundInput, options: CallOptions): Promise<RefundRecord> {
-    const { keys, payments, clock } = this.deps;
+    const { keys, clock } = this.deps;
     const fingerprint = fingerprintOf(input);
     const key = input.idempotencyKey ?? (await keys.generatedKeyFor(fingerprint, randomUUID));
 
     return keys.withKey(key, async () => {
-      for (;;) {
+      for (let look = 1; ; look += 1) {
         const { attempt, created } = await keys.record({
           idempotencyKey: key,
           fingerprint,
@@ -81,15 +91,43 @@ export class RefundService {
         // Known before: answer with that refund, without a second POST.
         if (attempt.refundId) return this.answerKnown(attempt, attempt.refundId, options);
         if (!created) {
-          const made = await refundMadeBy({ payments, keys }, attempt, options);
-          if (made) {
-            const refund = this.record(made, attempt.paymentId, options);
-            if (await keys.recordRefund(attempt, made.id, { answered: true, authoritative: false })) return refund;
+          // Each look again follows a change under it (settled elsewhere, its match claimed): they do not go on forever.
+          if (look > MAX_LOOKS) throw new TryAgainError(`The refund under idempotencyKey ${key} changed while it was being settled. ${SEND_AGAIN}`, 1);
+          const decision = await this.decide(attempt, options);
+          if (decision.kind === 'adopt') {
+            const stored = await keys.recordRefund(attempt, decision.refund.id, { answered: true, source: 'refund_list' });
+            if (stored === decision.refund.id) return this.record(decision.refund, attempt.paymentId, options);
+            continue;
           }
-          // Settled or forgotten by the reconciler meanwhile: start again from what is stored now.
+          if (decision.kind === 'undecided') throw undecided(attempt, decision.retryAtMs - clock());
           if (!(await keys.markSent(key))) continue;
         }
         return this.send(attempt, input, options);
+      }
+    });
+  }
+
+  /**
+   * The reconciler's settling of an attempt nobody has sent since `sentBefore`, by the same rule as a retry's: the
+   * provider's answer under its key while the key is surely remembered (sent again only when the refund list shows
+   * a refund it may have made; with none, it made none), a match past that. Throws when the provider cannot be
+   * read or asked now; the attempt is then looked at again on the next pass.
+   */
+  async settleQuietAttempt(attempt: RefundAttempt, sentBefore: number, options: CallOptions): Promise<QuietAttemptOutcome> {
+    const { keys, clock } = this.deps;
+    return keys.withKey(attempt.idempotencyKey, async () => {
+      const decision = decideOutcome(attempt, await readOutcomeEvidence(this.deps, attempt, options), clock());
+      switch (decision.kind) {
+        case 'not-made':
+          return (await keys.release(attempt, sentBefore)) ? { kind: 'not_made' } : { kind: 'left' };
+        case 'undecided':
+          return { kind: 'left' };
+        case 'adopt': {
+          const stored = await keys.recordRefund(attempt, decision.refund.id, { answered: false, source: 'refund_list' });
+          return stored === decision.refund.id ? { kind: 'found', refundId: stored } : { kind: 'left' };
+        }
+        case 'ask-provider':
+          return this.askProvider(attempt, options);
       }
     });
   }
@@ -129,12 +167,38 @@ export class RefundService {
       if (isOutrightRefusal(error)) await keys.release(attempt);
       throw await this.explainRefusal(error, input, attempt.idempotencyKey, options);
     }
-    await keys.recordRefund(attempt, refundId, { answered: true, authoritative: true });
+    const stored = await keys.recordRefund(attempt, refundId, { answered: true, source: 'provider_answer' });
+    if (stored === undefined) throw claimedElsewhere(attempt, refundId);
     // The provider answers only the id; the full refund (status, currency, created_at) comes from a GET.
-    const refund = await payments.getRefund(attempt.paymentId, refundId, options);
+    const refund = await payments.getRefund(attempt.paymentId, stored, options);
     // No webhook announces a new refund: refundUpdated subscribers on every instance hear of it from here.
-    await events.publish({ paymentId: attempt.paymentId.toLowerCase(), refund });
+    if (stored === refundId) await events.publish({ paymentId: attempt.paymentId.toLowerCase(), refund });
     return this.record(refund, attempt.paymentId, options);
+  }
+
+  /** While the provider surely remembers the key, its answer is the outcome, and no list needs reading. */
+  private async decide(attempt: RefundAttempt, options: CallOptions): Promise<OutcomeDecision> {
+    const now = this.deps.clock();
+    if (keySurelyRemembered(attempt, now)) return { kind: 'ask-provider' };
+    return decideOutcome(attempt, await readOutcomeEvidence(this.deps, attempt, options), now);
+  }
+
+  /** The reconciler sends the attempt again under its key: the answer is the refund made under it, or made now. */
+  private async askProvider(attempt: RefundAttempt, options: CallOptions): Promise<QuietAttemptOutcome> {
+    const { keys, payments, events } = this.deps;
+    if (!(await keys.markSent(attempt.idempotencyKey))) return { kind: 'left' };
+    let refundId: string;
+    try {
+      refundId = (await this.createRefund(attempt, options)).id;
+    } catch (error) {
+      if (!isOutrightRefusal(error)) throw error;
+      await keys.release(attempt);
+      return { kind: 'not_made' };
+    }
+    const stored = await keys.recordRefund(attempt, refundId, { answered: false, source: 'provider_answer' });
+    if (stored !== refundId) return { kind: 'left' };
+    await events.publish({ paymentId: attempt.paymentId.toLowerCase(), refund: await payments.getRefund(attempt.paymentId, refundId, options) });
+    return { kind: 'found', refundId };
   }
 
   /** A refund recorded before; the first client given it starts the key's 24 hours. */
@@ -234,6 +298,33 @@ function fingerprintOf(input: ValidRefundInput): string {
 function describeAttempt(attempt: RefundAttempt): string {
   const amount = attempt.request.amount_in_minor === undefined ? 'the whole payment' : `${attempt.request.amount_in_minor}`;
   return `payment ${attempt.paymentId}, amount ${amount}, reference ${JSON.stringify(attempt.request.reference)}`;
+}
+
+/**
+ * A retry whose earlier attempt may have made a listed refund that another attempt, which the provider may still
+ * answer, may have made too: nothing is decided or sent until that one is settled.
+ */
+function undecided(attempt: RefundAttempt, waitMs: number): TryAgainError {
+  return new TryAgainError(
+    `The earlier request under idempotencyKey ${attempt.idempotencyKey} may have made a refund of payment ${attempt.paymentId} ` +
+      'that another pending request with the same amount and reference may have made instead, and the provider can still answer that one: ' +
+      `the gateway does not guess. ${SEND_AGAIN}`,
+    Math.max(1, Math.ceil(waitMs / 1000)),
+  );
+}
+
+/**
+ * The provider answered, under the attempt's own key, a refund the gateway had already recorded for another
+ * request; it stays with that one, and this attempt stays pending until the provider has surely forgotten its key
+ * (it was just sent), when it is sent afresh.
+ */
+function claimedElsewhere(attempt: RefundAttempt, refundId: string): TryAgainError {
+  return new TryAgainError(
+    `The provider answered refund ${refundId} for idempotencyKey ${attempt.idempotencyKey}, but the gateway had already given that refund ` +
+      `to another request of payment ${attempt.paymentId}, and does not take it back. This request stays pending: send it again with the ` +
+      'same idempotencyKey once retryAfterSeconds have passed, when the provider has forgotten the key and the refund is made afresh.',
+    (PROVIDER_KEY_MEMORY_MS + KEY_MEMORY_MARGIN_MS) / 1000,
+  );
 }
 
 /** The problem+json slug behind a mapped error, when the provider sent one. */

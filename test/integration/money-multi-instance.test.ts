@@ -164,6 +164,52 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     return refunds.filter((entry) => entry.paymentId === paymentId);
   }
 
+  // Two identical items refunded under two keys: the first request's sends never reach the provider (on A), the
+  // second's are made but answered 503 (on B); then both are retried.
+  it.each([
+    ['retried on the other instance, the first request before the second', 0, 'one after the other'],
+    ['retried at once, each on the other instance', 1, 'at once'],
+    ['retried after the reconciler looked at both', 0, 'after the reconciler'],
+  ] as const)('keeps two refunds of the same amount and reference two when %s', async (_case, index, how) => {
+    const payment = paymentsIn(seeded, 'settled', 5)[index]!;
+    const item = { paymentId: payment.id, amountInMinor: 35, reference: `Twin ${how}`.slice(0, 18) };
+    const first = { ...item, idempotencyKey: randomUUID() };
+    const second = { ...item, idempotencyKey: randomUUID() };
+    const refundOn = (gateway: Gateway, input: Record<string, unknown>) =>
+      graphql<{ refundPayment: RefundView }>(gateway, REFUND_PAYMENT, { input }, MERCHANT_KEY);
+    const before = await refundsOf(payment.id);
+
+    await sandboxJson('POST', '/sandbox/faults', { match: 'POST /v3/payments/*/refunds', reset: true, times: 3 });
+    expect((await refundOn(a, first)).errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    await sandboxJson('DELETE', '/sandbox/faults');
+    await sandboxJson('POST', '/sandbox/faults', { match: 'POST /v3/payments/*/refunds', afterProcessing: true, status: 503, times: 3 });
+    expect((await refundOn(b, second)).errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    await sandboxJson('DELETE', '/sandbox/faults');
+    expect(await refundsOf(payment.id)).toHaveLength(before.length + 1);
+
+    let ids: string[];
+    if (how === 'at once') {
+      const answers = await Promise.all([refundOn(b, first), refundOn(a, second)]);
+      ids = answers.map((answer) => dataOf(answer).refundPayment.id);
+    } else {
+      if (how === 'after the reconciler') {
+        // Both clocks move, so the refunds' times and the attempts' stay as close as they were.
+        await sandboxJson('POST', '/sandbox/clock', { advanceSeconds: 6 * 60 });
+        refundClockOffsetMs += 6 * 60 * 1000;
+        expect((await a.scheduler.runOnce()) || (await b.scheduler.runOnce())).toBe(true);
+      }
+      ids = [dataOf(await refundOn(b, first)).refundPayment.id, dataOf(await refundOn(a, second)).refundPayment.id];
+    }
+
+    expect(new Set(ids).size).toBe(2);
+    const held = (await refundsOf(payment.id)).filter((entry) => !before.some((earlier) => earlier.id === entry.id));
+    expect(held.map((entry) => entry.id).sort()).toEqual([...ids].sort());
+    // Each request, asked again on either instance, is still answered its own refund.
+    expect(dataOf(await refundOn(a, first)).refundPayment.id).toBe(ids[0]);
+    expect(dataOf(await refundOn(b, second)).refundPayment.id).toBe(ids[1]);
+    expect(await refundsOf(payment.id)).toHaveLength(before.length + 2);
+  });
+
   it('answers 50 concurrent keyless refunds of one payment across both instances without INTERNAL_SERVER_ERROR or over-refunding', async () => {
     const payment = paymentsIn(seeded, 'settled', 5)[3]!;
     const answers = await Promise.all(

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/platform/observability/logger';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import {
   advanceSandboxClock,
@@ -9,6 +11,7 @@ import {
   onlyError,
   paymentsIn,
   providerRequests,
+  QUIET_RECONCILER,
   READ_PAYMENT,
   REFUND_PAYMENT,
   type RefundView,
@@ -313,5 +316,122 @@ describe('refund attempts whose outcome is unknown', () => {
 
     const created = dataOf(await refund(input)).refundPayment;
     expect((await ledger(stack)).refunds.map((entry) => entry.id)).toEqual([created.id]);
+  });
+});
+
+describe('two refunds of identical items, whose answers were lost', () => {
+  let stack: Stack;
+  let seeded: Fixtures;
+  /** The gateway's refund clock runs this far ahead of the wall clock. */
+  let clockOffsetMs = 0;
+
+  /** What the gateway logged, one JSON line each. */
+  let lines: string[] = [];
+
+  beforeEach(async () => {
+    clockOffsetMs = 0;
+    lines = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    stack = await startStack({
+      // Every send of both requests fails: the breaker would otherwise stop the second request before the provider.
+      env: { ...QUIET_RECONCILER, PROVIDER_BREAKER_FAILURES: '1000' },
+      gateway: { refundClock: () => Date.now() + clockOffsetMs, logger: createLogger('info', sink) },
+    });
+    seeded = await fixtures(stack);
+  });
+
+  afterEach(async () => {
+    await stack?.close();
+  });
+
+  const refund = (input: Record<string, unknown>) => stack.graphql<RefundResult>(REFUND_PAYMENT, { input }, stack.merchantKey);
+
+  /** The request fails with every send's answer lost: `processed` says whether the provider made the refund first. */
+  async function failEverySend(input: Record<string, unknown>, processed: 'before' | 'after', lost: 'reset' | '503'): Promise<void> {
+    const answer = lost === 'reset' ? { reset: true } : { status: 503 };
+    await injectFault(stack, { match: 'POST /v3/payments/*/refunds', ...answer, ...(processed === 'after' ? { afterProcessing: true } : {}) });
+    expect(onlyError(await refund(input)).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    await stack.sandboxJson('DELETE', '/sandbox/faults');
+  }
+
+  // Two identical items refunded: same payment, amount and reference, two idempotency keys.
+  it.each([
+    ['the first lost before the provider, the second made but answered 503; retried first, then second', 'before', 'first', 0],
+    ['the first lost before the provider, the second made but answered 503; retried second, then first', 'before', 'second', 0],
+    ['the first lost before the provider, the second made but answered 503; the reconciler runs, then the retries', 'before', 'first', 6],
+    ['both made with their answers lost; retried second, then first', 'after', 'second', 0],
+    ['the first lost before the provider, the second made but answered 503; retried 26 hours later', 'before', 'first', 26 * 60],
+  ] as const)('keeps two refunds two: %s', async (_case, firstProcessed, retriedFirst, minutesLater) => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const item = { paymentId: settled!.id, amountInMinor: 450, reference: 'Item returned' };
+    const first = { ...item, idempotencyKey: randomUUID() };
+    const second = { ...item, idempotencyKey: randomUUID() };
+    await failEverySend(first, firstProcessed, 'reset');
+    await failEverySend(second, 'after', '503');
+
+    if (minutesLater >= 24 * 60) await advanceSandboxClock(stack, minutesLater * 60);
+    clockOffsetMs += minutesLater * 60 * 1000;
+    if (minutesLater > 0) await stack.gateway.scheduler.runOnce();
+
+    const order = retriedFirst === 'first' ? [first, second] : [second, first];
+    const answered = new Map<unknown, string>();
+    for (const input of order) answered.set(input, dataOf(await refund(input)).refundPayment.id);
+    const [firstId, secondId] = [answered.get(first)!, answered.get(second)!];
+
+    expect(firstId).not.toBe(secondId);
+    const held = (await ledger(stack)).refunds.filter((entry) => entry.paymentId === settled!.id);
+    expect(held.map((entry) => entry.id).sort()).toEqual([firstId, secondId].sort());
+    // Within the provider's key memory each request gets what the provider made under its own key (the first made first).
+    if (firstProcessed === 'after' && minutesLater < 23 * 60) expect([firstId, secondId]).toEqual(held.map((entry) => entry.id));
+    // Asked again, each request is still answered its own refund: nothing was taken from either.
+    expect(dataOf(await refund(first)).refundPayment.id).toBe(firstId);
+    expect(dataOf(await refund(second)).refundPayment.id).toBe(secondId);
+    expect((await ledger(stack)).refunds.filter((entry) => entry.paymentId === settled!.id)).toHaveLength(2);
+  });
+
+  it('never takes a refund answered to one request for another: with the gateway clock a day ahead, the later claim stays pending, is logged and counted', async () => {
+    const [settled] = paymentsIn(seeded, 'settled');
+    const item = { paymentId: settled!.id, amountInMinor: 450, reference: 'Item returned' };
+    const first = { ...item, idempotencyKey: randomUUID() };
+    const second = { ...item, idempotencyKey: randomUUID() };
+    await failEverySend(first, 'before', 'reset');
+    await failEverySend(second, 'after', '503');
+    const [made] = (await ledger(stack)).refunds;
+
+    // The gateway believes both keys forgotten; the provider still remembers the second.
+    clockOffsetMs += 26 * 3600 * 1000;
+    const firstId = dataOf(await refund(first)).refundPayment.id;
+    expect(firstId).toBe(made!.id);
+    const refused = await refund(second);
+    expect(onlyError(refused).extensions).toMatchObject({ code: 'TRY_AGAIN' });
+    expect(onlyError(refused).extensions?.retryAfterSeconds).toBeGreaterThan(3600);
+    expect(onlyError(refused).message).toContain(`The provider answered refund ${made!.id} for idempotencyKey ${second.idempotencyKey}`);
+    expect(onlyError(refused).message).toContain('does not take it back');
+    expect(dataOf(await refund(first)).refundPayment.id).toBe(firstId);
+
+    const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    expect(metrics).toContain('bankgraph_refund_claim_conflicts_total{claim="provider_answer"} 1');
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => String(line.msg).startsWith('refund claim conflict'));
+    expect(logged).toEqual([
+      expect.objectContaining({
+        claim: 'provider_answer',
+        paymentId: settled!.id,
+        refundId: made!.id,
+        idempotencyKey: second.idempotencyKey,
+        heldBy: first.idempotencyKey,
+      }),
+    ]);
+    expect(lines.join('\n')).not.toContain(stack.merchantKey);
+
+    // Once the provider has forgotten the second key too, the second request is sent afresh: two refunds.
+    await advanceSandboxClock(stack, 26 * 3600);
+    const secondId = dataOf(await refund(second)).refundPayment.id;
+    expect(secondId).not.toBe(firstId);
+    expect((await ledger(stack)).refunds.map((entry) => entry.id).sort()).toEqual([firstId, secondId].sort());
   });
 });

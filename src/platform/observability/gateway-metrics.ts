@@ -113,6 +113,12 @@ export class GatewayMetrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  private readonly refundClaimConflicts = new Counter({
+    name: 'bankgraph_refund_claim_conflicts_total',
+    help: 'Refund claims not recorded because another idempotency key holds the refund (or the key holds another), by how the claim was learnt (provider_answer or refund_list).',
+    labelNames: ['claim'] as const,
+    registers: [this.registry],
+  });
   private readonly activeSubscriptions = new Gauge({
     name: 'bankgraph_active_subscriptions',
     help: 'GraphQL subscriptions currently open, by subscription field.',
@@ -201,6 +207,11 @@ export class GatewayMetrics {
 
   reconcilerRepair(kind: string): void {
     this.reconcilerRepairs.inc({ kind });
+  }
+
+  /** A refund claimed for two refund attempts: it stays with the first, and the later claim is not recorded. */
+  refundClaimConflict(claim: 'provider_answer' | 'refund_list'): void {
+    this.refundClaimConflicts.inc({ claim });
   }
 
   reconcilerRun(outcome: 'ok' | 'error'): void {
