@@ -113,6 +113,11 @@ export class GatewayMetrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  private readonly payoutConflicts = new Counter({
+    name: 'bankgraph_payout_conflicts_total',
+    help: 'Payouts kept as conflict: sent with an uncertain outcome, then read back from the provider with other fields than the request (docs/money.md).',
+    registers: [this.registry],
+  });
   private readonly activeSubscriptions = new Gauge({
     name: 'bankgraph_active_subscriptions',
     help: 'GraphQL subscriptions currently open, by subscription field.',
@@ -201,6 +206,11 @@ export class GatewayMetrics {
 
   reconcilerRepair(kind: string): void {
     this.reconcilerRepairs.inc({ kind });
+  }
+
+  /** For the payouts (PayoutMetrics). */
+  payoutConflict(): void {
+    this.payoutConflicts.inc();
   }
 
   reconcilerRun(outcome: 'ok' | 'error'): void {
