@@ -32,9 +32,12 @@ type ViewerMoney = { viewer: { payouts: PayoutView[] } };
 describe('a payout whose read-back contradicts the request', () => {
   let stack: Stack;
   const lines: string[] = [];
+  /** How far the gateway's payout clock runs ahead of the wall clock. */
+  let clockOffsetMs = 0;
 
   beforeEach(async () => {
     lines.length = 0;
+    clockOffsetMs = 0;
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
@@ -42,13 +45,41 @@ describe('a payout whose read-back contradicts the request', () => {
       },
     });
     // The default approval threshold (50,000); a user's daily cap low enough that the conflict visibly uses it up.
-    stack = await startStack({ env: { ...QUIET_RECONCILER, PAYOUT_DAILY_MAX_MINOR: '70000' }, gateway: { logger: createLogger('info', sink) } });
+    stack = await startStack({
+      env: { ...QUIET_RECONCILER, PAYOUT_DAILY_MAX_MINOR: '70000' },
+      gateway: { logger: createLogger('info', sink), payoutClock: () => Date.now() + clockOffsetMs },
+    });
   });
 
   afterEach(async () => {
     await disposeWsClients();
     await stack?.close();
   });
+
+  /** A read-back of `transactionId` as the provider's withdrawal to john's IBAN, of `amountInMinor`. */
+  function contradictingReadBack(transactionId: string, iban: string, amountInMinor: number): Record<string, unknown> {
+    return {
+      match: `GET /v1/withdrawals/${transactionId}`,
+      times: 5,
+      body: {
+        result: {
+          transaction_id: transactionId,
+          status: 'authorised',
+          beneficiary_name: 'John Doe',
+          beneficiary_iban: iban,
+          beneficiary_reference: 'Rent',
+          currency: 'GBP',
+          amount_in_minor: amountInMinor,
+          context_code: 'withdrawal',
+          authorised_at: new Date().toISOString(),
+          submitted_at: null,
+          settled_at: null,
+          rejected_at: null,
+          failed_at: null,
+        },
+      },
+    };
+  }
 
   const withdrawalPosts = async (): Promise<number> =>
     (await providerRequests(stack)).filter((request) => request.method === 'POST' && request.path === '/v1/withdrawals').length;
@@ -69,27 +100,7 @@ describe('a payout whose read-back contradicts the request', () => {
 
     // The POST is processed, but its answer is not JSON; the read-back then shows another amount under the same id.
     await injectFault(stack, { match: 'POST /v1/withdrawals', malformed: true, afterProcessing: true, times: 1 });
-    await injectFault(stack, {
-      match: `GET /v1/withdrawals/${first.transactionId}`,
-      times: 5,
-      body: {
-        result: {
-          transaction_id: first.transactionId,
-          status: 'authorised',
-          beneficiary_name: 'John Doe',
-          beneficiary_iban: iban,
-          beneficiary_reference: 'Rent',
-          currency: 'GBP',
-          amount_in_minor: 35_000,
-          context_code: 'withdrawal',
-          authorised_at: new Date().toISOString(),
-          submitted_at: null,
-          settled_at: null,
-          rejected_at: null,
-          failed_at: null,
-        },
-      },
-    });
+    await injectFault(stack, contradictingReadBack(first.transactionId, iban, 35_000));
     const postsBefore = await withdrawalPosts();
     const refused = onlyError(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: first }, session));
     expect(refused.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'PAYOUT_CONFLICT' });
@@ -132,5 +143,44 @@ describe('a payout whose read-back contradicts the request', () => {
     expect(JSON.parse(logged[0]!)).toMatchObject({ transactionId: first.transactionId, differing: ['amountInMinor'] });
     expect(logged[0]).not.toContain(iban);
     expect(logged[0]).not.toContain('John Doe');
+  });
+
+  it('keeps as conflict a payout whose lost answer the reconciler reads back with another amount, and never expires or resends it', async () => {
+    const seeded = await fixtures(stack);
+    const iban = ibanOf(user(seeded, 'john'));
+    const session = await stack.signIn('john', 'doe');
+    dataOf(await stack.graphql(VERIFY, { name: 'John Doe' }, session));
+    const input = {
+      transactionId: randomUUID(),
+      beneficiaryName: 'John Doe',
+      beneficiaryIban: iban,
+      beneficiaryReference: 'Rent',
+      amountInMinor: 40_000,
+      currency: 'GBP',
+    };
+    await injectFault(stack, { match: 'POST /v1/withdrawals', reset: true, afterProcessing: true, times: 3 });
+    expect(onlyError(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session)).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect((await stack.gateway.services.payoutLedger.get(input.transactionId))?.status).toBe('pending-submission');
+    const postsBefore = await withdrawalPosts();
+
+    await injectFault(stack, contradictingReadBack(input.transactionId, iban, 4_000));
+    await stack.gateway.scheduler.runOnce();
+    expect((await stack.gateway.services.payoutLedger.get(input.transactionId))?.status).toBe('conflict');
+
+    const repeated = onlyError(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session));
+    expect(repeated.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'PAYOUT_CONFLICT' });
+    const listed = dataOf(await stack.graphql<ViewerMoney>(VIEWER_MONEY, {}, session)).viewer.payouts;
+    expect(listed.map((payout) => [payout.status, payout.amountInMinor])).toEqual([['conflict', 40_000]]);
+    // 40,000 kept as conflict and 20,000 more pass the approval threshold together.
+    const next = { ...input, transactionId: randomUUID(), beneficiaryReference: 'Next', amountInMinor: 20_000 };
+    expect(dataOf(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input: next }, session)).createPayout.status).toBe('awaiting-approval');
+    const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/^bankgraph_payout_conflicts_total 1$/m);
+
+    // Past PAYOUT_SUBMISSION_EXPIRY_MS (24 h) the reconciler neither expires nor resends it.
+    clockOffsetMs = 25 * 60 * 60 * 1000;
+    await stack.gateway.scheduler.runOnce();
+    expect((await stack.gateway.services.payoutLedger.get(input.transactionId))?.status).toBe('conflict');
+    expect(await withdrawalPosts()).toBe(postsBefore);
   });
 });
