@@ -313,11 +313,22 @@ export class PayoutLedger {
     return Number(result.numUpdatedRows) === 1 ? this.get(transactionId) : undefined;
   }
 
-  /** For a request the provider refused outright: nothing was paid, so nothing is kept (its fingerprint goes too). */
+  /**
+   * For a request the provider refused outright: nothing was paid, so nothing is kept (its fingerprint goes too).
+   * Only a payout still pending submission goes; one confirmed or kept as conflict since stays.
+   */
   async remove(transactionId: string): Promise<void> {
     await inTransaction(this.database, async (trx) => {
+      const row = await trx
+        .selectFrom('payouts')
+        .select('transactionId')
+        .where('transactionId', '=', transactionId)
+        .where('status', '=', PENDING_SUBMISSION)
+        .where('withdrawal', 'is', null)
+        .executeTakeFirst();
+      if (!row) return;
       await trx.deleteFrom('payoutFingerprints').where('transactionId', '=', transactionId).execute();
-      await trx.deleteFrom('payouts').where('transactionId', '=', transactionId).where('withdrawal', 'is', null).execute();
+      await trx.deleteFrom('payouts').where('transactionId', '=', transactionId).execute();
     });
   }
 
