@@ -73,7 +73,7 @@ export const SUBMISSION_CLAIM_MS = 5_000;
 const CLAIM_RENEW_MS = 1_000;
 /** How often a caller that found another's submission in progress looks again for its outcome. */
 const CLAIM_POLL_MS = 50;
-/** A claim is taken only with this much of the operation's deadline left, enough for the provider call to answer. */
+/** A caller waits for another's claim only while this much of its operation's deadline is left, enough to send itself. */
 const MIN_SEND_MS = 1_000;
 
 /** `extensions.reason` of the UPSTREAM_ERROR that answers a payout kept as conflict. */
@@ -327,8 +327,8 @@ export class PayoutService {
     const claimant = randomUUID();
     for (;;) {
       if (clock() - record.queuedAtMs >= settings.payoutSubmissionExpiryMs) return withdrawalView(await this.reconcilePending(record, options));
-      if (timeLeftMs(options) < MIN_SEND_MS) throw submissionInProgress(record.transactionId);
       if (await ledger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, settings.payoutSubmissionExpiryMs)) break;
+      if (timeLeftMs(options) < MIN_SEND_MS) throw submissionInProgress(record.transactionId);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(CLAIM_POLL_MS, timeLeftMs(options) - MIN_SEND_MS))));
       const current = await ledger.get(record.transactionId);
       if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
