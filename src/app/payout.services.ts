@@ -2,6 +2,7 @@ import { PayoutLedger, PayoutService, payoutPublisher, payoutWatch, type Verifie
 import type { ResolvedConfig } from '../platform/config/config';
 import type { Database } from '../platform/db/database';
 import { topics } from '../platform/live/topics';
+import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import type { Logger } from '../platform/observability/logger';
 import type { PayoutClient } from '../platform/provider/payout.client';
 import type { ProviderWithdrawal } from '../platform/provider/provider-types';
@@ -16,6 +17,7 @@ interface PayoutParts {
   payouts: PayoutClient;
   beneficiaries: VerifiedBeneficiaries;
   live: LiveServices;
+  metrics: GatewayMetrics;
   /** The ledger's clock (default Date.now). */
   clock?: () => number;
   watch?: StatusWatchSettings;
@@ -29,7 +31,7 @@ export interface PayoutServices {
 
 /** The payout ledger, the payout service (publishing on payoutUpdated's topic) and its watches on the scheduler. */
 export function createPayoutServices(parts: PayoutParts): PayoutServices {
-  const { config, logger, database, payouts, beneficiaries, live } = parts;
+  const { config, logger, database, payouts, beneficiaries, live, metrics } = parts;
   const payoutLedger = new PayoutLedger(database, parts.clock);
   const payoutService = new PayoutService({
     provider: payouts,
@@ -39,6 +41,7 @@ export function createPayoutServices(parts: PayoutParts): PayoutServices {
     clock: payoutLedger.now,
     logger,
     settings: config.money,
+    metrics,
   });
   const payoutWatchers = live.scheduler.watches(payoutWatch(payoutService, topics.payout), parts.watch ?? DEFAULT_LIVE_SETTINGS.payoutWatch);
   return { payoutLedger, payoutService, payoutWatchers };

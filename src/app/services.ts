@@ -145,7 +145,7 @@ export async function createServices(
     verification: beneficiaryServices.verification,
     beneficiaries,
     beneficiaryService: beneficiaryServices.beneficiaryService,
-    ...createPayoutServices({ config, logger, database, payouts, beneficiaries, live, clock: options.payoutClock, watch: options.live?.payoutWatch }),
+    ...createPayoutServices({ config, logger, database, payouts, beneficiaries, live, metrics, clock: options.payoutClock, watch: options.live?.payoutWatch }),
     ...createRefundServices({ database, payments, live, logger, clock: options.refundClock, metrics }),
     responseCache: new ResponseCache(
       cacheKeyv,

@@ -10,13 +10,14 @@ import {
   GatewayError,
   IdempotencyConflictError,
   NotFoundError,
+  TryAgainError,
   UpstreamError,
 } from '../platform/errors/gateway-errors';
 import { sameHolderName } from '../beneficiaries';
 import { ownerKey, sameOwner, type PayoutLedger, type PayoutOwner, type PayoutRecord } from './payout.store';
 import { approvalCheck, type VerifiedBeneficiaries } from './payout-approval';
 import { payoutAdmission } from './payout-policy';
-import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
+import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
 
 /** Who asks: a signed-in user, or a merchant key (by its id, never the key). */
 export type PayoutCaller = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
@@ -38,6 +39,12 @@ export function withdrawalReadsOf(operation: object): WithdrawalReads {
   return reads;
 }
 
+/** What the payouts report to /metrics. */
+export interface PayoutMetrics {
+  /** A payout kept as conflict (bankgraph_payout_conflicts_total). */
+  payoutConflict(): void;
+}
+
 export interface PayoutServiceDeps {
   provider: Pick<PayoutClient, 'createWithdrawal' | 'getWithdrawal'>;
   ledger: PayoutLedger;
@@ -47,6 +54,7 @@ export interface PayoutServiceDeps {
   clock: () => number;
   logger: Logger;
   settings: MoneyConfig;
+  metrics?: PayoutMetrics;
 }
 
 /**
@@ -56,10 +64,20 @@ export interface PayoutServiceDeps {
  */
 export const IDENTICAL_PAYOUT_WINDOW_MS = 15 * 60 * 1000;
 
-/** How long one instance holds the right to send a payout; longer than the provider call with all its retries. */
-const SUBMISSION_CLAIM_MS = 60_000;
+/**
+ * How long a submission claim holds without renewal: the sending instance renews it every CLAIM_RENEW_MS while its
+ * provider call runs, so the claim of an instance that is gone lapses this soon after, well inside a retry's
+ * operation deadline.
+ */
+export const SUBMISSION_CLAIM_MS = 5_000;
+const CLAIM_RENEW_MS = 1_000;
 /** How often a caller that found another's submission in progress looks again for its outcome. */
 const CLAIM_POLL_MS = 50;
+/** A caller waits for another's claim only while this much of its operation's deadline is left, enough to send itself. */
+const MIN_SEND_MS = 1_000;
+
+/** `extensions.reason` of the UPSTREAM_ERROR that answers a payout kept as conflict. */
+export const PAYOUT_CONFLICT_REASON = 'PAYOUT_CONFLICT';
 
 const CONFLICT_MESSAGE = 'This transactionId is already used by another payout. Use a new UUID (or omit transactionId) for a new payout.';
 
@@ -227,7 +245,8 @@ export class PayoutService {
   async refresh(transactionId: string, options: CallOptions): Promise<ProviderWithdrawal> {
     const record = await this.deps.ledger.get(transactionId);
     const live = await this.deps.provider.getWithdrawal(transactionId, options);
-    if (record) await this.storeLive(record, live);
+    // A recorded payout is published as the ledger holds it: a contradicting withdrawal is never shown as it.
+    if (record && !(await this.storeLive(record, live))) return withdrawalView((await this.deps.ledger.get(transactionId)) ?? record);
     return live;
   }
 
@@ -238,8 +257,10 @@ export class PayoutService {
   async reconcilePending(record: PayoutRecord, options: CallOptions): Promise<PayoutRecord> {
     const { ledger, settings, clock } = this.deps;
     const found = await this.adoptFromProvider(record, options).catch(() => undefined);
-    if (found) return (await ledger.get(record.transactionId)) ?? record;
-    if (clock() - record.queuedAtMs < settings.payoutSubmissionExpiryMs) return record;
+    const current = (await ledger.get(record.transactionId)) ?? record;
+    // Stored, kept as conflict, or moved by someone else meanwhile: nothing to expire.
+    if (found || current.status !== PENDING_SUBMISSION) return current;
+    if (clock() - record.queuedAtMs < settings.payoutSubmissionExpiryMs) return current;
     const expired = await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED);
     if (expired) await this.publish(expired);
     return expired ?? (await ledger.get(record.transactionId)) ?? record;
@@ -247,8 +268,9 @@ export class PayoutService {
 
   /**
    * The provider's withdrawal under this payout's id, stored when it is this payout. One under the same id with
-   * other fields is someone else's (created at the provider without the gateway): the record is dropped, so this
-   * caller never reads it as theirs.
+   * other fields may be this payout made wrongly, or someone else's: either way money may have left, so a payout
+   * the provider never confirmed is kept as conflict (counted in every cap, never sent again) and the answer is
+   * an error saying so; it is never dropped.
    */
   async adoptFromProvider(record: PayoutRecord, options: CallOptions): Promise<ProviderWithdrawal | undefined> {
     const { provider, ledger, logger } = this.deps;
@@ -258,12 +280,34 @@ export class PayoutService {
       return undefined;
     });
     if (!live || !isWithdrawalOf(live, record.transactionId)) return undefined;
-    if (!matchesRequest(live, record.request)) {
-      await ledger.remove(record.transactionId);
-      throw new IdempotencyConflictError(CONFLICT_MESSAGE);
-    }
+    if (!matchesRequest(live, record.request)) throw await this.keepAsConflict(record, live);
     await ledger.confirm(record.transactionId, live);
     return live;
+  }
+
+  /** adoptFromProvider's contradicting read-back: the payout becomes a conflict, logged, counted and published once. */
+  private async keepAsConflict(record: PayoutRecord, live: ProviderWithdrawal): Promise<GatewayError> {
+    const { ledger, logger, metrics } = this.deps;
+    const { transactionId } = record;
+    // Confirmed before with these very fields: the provider's record changed since, which the reconciler logs.
+    if (record.withdrawal) return new IdempotencyConflictError(CONFLICT_MESSAGE);
+    const conflicted = await ledger.markConflict(transactionId, PAYOUT_CONFLICT_REASON);
+    if (conflicted) {
+      metrics?.payoutConflict();
+      // Field names only: the provider's values may be another party's payout.
+      const differing = REQUEST_FIELDS.filter((field) => live[field] !== record.request[field]).map((field) => INPUT_NAMES[field]);
+      logger.error(
+        { transactionId, owner: record.owner.kind, differing, providerStatus: live.status },
+        'payout conflict: the provider holds a withdrawal under this transactionId that differs from the request; kept as conflict for an operator',
+      );
+      await this.publish(conflicted);
+      return payoutConflictError(transactionId);
+    }
+    const current = await ledger.get(transactionId);
+    if (current?.status === CONFLICT) return payoutConflictError(transactionId);
+    return new UpstreamError(
+      `The provider's record of payout ${transactionId} changed while it was being read. Read it again shortly with payout(transactionId).`,
+    );
   }
 
   /** payoutUpdated subscribers see the gateway's own status changes too. */
@@ -287,14 +331,17 @@ export class PayoutService {
           'Repeat the original request exactly to get that payout, or use a new transactionId for a new payout.',
       );
     }
+    if (record.status === CONFLICT) throw payoutConflictError(record.transactionId);
     if (record.status !== PENDING_SUBMISSION) return withdrawalView(record);
     return this.submit(record, options);
   }
 
   /**
    * Sends a pending payout, as the one instance holding its submission claim; a caller that finds the claim held
-   * waits for that submission's outcome instead of sending again. Past PAYOUT_SUBMISSION_EXPIRY_MS it is never sent:
-   * it is reconciled with the provider instead, and expires if the provider has nothing.
+   * waits for that submission's outcome instead of sending again, until its operation's deadline leaves too little
+   * time to send (TRY_AGAIN). A claim whose instance is gone lapses within SUBMISSION_CLAIM_MS and is taken over.
+   * Past PAYOUT_SUBMISSION_EXPIRY_MS it is never sent: it is reconciled with the provider instead, and expires if
+   * the provider has nothing.
    */
   private async submit(record: PayoutRecord, options: CallOptions): Promise<ProviderWithdrawal> {
     const { ledger, settings, clock } = this.deps;
@@ -302,13 +349,31 @@ export class PayoutService {
     for (;;) {
       if (clock() - record.queuedAtMs >= settings.payoutSubmissionExpiryMs) return withdrawalView(await this.reconcilePending(record, options));
       if (await ledger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, settings.payoutSubmissionExpiryMs)) break;
-      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+      if (timeLeftMs(options) < MIN_SEND_MS) throw submissionInProgress(record.transactionId);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(CLAIM_POLL_MS, timeLeftMs(options) - MIN_SEND_MS))));
       const current = await ledger.get(record.transactionId);
       if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
+      if (current.status === CONFLICT) throw payoutConflictError(current.transactionId);
       if (current.status !== PENDING_SUBMISSION) return withdrawalView(current);
       record = current;
     }
-    return this.send(record, claimant, options);
+    return this.sendUnderClaim(record, claimant, options);
+  }
+
+  /** send(), with the claim renewed every CLAIM_RENEW_MS while it runs: the heartbeat that shows this instance alive. */
+  private async sendUnderClaim(record: PayoutRecord, claimant: string, options: CallOptions): Promise<ProviderWithdrawal> {
+    const { ledger, logger } = this.deps;
+    const heartbeat = setInterval(() => {
+      ledger
+        .renewClaim(record.transactionId, claimant, SUBMISSION_CLAIM_MS)
+        .catch((error: unknown) => logger.warn({ err: error, transactionId: record.transactionId }, 'could not renew a payout submission claim'));
+    }, CLAIM_RENEW_MS);
+    heartbeat.unref();
+    try {
+      return await this.send(record, claimant, options);
+    } finally {
+      clearInterval(heartbeat);
+    }
   }
 
   /** The provider call of a claimed submission, and what its answer (or its failure) leaves in the ledger. */
@@ -427,6 +492,34 @@ export class PayoutService {
   }
 }
 
+/** The request fields a read-back must repeat for the withdrawal to be this payout's (matchesRequest). */
+const REQUEST_FIELDS = ['beneficiary_iban', 'amount_in_minor', 'currency', 'beneficiary_reference', 'beneficiary_name'] as const;
+
+/** What a client is told of a payout kept as conflict, on the send that found it and on every repeat. */
+function payoutConflictError(transactionId: string): UpstreamError {
+  return new UpstreamError(
+    `Payout ${transactionId} may have been made: the provider's answer to it was lost, and its record under this transactionId differs from this request. ` +
+      'The payout is kept with status conflict and counts toward the payout limits until the merchant settles it with the provider. ' +
+      'Do not pay it again under a new transactionId: that could pay twice. Read it with payout(transactionId).',
+    { reason: PAYOUT_CONFLICT_REASON },
+  );
+}
+
+/** What the retry of a payout another request is sending is told when its operation's deadline comes first. */
+function submissionInProgress(transactionId: string): TryAgainError {
+  return new TryAgainError(
+    `Payout ${transactionId} is being sent to the provider by another request, and its outcome was not known before this operation's deadline; ` +
+      'this request sent nothing. Send the same request again, with the same transactionId, in a moment to get its outcome, or read it with ' +
+      'payout(transactionId). A new transactionId would pay again.',
+    1,
+  );
+}
+
+/** Milliseconds left before the operation's deadline; unbounded for a call made outside an operation. */
+function timeLeftMs(options: CallOptions): number {
+  return options.deadline === undefined ? Number.POSITIVE_INFINITY : options.deadline.at - performance.now();
+}
+
 /** The owner and every field that makes a payout what it is: identical requests share it. */
 export function fingerprintOf(owner: PayoutOwner, request: ProviderWithdrawalRequest): string {
   const parts = [
@@ -453,11 +546,5 @@ function isWithdrawalOf(value: unknown, transactionId: string): value is Provide
 }
 
 function matchesRequest(withdrawal: ProviderWithdrawal, request: ProviderWithdrawalRequest): boolean {
-  return (
-    withdrawal.beneficiary_iban === request.beneficiary_iban &&
-    withdrawal.amount_in_minor === request.amount_in_minor &&
-    withdrawal.currency === request.currency &&
-    withdrawal.beneficiary_reference === request.beneficiary_reference &&
-    withdrawal.beneficiary_name === request.beneficiary_name
-  );
+  return REQUEST_FIELDS.every((field) => withdrawal[field] === request[field]);
 }

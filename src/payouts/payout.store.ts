@@ -3,7 +3,7 @@ import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/
 import type { Database } from '../platform/db/database';
 import type { PayoutsTable, Tables } from '../platform/db/tables';
 import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
-import { AWAITING_APPROVAL, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
+import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
 
 /** Who created a payout: a session's user, or a merchant key (by its id, never the key). */
 export type PayoutOwner = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
@@ -261,6 +261,22 @@ export class PayoutLedger {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Extends this claimant's claim to `holdMs` from now, while its send is still running: the heartbeat that keeps a
+   * live instance's claim, so that one whose instance is gone expires within `holdMs`. False when the claim is no
+   * longer this claimant's.
+   */
+  async renewClaim(transactionId: string, claimant: string, holdMs: number): Promise<boolean> {
+    const result = await this.database.db
+      .updateTable('payouts')
+      .set({ claimedUntilMs: this.now() + holdMs })
+      .where('transactionId', '=', transactionId)
+      .where('claimedBy', '=', claimant)
+      .where('claimedUntilMs', 'is not', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   /** Stores the provider's withdrawal (its status becomes the payout's) and ends any claim. */
   async confirm(transactionId: string, withdrawal: ProviderWithdrawal): Promise<PayoutRecord | undefined> {
     await this.database.db
@@ -274,8 +290,9 @@ export class PayoutLedger {
         updatedAtMs: this.now(),
       })
       .where('transactionId', '=', transactionId)
-      // Declined payouts were never sent; an expired one the provider does hold is the provider's truth.
-      .where('status', '!=', DECLINED)
+      // Declined payouts were never sent; an expired one the provider does hold is the provider's truth; a conflict
+      // stays one until an operator settles it, whatever a later answer says.
+      .where('status', 'not in', [DECLINED, CONFLICT])
       .execute();
     return this.get(transactionId);
   }
@@ -290,11 +307,39 @@ export class PayoutLedger {
       .execute();
   }
 
-  /** For a request the provider refused outright: nothing was paid, so nothing is kept (its fingerprint goes too). */
+  /**
+   * Keeps a payout the provider may have made under other fields than its request as `conflict`, with `code` as its
+   * last error: never sent again, still counted by dailyTotal and beneficiaryTotal. Only a payout the provider never
+   * confirmed moves; undefined when it was not one.
+   */
+  async markConflict(transactionId: string, code: string): Promise<PayoutRecord | undefined> {
+    const now = this.now();
+    const result = await this.database.db
+      .updateTable('payouts')
+      .set({ status: CONFLICT, lastError: JSON.stringify({ code, at: new Date(now).toISOString() }), claimedBy: null, claimedUntilMs: null, updatedAtMs: now })
+      .where('transactionId', '=', transactionId)
+      .where('status', '=', PENDING_SUBMISSION)
+      .where('withdrawal', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1 ? this.get(transactionId) : undefined;
+  }
+
+  /**
+   * For a request the provider refused outright: nothing was paid, so nothing is kept (its fingerprint goes too).
+   * Only a payout still pending submission goes; one confirmed or kept as conflict since stays.
+   */
   async remove(transactionId: string): Promise<void> {
     await inTransaction(this.database, async (trx) => {
+      const row = await trx
+        .selectFrom('payouts')
+        .select('transactionId')
+        .where('transactionId', '=', transactionId)
+        .where('status', '=', PENDING_SUBMISSION)
+        .where('withdrawal', 'is', null)
+        .executeTakeFirst();
+      if (!row) return;
       await trx.deleteFrom('payoutFingerprints').where('transactionId', '=', transactionId).execute();
-      await trx.deleteFrom('payouts').where('transactionId', '=', transactionId).where('withdrawal', 'is', null).execute();
+      await trx.deleteFrom('payouts').where('transactionId', '=', transactionId).execute();
     });
   }
 

@@ -119,6 +119,11 @@ export class GatewayMetrics {
     labelNames: ['claim'] as const,
     registers: [this.registry],
   });
+  private readonly payoutConflicts = new Counter({
+    name: 'bankgraph_payout_conflicts_total',
+    help: 'Payouts kept as conflict: sent with an uncertain outcome, then read back from the provider with other fields than the request (docs/money.md).',
+    registers: [this.registry],
+  });
   private readonly activeSubscriptions = new Gauge({
     name: 'bankgraph_active_subscriptions',
     help: 'GraphQL subscriptions currently open, by subscription field.',
@@ -212,6 +217,11 @@ export class GatewayMetrics {
   /** A refund claimed for two refund attempts: it stays with the first, and the later claim is not recorded. */
   refundClaimConflict(claim: 'provider_answer' | 'refund_list'): void {
     this.refundClaimConflicts.inc({ claim });
+  }
+
+  /** For the payouts (PayoutMetrics). */
+  payoutConflict(): void {
+    this.payoutConflicts.inc();
   }
 
   reconcilerRun(outcome: 'ok' | 'error'): void {

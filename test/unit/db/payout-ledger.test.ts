@@ -6,7 +6,7 @@ import { BeneficiaryLedger } from '../../../src/beneficiaries/beneficiary.store'
 import { PayoutLedger, type PayoutOwner } from '../../../src/payouts/payout.store';
 import { approvalCheck } from '../../../src/payouts/payout-approval';
 import { payoutAdmission } from '../../../src/payouts/payout-policy';
-import { AWAITING_APPROVAL, DECLINED, EXPIRED, PENDING_SUBMISSION } from '../../../src/payouts/payout-status';
+import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, PENDING_SUBMISSION } from '../../../src/payouts/payout-status';
 import { storeBackends } from '../../helpers/store-backends';
 
 const BACKENDS = storeBackends('payout_ledger');
@@ -199,6 +199,42 @@ describe.each(BACKENDS)('the payout ledger on $name', (backend) => {
     expect(await ledger.claim(record.transactionId, 'late', 60_000, 30_000)).toBe(false);
     expect(await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED)).toMatchObject({ status: EXPIRED });
     expect(await ledger.claim(record.transactionId, 'later', 60_000, DAY_MS)).toBe(false);
+  });
+
+  it('keeps a claim its claimant renews, lets one nobody renews lapse to another instance, and renews no one else’s', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const other = new PayoutLedger(second, now);
+    const { record } = await ledger.record({ owner: user(), request: request(10) }, payoutAdmission(POLICY));
+    expect(await ledger.claim(record.transactionId, 'alive', 5_000, DAY_MS)).toBe(true);
+    clock += 4_000;
+    expect(await ledger.renewClaim(record.transactionId, 'alive', 5_000)).toBe(true);
+    expect(await other.renewClaim(record.transactionId, 'intruder', 5_000)).toBe(false);
+    clock += 4_000;
+    expect(await other.claim(record.transactionId, 'retry', 5_000, DAY_MS)).toBe(false);
+    // The claimant stops renewing (its instance is gone): the claim lapses at its hold.
+    clock += 1_000;
+    expect(await other.claim(record.transactionId, 'retry', 5_000, DAY_MS)).toBe(true);
+    expect(await ledger.renewClaim(record.transactionId, 'alive', 5_000)).toBe(false);
+  });
+
+  it('keeps a conflict in the user’s and the IBAN’s 24-hour sums, and no later answer or move takes it out of conflict', async () => {
+    const ledger = new PayoutLedger(first, now);
+    const owner = user();
+    const iban = `GB${randomUUID().replace(/-/g, '').slice(0, 20).toUpperCase()}`;
+    const { record } = await ledger.record({ owner, request: request(30_000, { beneficiary_iban: iban }) }, payoutAdmission(POLICY));
+    expect(await ledger.claim(record.transactionId, 'sender', 5_000, DAY_MS)).toBe(true);
+    expect(await ledger.markConflict(record.transactionId, 'PAYOUT_CONFLICT')).toMatchObject({ status: CONFLICT, lastError: { code: 'PAYOUT_CONFLICT' } });
+    expect(await ledger.markConflict(record.transactionId, 'PAYOUT_CONFLICT')).toBeUndefined();
+    expect(await ledger.claim(record.transactionId, 'again', 5_000, DAY_MS)).toBe(false);
+    expect(await ledger.transition(record.transactionId, PENDING_SUBMISSION, EXPIRED)).toBeUndefined();
+    const stamps = { authorised_at: null, submitted_at: null, settled_at: null, rejected_at: null, failed_at: null };
+    await ledger.confirm(record.transactionId, { ...record.request, ...stamps, status: 'authorised' });
+    await ledger.remove(record.transactionId);
+    expect(await ledger.get(record.transactionId)).toMatchObject({ status: CONFLICT });
+    const totals = await first.db
+      .transaction()
+      .execute(async (trx) => [await PayoutLedger.dailyTotal(trx, owner, 'GBP', clock), await PayoutLedger.beneficiaryTotal(trx, iban, 'GBP', clock)]);
+    expect(totals).toEqual([30_000, 30_000]);
   });
 
   it('approves a waiting payout only while its user is not revoked, its beneficiary verified and the limits hold, and expires it after', async () => {
