@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gql, type Client } from '@urql/core';
+import { buildSchema, isObjectType } from 'graphql';
 import { waitFor } from '../helpers/wait-for';
 import { useClientStack } from './client-stack';
 import { recordingFetch, type Exchange } from './recorded-fetch';
-import { createUrqlClient } from './recipes/urql';
+import { createUrqlClient, VALUE_TYPES } from './recipes/urql';
 
 /*
  * urql 6 with graphcache, configured exactly as docs/api.md shows (./recipes/urql.ts), against a real gateway and
@@ -166,5 +169,57 @@ describe('urql 6 with graphcache against the sandbox', () => {
     expect(results.data.dataTask).toMatchObject({ id, status: 'SUCCEEDED', accounts: expect.any(Array) });
     await waitFor(() => (shown.at(-1) === 'SUCCEEDED' ? true : undefined), 'the first query to show the finished task');
     expect(exchanges.filter(({ sent }) => sent.operationName === 'TaskStatus')).toHaveLength(1);
+  });
+
+  it('keys every type of the schema: a nested account graph is cached with no graphcache warning', async () => {
+    const schema = buildSchema(readFileSync(join(__dirname, '..', '..', 'schema.graphql'), 'utf8'));
+    const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((root) => root?.name));
+    const withoutId = Object.values(schema.getTypeMap())
+      .filter((type) => isObjectType(type) && !type.name.startsWith('__') && !roots.has(type.name) && !('id' in type.getFields()))
+      .map((type) => type.name);
+    expect([...VALUE_TYPES].sort()).toEqual(withoutId.sort());
+
+    const warnings = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    cleanups.push(() => warnings.mockRestore());
+    const { client } = urql();
+    const graph = gql`
+      query NestedGraph {
+        viewer {
+          id
+          accounts {
+            id
+            balance {
+              current
+            }
+            accountNumber {
+              iban
+            }
+            transactions(first: 2) {
+              pageInfo {
+                hasNextPage
+                endCursor
+              }
+              edges {
+                cursor
+                node {
+                  id
+                  amount {
+                    amount
+                    currency
+                  }
+                  meta {
+                    providerTransactionCategory
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    `;
+    const answer = await client.query(graph, {}).toPromise();
+    expect(answer.error).toBeUndefined();
+    expect((answer.data as { viewer: { accounts: unknown[] } }).viewer.accounts.length).toBeGreaterThan(0);
+    expect(warnings.mock.calls.map((call) => String(call[0]))).toEqual([]);
   });
 });

@@ -2,6 +2,21 @@ import { Client, fetchExchange, subscriptionExchange } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { createClient } from 'graphql-sse';
 
+/** bankgraph's object types without an `id`: values that belong to the object that holds them. */
+export const VALUE_TYPES = [
+  'AccountBalance',
+  'AccountHolder',
+  'AccountNumber',
+  'AccountReport',
+  'CardBalance',
+  'Money',
+  'PageInfo',
+  'TransactionConnection',
+  'TransactionEdge',
+  'TransactionMeta',
+  'VerificationResult',
+];
+
 /** urql 6 for bankgraph: graphcache normalising by `id`, subscriptions over Server-Sent Events (graphql-sse). */
 export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetchImpl: typeof fetch = fetch): { client: Client; close(): Promise<void> } {
   const authorization = `Bearer ${sessionToken}`;
@@ -14,8 +29,9 @@ export function createUrqlClient(gatewayUrl: string, sessionToken: string, fetch
     fetchOptions: { headers: { authorization } },
     fetch: fetchImpl,
     exchanges: [
-      // Every object with an identity has a global `id`, which graphcache keys it by with no configuration.
-      cacheExchange(),
+      // Every object with an identity has a global `id`, which graphcache keys it by; these have none, so they are
+      // kept inside the object that holds them (graphcache warns of any type it cannot key).
+      cacheExchange({ keys: Object.fromEntries(VALUE_TYPES.map((type) => [type, () => null])) }),
       fetchExchange,
       subscriptionExchange({
         forwardSubscription: (request) => ({
