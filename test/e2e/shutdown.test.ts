@@ -39,7 +39,7 @@ describe('SIGTERM', () => {
         SANDBOX_PORT: '0',
         HOST: '127.0.0.1',
         STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
-        MERCHANT_KEYS: 'sigterm-test-merchant-key-0123',
+        MERCHANT_KEYS: 'sigterm-test-merchant-key-0123456789',
         TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32),
         ALLOW_INSECURE_PUBLIC_URL: 'true',
         METRICS_TOKEN: 'sigterm-test-metrics-token-0123',
