@@ -89,9 +89,7 @@ export interface Services {
 }
 
 export interface ServicesOptions {
-  /** Prefixes every store namespace and Redis key, so deployments (or test runs) can share one Redis. */
-  keyPrefix?: string;
-  live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
+  live?: Partial<LiveSettings>;
   /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
   refundClock?: () => number;
   /** The payout ledger's clock (default Date.now). */
@@ -111,7 +109,7 @@ export async function createServices(
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
   // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
-  const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
+  const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, `${config.redisKeyPrefix}cache`);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
   const data = new DataClient(http, { dataUrl: provider.dataUrl });
@@ -122,7 +120,7 @@ export async function createServices(
     config,
     logger,
     { http, payments, data, connectionBearer, database, metrics, telemetry: hooks.telemetry, onWebhook: (source, kind) => metrics.webhookEvent(source, kind) },
-    { ...options.live, keyPrefix: options.keyPrefix ?? '' },
+    options.live,
   );
   const beneficiaryServices = createBeneficiaryServices({
     database,

@@ -399,12 +399,26 @@ describe('loadConfig: what production refuses besides development defaults', () 
     expect(loadConfig({ ...remote, NODE_ENV: 'development', MERCHANT_KEYS: 'Short-but-16-chars-x' }).merchantKeys).toEqual(['Short-but-16-chars-x']);
   });
 
-  it('refuses RATE_LIMIT_PER_SECOND=0 and WEBHOOK_RATE_LIMIT_PER_SECOND=0 in production', () => {
+  it('refuses RATE_LIMIT_PER_SECOND=0 and WEBHOOK_RATE_LIMIT_PER_SECOND=0 in production, unless ALLOW_NO_RATE_LIMIT=true', () => {
     expect(problemsOf({ ...remote, RATE_LIMIT_PER_SECOND: '0', WEBHOOK_RATE_LIMIT_PER_SECOND: '0' })).toEqual([
-      'RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000, e.g. when a proxy in front limits already)',
-      'WEBHOOK_RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000, e.g. when a proxy in front limits already)',
+      'RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose',
+      'WEBHOOK_RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose',
     ]);
+    expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '0', ALLOW_NO_RATE_LIMIT: 'true' }).rateLimit.perSecond).toBe(0);
+    expect(problemsOf({ ...remote, ALLOW_NO_RATE_LIMIT: 'on' })).toEqual(['ALLOW_NO_RATE_LIMIT must be one of true, false; got "on"']);
     expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '1000000' }).rateLimit.perSecond).toBe(1_000_000);
     expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0' }).rateLimit.perSecond).toBe(0);
+  });
+});
+
+describe('loadConfig: REDIS_KEY_PREFIX', () => {
+  it('is bankgraph: by default, and takes letters, digits and : . _ - / { } only', () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe('bankgraph:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'shop-eu:bankgraph:' }).redisKeyPrefix).toBe('shop-eu:bankgraph:');
+    const problem = (value: string): string =>
+      `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or any of : . _ - / { } (e.g. bankgraph-eu: or shop-a:bankgraph:); got ${JSON.stringify(value)}`;
+    expect(problemsOf({ REDIS_KEY_PREFIX: '' })).toEqual([problem('')]);
+    expect(problemsOf({ REDIS_KEY_PREFIX: 'shop*:' })).toEqual([problem('shop*:')]);
+    expect(problemsOf({ REDIS_KEY_PREFIX: 'a b' })).toEqual([problem('a b')]);
   });
 });

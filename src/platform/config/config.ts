@@ -166,6 +166,8 @@ export interface Config {
   appIdentity: AppIdentityConfig | undefined;
   cacheUrl: string;
   pubsubUrl: string;
+  /** REDIS_KEY_PREFIX: begins every key and channel the gateway writes to Redis, so deployments sharing one Redis never meet. */
+  redisKeyPrefix: string;
   /** The payout policy and the reconciler's windows (docs/money.md). */
   money: MoneyConfig;
   dataTasks: DataTasksConfig;
@@ -263,6 +265,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     appIdentity: read.appIdentity(nodeEnv),
     cacheUrl: read.memoryOrRedis('CACHE_URL'),
     pubsubUrl: read.memoryOrRedis('PUBSUB_URL'),
+    redisKeyPrefix: read.redisKeyPrefix('REDIS_KEY_PREFIX', 'bankgraph:'),
     money: {
       payoutMaxMinor: read.integer('PAYOUT_MAX_MINOR', 100_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
       payoutDailyMaxMinor: read.integer('PAYOUT_DAILY_MAX_MINOR', 500_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
@@ -315,7 +318,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     refuseInsecureProduction(config, allowInsecurePublicUrl, problems);
     refuseInsecureProviderUrls(config, allowInsecureProviderUrls, problems);
     refuseWeakMerchantKeys(env, config.merchantKeys, problems);
-    refuseRateLimitsOff(config.rateLimit, problems);
+    if (read.oneOf('ALLOW_NO_RATE_LIMIT', ['true', 'false'] as const, 'false') !== 'true') refuseRateLimitsOff(config.rateLimit, problems);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
@@ -427,13 +430,13 @@ function isRepetition(text: string): boolean {
   return false;
 }
 
-/** A rate of 0 turns a limiter off: production keeps both, however high their rate (a proxy may limit first). */
+/** A rate of 0 turns a limiter off: production keeps both unless ALLOW_NO_RATE_LIMIT=true says another layer limits. */
 function refuseRateLimitsOff(rateLimit: RateLimitConfig, problems: string[]): void {
   const off = { RATE_LIMIT_PER_SECOND: rateLimit.perSecond, WEBHOOK_RATE_LIMIT_PER_SECOND: rateLimit.webhookPerSecond };
   for (const [name, perSecond] of Object.entries(off)) {
     if (perSecond === 0)
       problems.push(
-        `${name}=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000, e.g. when a proxy in front limits already)`,
+        `${name}=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose`,
       );
   }
 }
@@ -748,6 +751,19 @@ class Reader {
     const value = this.env[name] ?? 'memory';
     if (value !== 'memory' && !isUrl(value, ['redis:', 'rediss:'])) {
       this.problems.push(`${name} must be "memory" or a redis:// URL; got ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  /** Characters that mean nothing to Redis's key patterns (SCAN MATCH, PSUBSCRIBE), so a prefix matches only itself. */
+  redisKeyPrefix(name: string, fallback: string): string {
+    const value = this.env[name];
+    if (value === undefined) return fallback;
+    if (!/^[A-Za-z0-9:._{}/-]{1,64}$/.test(value)) {
+      this.problems.push(
+        `${name} must be 1 to 64 letters, digits or any of : . _ - / { } (e.g. bankgraph-eu: or shop-a:bankgraph:); got ${JSON.stringify(value)}`,
+      );
+      return fallback;
     }
     return value;
   }
