@@ -34,6 +34,7 @@ import { topics } from '../platform/live/topics';
 import { createKeyv } from '../platform/store/keyv.factory';
 import { createLiveServices, type LiveServices, type LiveSettings } from './live.services';
 import type { Telemetry } from '../platform/observability/telemetry';
+import type { ReadinessCheck } from '../platform/observability/ops.routes';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
 export interface Services {
@@ -83,8 +84,8 @@ export interface Services {
   metrics: GatewayMetrics;
   /** OpenTelemetry tracing (src/telemetry); `enabled` false when no exporter is configured. */
   telemetry: Telemetry | undefined;
-  /** Resolves when every store and cache answers; rejects with the first that does not. */
-  checkReady(): Promise<void>;
+  /** What /readyz asks: the store and the pubsub are required, the cache only degrades (docs/operations.md). */
+  readiness: ReadinessCheck[];
   close(): Promise<void>;
 }
 
@@ -108,7 +109,7 @@ export async function createServices(
   const http = createProviderHttp(config, logger, metrics, hooks);
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
-  // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
+  // Not required for readiness: a cache outage is answered as misses (and per-instance rate limits), not as an unready instance.
   const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, `${config.redisKeyPrefix}cache`);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
@@ -155,9 +156,13 @@ export async function createServices(
     live,
     metrics,
     telemetry: hooks.telemetry,
-    async checkReady() {
-      await Promise.all([database.ping(), live.checkReady()]);
-    },
+    readiness: [
+      { name: 'store (STORE_URL)', required: true, check: () => database.ping() },
+      { name: 'pubsub (PUBSUB_URL)', required: true, check: () => live.checkReady() },
+      ...(config.cacheUrl === 'memory'
+        ? []
+        : [{ name: 'cache (CACHE_URL)', required: false, check: async () => void (await cacheKeyv.has('readyz')), timeoutMs: CACHE_TIMEOUT_MS }]),
+    ],
     async close() {
       // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
       await live.close();
