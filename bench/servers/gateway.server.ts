@@ -11,7 +11,7 @@ export interface GatewayInit {
   provider: ProviderConfig;
   /** Extra configuration, e.g. the OTEL_* variables of the tracing scenario. */
   env?: Record<string, string>;
-  /** Prefixes this run's Redis keys and channels, so a bench sharing Redis with tests or another run sees only its own. */
+  /** REDIS_KEY_PREFIX of this run, so a bench sharing Redis with tests or another run sees only its own keys and channels. */
   keyPrefix?: string;
 }
 
@@ -22,7 +22,7 @@ export interface GatewayInfo {
   metricsToken: string;
 }
 
-const MERCHANT_KEY = 'bench-merchant-key-0123456789';
+const MERCHANT_KEY = 'bench-merchant-key-0123456789abcdef';
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 // bankgraph as it runs in production: production mode, silent logs, the default durable store (an SQLite file,
@@ -49,11 +49,13 @@ runChild(async (init) => {
     ALLOW_INSECURE_PUBLIC_URL: 'true',
     METRICS_TOKEN,
     RATE_LIMIT_PER_SECOND: '0',
+    ALLOW_NO_RATE_LIMIT: 'true',
     WS_MAX_SOCKETS_PER_PRINCIPAL: '1000000',
     MAX_SUBSCRIPTIONS_PER_PRINCIPAL: '10000000',
+    ...(keyPrefix === undefined ? {} : { REDIS_KEY_PREFIX: keyPrefix }),
     ...env,
   });
-  const gateway = await createGateway(withProvider(base, provider), { keyPrefix });
+  const gateway = await createGateway(withProvider(base, provider));
   const info: GatewayInfo = { url: gateway.url, merchantKey: MERCHANT_KEY, metricsToken: METRICS_TOKEN };
   return {
     info,

@@ -55,8 +55,6 @@ export interface Gateway {
 
 export interface GatewayOptions {
   logger?: Logger;
-  /** Prefixes store namespaces and Redis keys and channels (several deployments or test runs on one Redis). */
-  keyPrefix?: string;
   /** Webhook and subscription settings (payout watch schedule, webhook limits); defaults suit production. */
   live?: ServicesOptions['live'];
   /** The rate limiter's clock in milliseconds (default performance.now); tests step it instead of sleeping. */
@@ -160,7 +158,7 @@ async function createPipeline(parts: Parts, schema: GraphQLSchema, manifest: Rea
   const apqStore =
     config.persistedDocuments.mode === 'allow'
       ? new ApqStore(
-          await createKeyv<string>(config.cacheUrl, `${options.keyPrefix ?? ''}apq`),
+          await createKeyv<string>(config.cacheUrl, `${config.redisKeyPrefix}apq`),
           (text) => 'document' in pipeline.check(text),
           config.persistedDocuments.apqQuota,
         )
@@ -173,7 +171,7 @@ async function createPipeline(parts: Parts, schema: GraphQLSchema, manifest: Rea
 /** The caller's rate limiters; with CACHE_URL on Redis, one connection holds the buckets every instance shares. */
 function createLimiters(config: ResolvedConfig, logger: Logger, options: GatewayOptions) {
   const connection = isRedisUrl(config.cacheUrl) ? new RedisConnection(config.cacheUrl, 'rate-limit', logger) : undefined;
-  const shared = connection && new RedisBuckets(connection, options.keyPrefix ?? '', config.rateLimit.storeTimeoutMs);
+  const shared = connection && new RedisBuckets(connection, config.redisKeyPrefix, config.rateLimit.storeTimeoutMs);
   // Shared buckets count on wall time, which the instances agree on; this process's own on a monotonic clock.
   const rateLimiter = (perSecond: number, burst: number): RateLimiter =>
     shared

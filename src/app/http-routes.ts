@@ -37,7 +37,7 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
   const ops: Route = (path, req, res) =>
     handleOpsRoute(path, req, res, {
       metrics: deps.metrics,
-      checkReady: () => services.checkReady(),
+      readiness: services.readiness,
       isDraining: () => deps.tracker.isDraining,
       metricsToken: config.metricsToken,
       logger,

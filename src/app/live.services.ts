@@ -23,8 +23,6 @@ import { CoalescedReads } from '../platform/live/coalesced-reads';
 import { topics } from '../platform/live/topics';
 
 export interface LiveSettings {
-  /** Prefixes every Redis key and channel (and Postgres nothing): lets several deployments or test runs share a Redis. */
-  keyPrefix: string;
   webhookMaxBodyBytes: number;
   /** How far a webhook's signed timestamp may be from now. */
   webhookMaxSkewMs: number;
@@ -40,7 +38,6 @@ export interface LiveSettings {
 }
 
 export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
-  keyPrefix: '',
   webhookMaxBodyBytes: DEFAULT_WEBHOOK_SETTINGS.maxBodyBytes,
   webhookMaxSkewMs: DEFAULT_WEBHOOK_SETTINGS.maxSkewMs,
   jwksMinRefetchIntervalMs: DEFAULT_WEBHOOK_SETTINGS.jwksMinRefetchIntervalMs,
@@ -95,7 +92,8 @@ export interface LiveDependencies {
  */
 export function createLiveServices(config: ResolvedConfig, logger: Logger, deps: LiveDependencies, overrides: Partial<LiveSettings> = {}): LiveServices {
   const settings: LiveSettings = { ...DEFAULT_LIVE_SETTINGS, ...overrides };
-  const prefix = `${settings.keyPrefix}bankgraph:`;
+  // REDIS_KEY_PREFIX begins every channel and lease key, so deployments sharing a Redis never hear each other.
+  const prefix = config.redisKeyPrefix;
   const connections = new Map<string, RedisConnection>();
   const redis = (url: string, role: string): RedisConnection => {
     const key = `${role} ${url}`;

@@ -34,6 +34,7 @@ import { topics } from '../platform/live/topics';
 import { createKeyv } from '../platform/store/keyv.factory';
 import { createLiveServices, type LiveServices, type LiveSettings } from './live.services';
 import type { Telemetry } from '../platform/observability/telemetry';
+import type { ReadinessCheck } from '../platform/observability/ops.routes';
 
 /** Everything a request may need that outlives the request: clients, stores, caches. Built once per gateway. */
 export interface Services {
@@ -83,15 +84,13 @@ export interface Services {
   metrics: GatewayMetrics;
   /** OpenTelemetry tracing (src/telemetry); `enabled` false when no exporter is configured. */
   telemetry: Telemetry | undefined;
-  /** Resolves when every store and cache answers; rejects with the first that does not. */
-  checkReady(): Promise<void>;
+  /** What /readyz asks: the store and the pubsub are required, the cache only degrades (docs/operations.md). */
+  readiness: ReadinessCheck[];
   close(): Promise<void>;
 }
 
 export interface ServicesOptions {
-  /** Prefixes every store namespace and Redis key, so deployments (or test runs) can share one Redis. */
-  keyPrefix?: string;
-  live?: Partial<Omit<LiveSettings, 'keyPrefix'>>;
+  live?: Partial<LiveSettings>;
   /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
   refundClock?: () => number;
   /** The payout ledger's clock (default Date.now). */
@@ -110,8 +109,8 @@ export async function createServices(
   const http = createProviderHttp(config, logger, metrics, hooks);
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
-  // Not among the stores readiness checks: a cache outage is answered as misses, not as an unready instance.
-  const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, 'cache');
+  // Not required for readiness: a cache outage is answered as misses (and per-instance rate limits), not as an unready instance.
+  const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, `${config.redisKeyPrefix}cache`);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
   const data = new DataClient(http, { dataUrl: provider.dataUrl });
@@ -122,7 +121,7 @@ export async function createServices(
     config,
     logger,
     { http, payments, data, connectionBearer, database, metrics, telemetry: hooks.telemetry, onWebhook: (source, kind) => metrics.webhookEvent(source, kind) },
-    { ...options.live, keyPrefix: options.keyPrefix ?? '' },
+    options.live,
   );
   const beneficiaryServices = createBeneficiaryServices({
     database,
@@ -157,9 +156,13 @@ export async function createServices(
     live,
     metrics,
     telemetry: hooks.telemetry,
-    async checkReady() {
-      await Promise.all([database.ping(), live.checkReady()]);
-    },
+    readiness: [
+      { name: 'store (STORE_URL)', required: true, check: () => database.ping() },
+      { name: 'pubsub (PUBSUB_URL)', required: true, check: () => live.checkReady() },
+      ...(config.cacheUrl === 'memory'
+        ? []
+        : [{ name: 'cache (CACHE_URL)', required: false, check: async () => void (await cacheKeyv.has('readyz')), timeoutMs: CACHE_TIMEOUT_MS }]),
+    ],
     async close() {
       // Live first: watchers stop and accepted webhooks finish publishing while the provider client still works.
       await live.close();

@@ -6,6 +6,7 @@ import { buildOnce } from '../helpers/build';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 const ROOT = join(__dirname, '..', '..');
+const SIGTERM_MERCHANT_KEY = 'sigterm-test-merchant-key-0123456789';
 
 /**
  * `npm start`'s entry point as `npm start` runs it (the build, then node dist/src/index.js) in production mode:
@@ -39,7 +40,7 @@ describe('SIGTERM', () => {
         SANDBOX_PORT: '0',
         HOST: '127.0.0.1',
         STORE_URL: `sqlite://${join(dataDir, 'gateway.sqlite')}`,
-        MERCHANT_KEYS: 'sigterm-test-merchant-key-0123',
+        MERCHANT_KEYS: SIGTERM_MERCHANT_KEY,
         TOKEN_ENCRYPTION_KEY: 'ef'.repeat(32),
         ALLOW_INSECURE_PUBLIC_URL: 'true',
         METRICS_TOKEN: 'sigterm-test-metrics-token-0123',
@@ -69,7 +70,7 @@ describe('SIGTERM', () => {
     expect(sandboxUrl).toBeDefined();
     const seeded = (await (await fetch(`${sandboxUrl}/sandbox/fixtures`)).json()) as { payments: { id: string; status: string }[] };
     const [payment, other] = seeded.payments.filter((candidate) => candidate.status === 'authorized');
-    const merchant = { 'content-type': 'application/json', authorization: 'Bearer sigterm-test-merchant-key-0123' };
+    const merchant = { 'content-type': 'application/json', authorization: `Bearer ${SIGTERM_MERCHANT_KEY}` };
     const refund = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers: merchant,
@@ -78,7 +79,7 @@ describe('SIGTERM', () => {
       }),
     });
     expect(((await refund.json()) as { errors?: unknown }).errors).toBeUndefined();
-    const ws = connectWs(url, 'sigterm-test-merchant-key-0123');
+    const ws = connectWs(url, SIGTERM_MERCHANT_KEY);
     const open = ws.subscribe(`subscription { refundUpdated(paymentId: "${payment!.id}") { id status } }`);
     expect((await open.next()).errors).toBeUndefined();
 

@@ -20,9 +20,23 @@ export async function requireRedis(who: string): Promise<void> {
   }
 }
 
-/** Deletes every key a test run wrote under `prefix` (its gateways' keyPrefix), so runs sharing a Redis leave nothing behind. */
-export async function deleteRedisKeys(prefix: string): Promise<void> {
-  const client = createClient({ url: REDIS_URL });
+/** The names of the keys matching `match` (a Redis glob) in the database of `url`. */
+export async function redisKeys(match: string, url = REDIS_URL): Promise<string[]> {
+  const client = createClient({ url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const names: string[] = [];
+    for await (const keys of client.scanIterator({ MATCH: match, COUNT: 500 })) names.push(...keys);
+    return names;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Deletes every key a test run wrote under `prefix` (its gateways' REDIS_KEY_PREFIX), so runs sharing a Redis leave nothing behind. */
+export async function deleteRedisKeys(prefix: string, url = REDIS_URL): Promise<void> {
+  const client = createClient({ url });
   client.on('error', () => undefined);
   await client.connect();
   try {

@@ -37,7 +37,7 @@ export interface GraphQLResult<T> {
   errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
 }
 
-export const MERCHANT_KEY = 'test-merchant-key-0123456789';
+export const MERCHANT_KEY = 'test-merchant-key-0123456789abcdef';
 
 /** A sandbox and a gateway on port 0, wired as `npm start` wires them, with an in-memory store unless given one. */
 export async function startStack(

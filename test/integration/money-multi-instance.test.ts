@@ -52,6 +52,7 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
       STORE_URL: schema.url,
       CACHE_URL: REDIS_URL,
       PUBSUB_URL: REDIS_URL,
+      REDIS_KEY_PREFIX: PREFIX,
       MERCHANT_KEYS: MERCHANT_KEY,
       HTTP_BACKOFF_BASE_MS: '5',
       HTTP_BACKOFF_CAP_MS: '20',
@@ -63,8 +64,8 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     sandbox = started.sandbox;
     const config = withProvider(base, started.provider);
     const refundClock = () => Date.now() + refundClockOffsetMs;
-    a = await createGateway(config, { keyPrefix: PREFIX, refundClock });
-    b = await createGateway(config, { keyPrefix: PREFIX, refundClock });
+    a = await createGateway(config, { refundClock });
+    b = await createGateway(config, { refundClock });
     await pointSandboxWebhooksAt(sandbox.url, a.url);
     seeded = await sandboxJson<Fixtures>('GET', '/sandbox/fixtures');
   });

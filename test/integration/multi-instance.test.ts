@@ -49,6 +49,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
       SANDBOX_TIME_SCALE: '0.001',
       STORE_URL: schema.url,
       PUBSUB_URL: REDIS_URL,
+      REDIS_KEY_PREFIX: PREFIX,
       MERCHANT_KEYS: MERCHANT_KEY,
       HTTP_BACKOFF_BASE_MS: '5',
       HTTP_BACKOFF_CAP_MS: '20',
@@ -58,7 +59,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     const config = withProvider(base, started.provider);
     // A short watch schedule and lease, so a watcher hand-over happens within the test's patience.
     const watch = { initialDelayMs: 100, maxDelayMs: 400, factor: 2, leaseTtlMs: 1_500 };
-    const options = { keyPrefix: PREFIX, live: { payoutWatch: watch, refundWatch: watch } };
+    const options = { live: { payoutWatch: watch, refundWatch: watch } };
     a = await createGateway(config, options);
     b = await createGateway(config, options);
     await pointSandboxWebhooksAt(sandbox.url, a.url);

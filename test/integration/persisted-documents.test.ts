@@ -239,13 +239,13 @@ describe('persisted documents', () => {
     let second: Gateway | undefined;
 
     beforeAll(async () => {
-      const env = { PERSISTED_DOCUMENTS: 'allow', PERSISTED_DOCUMENTS_MANIFEST: manifestPath, CACHE_URL: REDIS_URL };
+      const env = { PERSISTED_DOCUMENTS: 'allow', PERSISTED_DOCUMENTS_MANIFEST: manifestPath, CACHE_URL: REDIS_URL, REDIS_KEY_PREFIX: prefix };
       try {
-        stack = await startStack({ env, gateway: { keyPrefix: prefix } });
+        stack = await startStack({ env });
       } catch (error) {
         throw new Error(`the APQ tests need Redis at ${REDIS_URL} (redis-server --daemonize yes --port 6379 --save ""): ${String(error)}`, { cause: error });
       }
-      second = await createGateway(stack.config, { keyPrefix: prefix });
+      second = await createGateway(stack.config);
     });
     afterAll(async () => {
       await second?.close();

@@ -1,6 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { deleteRedisKeys, requireRedis, REDIS_URL } from '../helpers/redis';
+import { createHash, randomUUID } from 'node:crypto';
+import { topics } from '../../src/platform/live/topics';
+import { deleteRedisKeys, redisKeys, requireRedis, REDIS_URL } from '../helpers/redis';
 import { startStack, type Stack } from '../helpers/stack';
+import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 /**
@@ -60,8 +62,8 @@ describe('the rate limit across instances sharing Redis (CACHE_URL)', () => {
     await requireRedis('The shared rate-limit tests');
     // Every count below is exact only if Redis decides every operation: on a loaded machine its answer can take
     // longer than the default 250 ms, after which an instance decides alone (by design, and not what this tests).
-    const env = { ...SLOW_REFILL, CACHE_URL: REDIS_URL, RATE_LIMIT_STORE_TIMEOUT_MS: '5000' };
-    const options = { env, gateway: { keyPrefix: prefix } };
+    const env = { ...SLOW_REFILL, CACHE_URL: REDIS_URL, RATE_LIMIT_STORE_TIMEOUT_MS: '5000', REDIS_KEY_PREFIX: prefix };
+    const options = { env };
     a = await startStack(options);
     b = await startStack(options);
   });
@@ -88,6 +90,73 @@ describe('the rate limit across instances sharing Redis (CACHE_URL)', () => {
       return { status: result.errors?.[0]?.extensions?.reason === 'RATE_LIMITED' ? 429 : result.errors ? 500 : 200 };
     });
     expect(spent).toEqual({ ok: 60, limited: 60 });
+  });
+});
+
+describe('two deployments on one Redis, each under its own REDIS_KEY_PREFIX', () => {
+  const run = randomUUID().slice(0, 8);
+  const prefixes = [`bankgraph-test-deploy-${run}-a:`, `bankgraph-test-deploy-${run}-b:`] as const;
+  // A database no other test file writes to, so a scan of it sees only what deployments of this shape wrote.
+  const redisUrl = `${REDIS_URL}/9`;
+  const written = /^bankgraph-test-deploy-[0-9a-f]{8}-[ab]:/;
+  let a: Stack;
+  let b: Stack;
+
+  beforeAll(async () => {
+    await requireRedis('The REDIS_KEY_PREFIX tests');
+    const env = { ...SLOW_REFILL, CACHE_URL: redisUrl, PUBSUB_URL: redisUrl, RATE_LIMIT_STORE_TIMEOUT_MS: '5000', PERSISTED_DOCUMENTS: 'allow' };
+    a = await startStack({ env: { ...env, REDIS_KEY_PREFIX: prefixes[0] } });
+    b = await startStack({ env: { ...env, REDIS_KEY_PREFIX: prefixes[1] } });
+  });
+  afterAll(async () => {
+    await Promise.allSettled([a?.close(), b?.close()]);
+    for (const prefix of prefixes) await deleteRedisKeys(prefix, redisUrl);
+  });
+
+  it("keeps one deployment's merchant from spending the other's allowance", async () => {
+    // The same merchant key on both, as two deployments of one shop's configuration would have.
+    expect(a.merchantKey).toBe(b.merchantKey);
+    expect(await spend(80, () => a.graphql(QUERY, {}, a.merchantKey))).toEqual({ ok: 60, limited: 20 });
+    expect(await spend(60, () => b.graphql(QUERY, {}, b.merchantKey))).toEqual({ ok: 60, limited: 0 });
+  });
+
+  it("delivers a bus event only to its own deployment's listeners", async () => {
+    const topic = topics.dataTask(`task-${run}`);
+    const heardByA: unknown[] = [];
+    const heardByB: unknown[] = [];
+    const stopA = await a.gateway.services.live.bus.listen(topic, (payload) => heardByA.push(payload));
+    const stopB = await b.gateway.services.live.bus.listen(topic, (payload) => heardByB.push(payload));
+    try {
+      await a.gateway.services.live.bus.publish(topic, { from: 'a' });
+      await waitFor(() => (heardByA.length > 0 ? true : undefined), "A's own event on A");
+      // Redis delivers in the order it took the publishes: once B hears its own later event, A's would have come first.
+      await b.gateway.services.live.bus.publish(topic, { from: 'b' });
+      await waitFor(() => (heardByB.length > 0 ? true : undefined), "B's own event on B");
+      expect(heardByB).toEqual([{ from: 'b' }]);
+      expect(heardByA).toEqual([{ from: 'a' }]);
+    } finally {
+      await stopA();
+      await stopB();
+    }
+  });
+
+  it('writes every key under its prefix: rate-limit buckets, the response cache, APQ documents', async () => {
+    const session = await a.signIn('john', 'doe');
+    expect((await a.graphql('{ viewer { accounts { id } } }', {}, session)).errors).toBeUndefined();
+    const document = `query Apq${run} { __typename }`;
+    const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(document).digest('hex') };
+    const registered = await fetch(`${b.gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: document, extensions: { persistedQuery } }),
+    });
+    expect(registered.status).toBe(200);
+    const keys = await redisKeys('*', redisUrl);
+    expect(keys.filter((key) => !written.test(key))).toEqual([]);
+    const mine = (prefix: string, kind: string): string[] => keys.filter((key) => key.startsWith(`${prefix}${kind}`));
+    expect(mine(prefixes[0], 'ratelimit:').length).toBeGreaterThan(0);
+    expect(mine(prefixes[0], 'cache').length).toBeGreaterThan(0);
+    expect(mine(prefixes[1], 'apq').length).toBeGreaterThan(0);
   });
 });
 

@@ -36,7 +36,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       PROVIDER: 'sandbox',
       IDENTITY: 'bank',
-      MERCHANT_KEYS: 'a-merchant-key-of-length',
+      MERCHANT_KEYS: 'a-merchant-key-of-length-0123456789',
       TOKEN_ENCRYPTION_KEY: 'A'.repeat(43) + '=',
       PUBLIC_URL: 'https://gateway.example',
       METRICS_TOKEN: 'metrics-token-0123456789',
@@ -123,7 +123,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       PROVIDER: 'sandbox',
       IDENTITY: 'bank',
-      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa',
+      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa-0123456789',
       TOKEN_ENCRYPTION_KEY: key,
       ...secure,
     });
@@ -135,7 +135,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       PROVIDER: 'sandbox',
       IDENTITY: 'bank',
-      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa',
+      MERCHANT_KEYS: 'merchant-key-aaaaaaaaaaaa-0123456789',
       TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32),
     };
     const token = { METRICS_TOKEN: 'metrics-token-0123456789' };
@@ -316,5 +316,109 @@ describe('loadConfig: persisted documents', () => {
     expect(problemsOf({ PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS: 'many' })).toEqual([
       'PERSISTED_DOCUMENTS_APQ_MAX_DOCUMENTS must be an integer from 0 to 1000000; got "many"',
     ]);
+  });
+});
+
+describe('loadConfig: what production refuses besides development defaults', () => {
+  const pem = generateKeyPairSync('ec', { namedCurve: 'P-521' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const STRONG_KEY = 'mk_Q3v9TzL1pW8rXc2NbY7hKd4sGf6Ja0Ue';
+  const remote = {
+    NODE_ENV: 'production',
+    PROVIDER: 'remote',
+    IDENTITY: 'bank',
+    AUTH_URL: 'https://auth.example.test',
+    VERIFICATION_URL: 'https://verify.example.test',
+    PAYOUT_URL: 'https://payouts.example.test',
+    PAYMENTS_URL: 'https://payments.example.test',
+    DATA_URL: 'https://data.example.test',
+    CLIENT_ID: 'client',
+    CLIENT_SECRET: 'client-secret-0123456789',
+    SIGNING_KEY_ID: 'kid-1',
+    SIGNING_KEY_PEM: pem,
+    WEBHOOK_JWKS_URLS: 'https://keys.example.test/jwks',
+    MERCHANT_KEYS: STRONG_KEY,
+    TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32),
+    PUBLIC_URL: 'https://gateway.example',
+    METRICS_TOKEN: 'metrics-token-0123456789',
+  };
+
+  it('accepts a production configuration on https with strong merchant keys and a rate limit', () => {
+    expect(loadConfig(remote).provider).toMatchObject({ authUrl: 'https://auth.example.test' });
+  });
+
+  it('refuses plain-http provider addresses and webhook JWKS, naming each, unless ALLOW_INSECURE_PROVIDER_URLS=true', () => {
+    const insecure = {
+      ...remote,
+      AUTH_URL: 'http://auth.example.test',
+      PAYOUT_URL: 'http://user:hunter2@payouts.example.test/v3',
+      WEBHOOK_JWKS_URLS: 'https://keys.example.test/jwks, http://keys2.example.test/jwks',
+    };
+    const problems = problemsOf(insecure);
+    expect(problems).toEqual([
+      'AUTH_URL must be an https:// address with NODE_ENV=production (provider calls carry client credentials, bank tokens and signed payouts); got http://auth.example.test. Set ALLOW_INSECURE_PROVIDER_URLS=true for a provider reached over plain HTTP on purpose (one on this machine)',
+      'PAYOUT_URL must be an https:// address with NODE_ENV=production (provider calls carry client credentials, bank tokens and signed payouts); got http://payouts.example.test. Set ALLOW_INSECURE_PROVIDER_URLS=true for a provider reached over plain HTTP on purpose (one on this machine)',
+      "WEBHOOK_JWKS_URLS entry 2 (counting from 1) must be an https:// address with NODE_ENV=production (its keys decide which webhooks are the provider's); got http://keys2.example.test. Set ALLOW_INSECURE_PROVIDER_URLS=true for a provider reached over plain HTTP on purpose (one on this machine)",
+    ]);
+    // A URL's credentials are never repeated.
+    expect(problems.join('\n')).not.toContain('hunter2');
+    expect(loadConfig({ ...insecure, ALLOW_INSECURE_PROVIDER_URLS: 'true' }).provider).toMatchObject({ authUrl: 'http://auth.example.test' });
+    expect(problemsOf({ ...remote, ALLOW_INSECURE_PROVIDER_URLS: 'yes' })).toEqual(['ALLOW_INSECURE_PROVIDER_URLS must be one of true, false; got "yes"']);
+    // Outside production a provider on plain HTTP (a local one) is accepted as it is.
+    expect(loadConfig({ ...insecure, NODE_ENV: 'development' }).provider).toMatchObject({ authUrl: 'http://auth.example.test' });
+  });
+
+  it('refuses a plain-http AUTH_JWKS_URL in production, whatever ALLOW_INSECURE_PROVIDER_URLS says', () => {
+    const app = { ...remote, IDENTITY: 'app', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
+    expect(loadConfig({ ...app, AUTH_JWKS_URL: 'https://idp.example/jwks' }).appIdentity?.jwksUrl).toBe('https://idp.example/jwks');
+    const problem =
+      'AUTH_JWKS_URL must be an https:// address with NODE_ENV=production (the keys it serves decide who every user is); got http://idp.example. ALLOW_INSECURE_PROVIDER_URLS does not cover the identity provider';
+    expect(problemsOf({ ...app, AUTH_JWKS_URL: 'http://idp.example/jwks' })).toEqual([problem]);
+    expect(problemsOf({ ...app, AUTH_JWKS_URL: 'http://idp.example/jwks', ALLOW_INSECURE_PROVIDER_URLS: 'true' })).toEqual([problem]);
+    expect(loadConfig({ ...app, NODE_ENV: 'development', AUTH_JWKS_URL: 'http://127.0.0.1:9000/jwks' }).appIdentity?.jwksUrl).toBe(
+      'http://127.0.0.1:9000/jwks',
+    );
+  });
+
+  it('refuses merchant keys under 32 characters, of few distinct characters or one sequence repeated, naming the key by position only', () => {
+    const weak = ['a'.repeat(40), 'Short-but-16-chars-x', STRONG_KEY, 'Xy7#Qw2!Lm'.repeat(4), 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaabcdef'];
+    const problems = problemsOf({ ...remote, MERCHANT_KEYS: weak.join(',') });
+    const advice =
+      'production needs keys of at least 32 characters with at least 8 different characters, not one sequence repeated (e.g. openssl rand -base64 32)';
+    expect(problems).toEqual([
+      `MERCHANT_KEYS key 1 (counting from 1) has fewer than 8 different characters: ${advice}`,
+      `MERCHANT_KEYS key 2 (counting from 1) is shorter than 32 characters: ${advice}`,
+      `MERCHANT_KEYS key 4 (counting from 1) is one short sequence repeated: ${advice}`,
+      `MERCHANT_KEYS key 5 (counting from 1) has fewer than 8 different characters: ${advice}`,
+    ]);
+    for (const key of weak) expect(problems.join('\n')).not.toContain(key);
+    // Random keys as the usual tools make them pass: hex (16 possible characters) and base64.
+    expect(loadConfig({ ...remote, MERCHANT_KEYS: '3f9c0a7e12b45d86e0f1c2a3b4d5e6f7,kX2v+9LqP0rT7wYz3NcB5mH8jD1sF4gA6eR0uI2oQ4=' }).merchantKeys).toHaveLength(
+      2,
+    );
+    // Outside production the 16-character rule stands.
+    expect(loadConfig({ ...remote, NODE_ENV: 'development', MERCHANT_KEYS: 'Short-but-16-chars-x' }).merchantKeys).toEqual(['Short-but-16-chars-x']);
+  });
+
+  it('refuses RATE_LIMIT_PER_SECOND=0 and WEBHOOK_RATE_LIMIT_PER_SECOND=0 in production, unless ALLOW_NO_RATE_LIMIT=true', () => {
+    expect(problemsOf({ ...remote, RATE_LIMIT_PER_SECOND: '0', WEBHOOK_RATE_LIMIT_PER_SECOND: '0' })).toEqual([
+      'RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose',
+      'WEBHOOK_RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose',
+    ]);
+    expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '0', ALLOW_NO_RATE_LIMIT: 'true' }).rateLimit.perSecond).toBe(0);
+    expect(problemsOf({ ...remote, ALLOW_NO_RATE_LIMIT: 'on' })).toEqual(['ALLOW_NO_RATE_LIMIT must be one of true, false; got "on"']);
+    expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '1000000' }).rateLimit.perSecond).toBe(1_000_000);
+    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0' }).rateLimit.perSecond).toBe(0);
+  });
+});
+
+describe('loadConfig: REDIS_KEY_PREFIX', () => {
+  it('is bankgraph: by default, and takes letters, digits and : . _ - / { } only', () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe('bankgraph:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'shop-eu:bankgraph:' }).redisKeyPrefix).toBe('shop-eu:bankgraph:');
+    const problem = (value: string): string =>
+      `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or any of : . _ - / { } (e.g. bankgraph-eu: or shop-a:bankgraph:); got ${JSON.stringify(value)}`;
+    expect(problemsOf({ REDIS_KEY_PREFIX: '' })).toEqual([problem('')]);
+    expect(problemsOf({ REDIS_KEY_PREFIX: 'shop*:' })).toEqual([problem('shop*:')]);
+    expect(problemsOf({ REDIS_KEY_PREFIX: 'a b' })).toEqual([problem('a b')]);
   });
 });

@@ -80,7 +80,7 @@ describe('identity configuration', () => {
         NODE_ENV: 'production',
         PROVIDER: 'sandbox',
         IDENTITY: 'bank',
-        MERCHANT_KEYS: 'merchant-key-0123456789',
+        MERCHANT_KEYS: 'merchant-key-0123456789-abcdefghij',
         TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
         PUBLIC_URL: 'https://gateway.example',
         METRICS_TOKEN: 'metrics-token-0123456789',
@@ -92,7 +92,7 @@ describe('identity configuration', () => {
     const production = {
       NODE_ENV: 'production',
       PROVIDER: 'sandbox',
-      MERCHANT_KEYS: 'merchant-key-0123456789',
+      MERCHANT_KEYS: 'merchant-key-0123456789-abcdefghij',
       TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32),
       PUBLIC_URL: 'https://gateway.example',
       METRICS_TOKEN: 'metrics-token-0123456789',

@@ -91,7 +91,7 @@ export interface OperationLimitsConfig {
 
 /**
  * A token bucket per principal (user, merchant key, or client IP when anonymous), shared by the instances through
- * Redis when CACHE_URL is Redis; `perSecond` 0 turns it off. Webhook deliveries have a bucket per source address.
+ * Redis when CACHE_URL is Redis; `perSecond` 0 turns it off (outside production). Webhook deliveries have a bucket per source address.
  */
 export interface RateLimitConfig {
   perSecond: number;
@@ -166,6 +166,8 @@ export interface Config {
   appIdentity: AppIdentityConfig | undefined;
   cacheUrl: string;
   pubsubUrl: string;
+  /** REDIS_KEY_PREFIX: begins every key and channel the gateway writes to Redis, so deployments sharing one Redis never meet. */
+  redisKeyPrefix: string;
   /** The payout policy and the reconciler's windows (docs/money.md). */
   money: MoneyConfig;
   dataTasks: DataTasksConfig;
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
 
   if (nodeEnv === 'production') refuseDevelopmentDefaults(env, problems);
   const allowInsecurePublicUrl = read.oneOf('ALLOW_INSECURE_PUBLIC_URL', ['true', 'false'] as const, 'false') === 'true';
+  const allowInsecureProviderUrls = read.oneOf('ALLOW_INSECURE_PROVIDER_URLS', ['true', 'false'] as const, 'false') === 'true';
 
   const merchantKeysRaw = env.MERCHANT_KEYS;
   const merchantKeys = merchantKeysRaw === undefined ? [randomBytes(24).toString('base64url')] : read.merchantKeys('MERCHANT_KEYS');
@@ -262,6 +265,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     appIdentity: read.appIdentity(nodeEnv),
     cacheUrl: read.memoryOrRedis('CACHE_URL'),
     pubsubUrl: read.memoryOrRedis('PUBSUB_URL'),
+    redisKeyPrefix: read.redisKeyPrefix('REDIS_KEY_PREFIX', 'bankgraph:'),
     money: {
       payoutMaxMinor: read.integer('PAYOUT_MAX_MINOR', 100_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
       payoutDailyMaxMinor: read.integer('PAYOUT_DAILY_MAX_MINOR', 500_000, { min: 1, max: Number.MAX_SAFE_INTEGER }),
@@ -310,7 +314,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     telemetry: readTelemetry(env, read, problems),
   };
 
-  if (nodeEnv === 'production') refuseInsecureProduction(config, allowInsecurePublicUrl, problems);
+  if (nodeEnv === 'production') {
+    refuseInsecureProduction(config, allowInsecurePublicUrl, problems);
+    refuseInsecureProviderUrls(config, allowInsecureProviderUrls, problems);
+    refuseWeakMerchantKeys(env, config.merchantKeys, problems);
+    if (read.oneOf('ALLOW_NO_RATE_LIMIT', ['true', 'false'] as const, 'false') !== 'true') refuseRateLimitsOff(config.rateLimit, problems);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
@@ -323,7 +332,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
 function refuseDevelopmentDefaults(env: Env, problems: string[]): void {
   if (env.MERCHANT_KEYS === undefined) {
     problems.push(
-      'MERCHANT_KEYS is required with NODE_ENV=production (a generated key is a development convenience): set a comma-separated list of keys, each at least 16 characters without spaces',
+      'MERCHANT_KEYS is required with NODE_ENV=production (a generated key is a development convenience): set a comma-separated list of keys, each at least 32 random characters without spaces (e.g. openssl rand -base64 32)',
     );
   }
   if (env.PROVIDER === undefined) {
@@ -349,6 +358,86 @@ function refuseInsecureProduction(config: Config, allowInsecurePublicUrl: boolea
     problems.push(
       'METRICS_TOKEN is required with NODE_ENV=production: GET /metrics then needs "Authorization: Bearer <METRICS_TOKEN>" (at least 16 characters without spaces)',
     );
+  }
+}
+
+const INSECURE_PROVIDER_HINT = 'Set ALLOW_INSECURE_PROVIDER_URLS=true for a provider reached over plain HTTP on purpose (one on this machine)';
+
+/**
+ * Plain-HTTP addresses of the provider and of the keys that authenticate it or the users, refused in production:
+ * anyone on the path could read the credentials sent there or serve keys of their own. A value is named by its
+ * origin only, so credentials written into a URL are never repeated. PROVIDER=sandbox has no such addresses.
+ */
+function refuseInsecureProviderUrls(config: Config, allowInsecure: boolean, problems: string[]): void {
+  const plain = (url: string): string | undefined => (url.startsWith('https:') ? undefined : new URL(url).origin);
+  if (config.provider !== 'sandbox' && !allowInsecure) {
+    const { authUrl, verificationUrl, payoutUrl, paymentsUrl, dataUrl, webhookJwksUrls } = config.provider;
+    const named = { AUTH_URL: authUrl, VERIFICATION_URL: verificationUrl, PAYOUT_URL: payoutUrl, PAYMENTS_URL: paymentsUrl, DATA_URL: dataUrl };
+    for (const [name, url] of Object.entries(named)) {
+      const origin = url === '' ? undefined : plain(url);
+      if (origin !== undefined)
+        problems.push(
+          `${name} must be an https:// address with NODE_ENV=production (provider calls carry client credentials, bank tokens and signed payouts); got ${origin}. ${INSECURE_PROVIDER_HINT}`,
+        );
+    }
+    webhookJwksUrls.forEach((url, index) => {
+      const origin = isUrl(url, ['http:', 'https:']) ? plain(url) : undefined;
+      if (origin !== undefined)
+        problems.push(
+          `WEBHOOK_JWKS_URLS entry ${index + 1} (counting from 1) must be an https:// address with NODE_ENV=production (its keys decide which webhooks are the provider's); got ${origin}. ${INSECURE_PROVIDER_HINT}`,
+        );
+    });
+  }
+  // The identity provider is another party than the payments provider: its keys mint every user, so no flag allows it.
+  const jwks = config.appIdentity?.jwksUrl;
+  const jwksOrigin = jwks === undefined || jwks === '' ? undefined : plain(jwks);
+  if (jwksOrigin !== undefined) {
+    problems.push(
+      `AUTH_JWKS_URL must be an https:// address with NODE_ENV=production (the keys it serves decide who every user is); got ${jwksOrigin}. ALLOW_INSECURE_PROVIDER_URLS does not cover the identity provider`,
+    );
+  }
+}
+
+const MERCHANT_KEY_MIN_LENGTH = 32;
+const MERCHANT_KEY_MIN_DISTINCT = 8;
+
+/**
+ * Merchant keys a person could guess or type from memory, refused in production. Eight distinct characters let
+ * random hex (16 symbols) through with certainty in practice while refusing one letter or a short word repeated.
+ * A key is named by its position in MERCHANT_KEYS, never by its value.
+ */
+function refuseWeakMerchantKeys(env: Env, keys: string[], problems: string[]): void {
+  if (env.MERCHANT_KEYS === undefined) return;
+  const advice = `production needs keys of at least ${MERCHANT_KEY_MIN_LENGTH} characters with at least ${MERCHANT_KEY_MIN_DISTINCT} different characters, not one sequence repeated (e.g. openssl rand -base64 32)`;
+  keys.forEach((key, index) => {
+    const weakness =
+      key.length < MERCHANT_KEY_MIN_LENGTH
+        ? `is shorter than ${MERCHANT_KEY_MIN_LENGTH} characters`
+        : new Set(key).size < MERCHANT_KEY_MIN_DISTINCT
+          ? `has fewer than ${MERCHANT_KEY_MIN_DISTINCT} different characters`
+          : isRepetition(key)
+            ? 'is one short sequence repeated'
+            : undefined;
+    if (weakness !== undefined) problems.push(`MERCHANT_KEYS key ${index + 1} (counting from 1) ${weakness}: ${advice}`);
+  });
+}
+
+/** True when the text is a shorter text written out two or more times (`abcabcabc`). */
+function isRepetition(text: string): boolean {
+  for (let period = 1; period <= text.length / 2; period += 1) {
+    if (text.length % period === 0 && text.slice(0, period).repeat(text.length / period) === text) return true;
+  }
+  return false;
+}
+
+/** A rate of 0 turns a limiter off: production keeps both unless ALLOW_NO_RATE_LIMIT=true says another layer limits. */
+function refuseRateLimitsOff(rateLimit: RateLimitConfig, problems: string[]): void {
+  const off = { RATE_LIMIT_PER_SECOND: rateLimit.perSecond, WEBHOOK_RATE_LIMIT_PER_SECOND: rateLimit.webhookPerSecond };
+  for (const [name, perSecond] of Object.entries(off)) {
+    if (perSecond === 0)
+      problems.push(
+        `${name}=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose`,
+      );
   }
 }
 
@@ -662,6 +751,19 @@ class Reader {
     const value = this.env[name] ?? 'memory';
     if (value !== 'memory' && !isUrl(value, ['redis:', 'rediss:'])) {
       this.problems.push(`${name} must be "memory" or a redis:// URL; got ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  /** Characters that mean nothing to Redis's key patterns (SCAN MATCH, PSUBSCRIBE), so a prefix matches only itself. */
+  redisKeyPrefix(name: string, fallback: string): string {
+    const value = this.env[name];
+    if (value === undefined) return fallback;
+    if (!/^[A-Za-z0-9:._{}/-]{1,64}$/.test(value)) {
+      this.problems.push(
+        `${name} must be 1 to 64 letters, digits or any of : . _ - / { } (e.g. bankgraph-eu: or shop-a:bankgraph:); got ${JSON.stringify(value)}`,
+      );
+      return fallback;
     }
     return value;
   }

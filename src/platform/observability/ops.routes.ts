@@ -4,16 +4,32 @@ import { sendJson, sendText } from '../http/respond';
 import type { Logger } from './logger';
 import type { GatewayMetrics } from './gateway-metrics';
 
+/**
+ * One dependency /readyz asks. A `required` one the gateway cannot answer correctly without (the store; the pubsub
+ * that carries events and revocations between instances): failing, the instance is not ready. Any other (the
+ * cache) only shows as degraded, since the gateway works around its outage.
+ */
+export interface ReadinessCheck {
+  /** What the answer names, e.g. `pubsub (PUBSUB_URL)`: the dependency and its setting, never an address. */
+  name: string;
+  required: boolean;
+  check(): Promise<void>;
+  /** How long it may take before it counts as down; READINESS_TIMEOUT_MS unless given. */
+  timeoutMs?: number;
+}
+
+/** A dependency that has not answered by then counts as down: a probe must get its answer before its own timeout. */
+export const READINESS_TIMEOUT_MS = 2_000;
+
 export interface OpsRoutesDeps {
   metrics: GatewayMetrics;
-  /** Resolves when every dependency answers (store, cache and — once it exists — pubsub); see Services.checkReady. */
-  checkReady(): Promise<void>;
+  readiness: readonly ReadinessCheck[];
   isDraining(): boolean;
   metricsToken: string | undefined;
   logger: Logger;
 }
 
-/** /healthz (the process answers), /readyz (it can serve: dependencies reachable, not shutting down), /metrics. */
+/** /healthz (the process answers), /readyz (it can serve: required dependencies reachable, not shutting down), /metrics. */
 export async function handleOpsRoute(path: string, req: IncomingMessage, res: ServerResponse, deps: OpsRoutesDeps): Promise<boolean> {
   if (path === '/healthz') {
     sendJson(res, 200, { status: 'ok' });
@@ -25,13 +41,10 @@ export async function handleOpsRoute(path: string, req: IncomingMessage, res: Se
       sendJson(res, 503, { status: 'unavailable', reason: 'shutting down' });
       return true;
     }
-    try {
-      await deps.checkReady();
-      sendJson(res, 200, { status: 'ready' });
-    } catch (error) {
-      deps.logger.warn({ err: error }, 'not ready');
-      sendJson(res, 503, { status: 'unavailable', reason: 'a dependency (store, cache or pubsub) is not reachable' });
-    }
+    const down = await unreachable(deps.readiness, deps.logger);
+    const required = down.filter((check) => check.required).map((check) => check.name);
+    if (required.length > 0) sendJson(res, 503, { status: 'unavailable', reason: `not reachable: ${required.join(', ')}` });
+    else sendJson(res, 200, down.length === 0 ? { status: 'ready' } : { status: 'ready', degraded: down.map((check) => check.name) });
     return true;
   }
   if (path === '/metrics') {
@@ -48,6 +61,29 @@ export async function handleOpsRoute(path: string, req: IncomingMessage, res: Se
     return true;
   }
   return false;
+}
+
+/** The checks that failed or did not answer within READINESS_TIMEOUT_MS, each logged with its error. */
+async function unreachable(checks: readonly ReadinessCheck[], logger: Logger): Promise<ReadinessCheck[]> {
+  const outcomes = await Promise.all(
+    checks.map(async (check) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeoutMs = check.timeoutMs ?? READINESS_TIMEOUT_MS;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      });
+      try {
+        await Promise.race([check.check(), timeout]);
+        return undefined;
+      } catch (error) {
+        logger.warn({ err: error, dependency: check.name }, check.required ? 'not ready' : 'ready, degraded');
+        return check;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return outcomes.filter((check) => check !== undefined);
 }
 
 function bearerMatches(header: string | undefined, token: string): boolean {
