@@ -4,8 +4,13 @@ import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { relayStylePagination } from '@apollo/client/utilities';
 import { OperationTypeNode } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
+
+/** The persisted-query hash, SHA-256 as lowercase hex, by Web Crypto: the same code in a browser bundle and in Node. */
+export async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
 
 /** Apollo Client 4 for bankgraph: queries and mutations over HTTP with APQ, subscriptions over graphql-ws. */
 export function createApolloClient(
@@ -14,9 +19,7 @@ export function createApolloClient(
   fetchImpl: typeof fetch = fetch,
 ): { client: ApolloClient; close(): Promise<void> } {
   const authorization = `Bearer ${sessionToken}`;
-  const http = new PersistedQueryLink({ sha256: (text) => createHash('sha256').update(text).digest('hex') }).concat(
-    new HttpLink({ uri: `${gatewayUrl}/graphql`, headers: { authorization }, fetch: fetchImpl }),
-  );
+  const http = new PersistedQueryLink({ sha256 }).concat(new HttpLink({ uri: `${gatewayUrl}/graphql`, headers: { authorization }, fetch: fetchImpl }));
   // In a browser, drop webSocketImpl: the global WebSocket is used, and the session cookie is sent on the upgrade.
   const ws = createClient({ url: `${gatewayUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization } });
   const client = new ApolloClient({
@@ -44,7 +47,7 @@ export function createApolloClient(
  * the proxies, CDNs and mobile networks that break WebSockets. The same APQ link; no WebSocket to open or close.
  */
 export function createApolloHttpOnlyClient(gatewayUrl: string, sessionToken: string, fetchImpl: typeof fetch = fetch): { client: ApolloClient; close(): void } {
-  const link = new PersistedQueryLink({ sha256: (text) => createHash('sha256').update(text).digest('hex') }).concat(
+  const link = new PersistedQueryLink({ sha256 }).concat(
     new HttpLink({ uri: `${gatewayUrl}/graphql`, headers: { authorization: `Bearer ${sessionToken}` }, fetch: fetchImpl }),
   );
   const client = new ApolloClient({ link, cache: new InMemoryCache() });
