@@ -52,8 +52,8 @@ async function main(): Promise<void> {
     // So that `npm run sandbox:login` finds this gateway whatever PORT it runs on.
     const announced = await announceGateway(publicUrl).catch((error: unknown) => {
       // A folder another user could write is not used; the gateway runs on, `sandbox:login` just cannot find it.
-      if (!(error instanceof RegistryFolderError)) throw error;
-      logger.warn(error.message);
+      if (error instanceof RegistryFolderError) logger.warn(error.message);
+      else logger.warn({ err: error }, 'this gateway could not be noted for `npm run sandbox:login`: name it there with --gateway <url> or PORT');
       return undefined;
     });
     if (announced) closers.push(announced);

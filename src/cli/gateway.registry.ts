@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { loadRuntimeDir } from '../platform/config/config';
@@ -27,6 +27,8 @@ export interface RunningGateway {
 export interface RegistryPlace {
   root: string;
   folder: string;
+  /** XDG_RUNTIME_DIR, when the root is in it: it must be this user's too, or its owner could swap the root. */
+  runtimeDir?: string;
 }
 
 /** Said when a registry folder is not this user's alone; names the folder and what to do. */
@@ -34,7 +36,8 @@ export class RegistryFolderError extends Error {}
 
 /** `$XDG_RUNTIME_DIR/bankgraph/gateways` when XDG_RUNTIME_DIR is set, else `$TMPDIR/bankgraph-<uid>/gateways`. */
 export function registryPlace(runtimeDir = loadRuntimeDir(), temp = tmpdir()): RegistryPlace {
-  const root = runtimeDir ? join(runtimeDir, 'bankgraph') : join(temp, `bankgraph-${userInfo().uid}`);
+  if (runtimeDir) return { root: join(runtimeDir, 'bankgraph'), folder: join(runtimeDir, 'bankgraph', 'gateways'), runtimeDir };
+  const root = join(temp, `bankgraph-${userInfo().uid}`);
   return { root, folder: join(root, 'gateways') };
 }
 
@@ -79,10 +82,15 @@ export async function runningGateways(cwd = process.cwd(), place = registryPlace
  * RegistryFolderError for one that is a link, not a folder, another user's, or open to others.
  */
 async function ownFolders(place: RegistryPlace, create: boolean): Promise<boolean> {
+  if (place.runtimeDir !== undefined) await checkRuntimeDir(place.runtimeDir);
   for (const dir of [place.root, place.folder]) {
     if (create) {
       await mkdir(dir, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
+        if (error.code === 'EEXIST') return;
+        throw new RegistryFolderError(
+          `The gateway registry folder ${dir} could not be made (${error.code ?? error.message}): set XDG_RUNTIME_DIR or TMPDIR to a folder of yours. ` +
+            `Meanwhile, name the gateway with --gateway <url> or PORT.`,
+        );
       });
     }
     let stats: Stats;
@@ -97,6 +105,29 @@ async function ownFolders(place: RegistryPlace, create: boolean): Promise<boolea
   }
   return true;
 }
+
+/** XDG_RUNTIME_DIR must be this user's and writable by no one else (after `su` or `sudo` it can name another user's). */
+async function checkRuntimeDir(dir: string): Promise<void> {
+  const uid = myUid();
+  let stats: Stats;
+  try {
+    stats = await stat(dir);
+  } catch (error) {
+    throw new RegistryFolderError(`XDG_RUNTIME_DIR names ${dir}, which cannot be read (${(error as NodeJS.ErrnoException).code}): ${RUNTIME_DIR_ADVICE}`);
+  }
+  const problem = !stats.isDirectory()
+    ? 'is not a folder'
+    : uid !== undefined && stats.uid !== uid
+      ? `is owned by uid ${stats.uid}, not by you (uid ${uid})`
+      : uid !== undefined && (stats.mode & 0o022) !== 0
+        ? `is writable by other users (mode ${(stats.mode & 0o777).toString(8)})`
+        : undefined;
+  if (problem)
+    throw new RegistryFolderError(`XDG_RUNTIME_DIR names ${dir}, which ${problem}, so the gateway registry is not kept there: ${RUNTIME_DIR_ADVICE}`);
+}
+
+const RUNTIME_DIR_ADVICE =
+  'unset it (after su or sudo it can name another user’s folder) or set it to a folder of yours. Meanwhile, name the gateway with --gateway <url> or PORT.';
 
 function folderRefusal(dir: string, stats: Stats): string | undefined {
   const uid = myUid();

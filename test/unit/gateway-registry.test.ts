@@ -113,6 +113,22 @@ describe('the gateway registry', () => {
     expect(await runningGateways(process.cwd(), place)).toEqual([{ url: 'http://localhost:4610', pid: process.pid, cwd: process.cwd() }]);
   });
 
+  it('refuses an XDG_RUNTIME_DIR that is another user’s (as after su) or writable by others, and one that is missing', async () => {
+    const runtime = join(temp, 'run-user');
+    planted(runtime, 0o700, NOBODY);
+    place = registryPlace(runtime, temp);
+    await expect(announceGateway('http://localhost:4610', place)).rejects.toThrow(
+      `XDG_RUNTIME_DIR names ${runtime}, which is owned by uid ${NOBODY}, not by you (uid ${userInfo().uid}), so the gateway registry is not kept there`,
+    );
+    await expect(runningGateways(process.cwd(), place)).rejects.toThrow(`XDG_RUNTIME_DIR names ${runtime}`);
+    chownSync(runtime, userInfo().uid, userInfo().gid);
+    chmodSync(runtime, 0o777);
+    await expect(announceGateway('http://localhost:4610', place)).rejects.toThrow('is writable by other users (mode 777)');
+    expect(readdirSync(runtime)).toEqual([]);
+    place = registryPlace(join(temp, 'gone'), temp);
+    await expect(announceGateway('http://localhost:4610', place)).rejects.toThrow(`XDG_RUNTIME_DIR names ${join(temp, 'gone')}, which cannot be read (ENOENT)`);
+  });
+
   it('reads XDG_RUNTIME_DIR only when it is an absolute path, as the XDG spec asks', () => {
     expect(loadRuntimeDir({ XDG_RUNTIME_DIR: '/run/user/1000' })).toBe('/run/user/1000');
     expect(loadRuntimeDir({ XDG_RUNTIME_DIR: 'run/user/1000' })).toBeUndefined();
