@@ -43,7 +43,7 @@ describe('HTTP streams and the session cookie in Chromium', () => {
           const source = new EventSource(url);
           source.addEventListener('next', (event) => {
             source.close();
-            resolve((event as MessageEvent<string>).data);
+            resolve((event as unknown as { data: string }).data);
           });
           source.onerror = () => {
             source.close();
