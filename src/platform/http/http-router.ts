@@ -5,7 +5,7 @@ import { requestUrl } from './request-url';
 import { sendError } from './respond';
 import { INTERNAL_ERROR_MESSAGE } from '../graphql/error-masking';
 import type { Logger } from '../observability/logger';
-import { clientRequestIdOf, withClientRequestId } from '../observability/client-request-id';
+import { noteClientRequestId } from '../observability/client-request-id';
 import { routeLabel } from '../observability/route-label';
 import { SpanKind, SpanStatusCode, type Telemetry } from '../observability/telemetry';
 
@@ -37,13 +37,12 @@ export function createHttpServer(deps: HttpRouterDeps): Server {
     // Always the gateway's own: a client's X-Request-Id is only logged beside it (client-request-id.ts).
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
-    withClientRequestId(clientRequestIdOf(req.headers['x-request-id']), () => {
-      const routed = telemetry.enabled ? traceRequest(telemetry, req, res, requestId, () => route(req, res, requestId)) : route(req, res, requestId);
-      void routed.catch((error: unknown) => {
-        logger.error({ err: error, requestId, url: req.url }, 'request failed');
-        if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE, requestId);
-        else res.destroy();
-      });
+    noteClientRequestId(requestId, req.headers['x-request-id'], res);
+    const routed = telemetry.enabled ? traceRequest(telemetry, req, res, requestId, () => route(req, res, requestId)) : route(req, res, requestId);
+    void routed.catch((error: unknown) => {
+      logger.error({ err: error, requestId, url: req.url }, 'request failed');
+      if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', INTERNAL_ERROR_MESSAGE, requestId);
+      else res.destroy();
     });
   });
 }

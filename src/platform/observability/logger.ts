@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { activeClientRequestId } from './client-request-id';
+import { clientRequestIdOfLine } from './client-request-id';
 import { activeTraceIds } from './trace-ids';
 
 /**
@@ -39,8 +39,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'bankgraph' },
       // The trace of the request being served, next to its requestId, so a log line leads to its trace and back;
       // and the client's own id for the request, when it sent one.
-      mixin: () => {
-        const client = activeClientRequestId();
+      mixin: (line, _level, self) => {
+        const client = clientRequestIdOfLine(line, () => self.bindings());
         return client === undefined ? (activeTraceIds() ?? {}) : { ...activeTraceIds(), clientRequestId: client };
       },
       formatters: {
