@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { announceGateway } from './cli/gateway.registry';
+import { announceGateway, RegistryFolderError } from './cli/gateway.registry';
 import { ConfigError, loadConfig, withProvider, type ResolvedConfig } from './platform/config/config';
 import { connectToSandbox, pointSandboxWebhooksAt, startEmbeddedSandbox } from './embedded-sandbox';
 import { createLogger } from './platform/observability/logger';
@@ -50,7 +50,13 @@ async function main(): Promise<void> {
   if (config.provider === 'sandbox') {
     await pointSandboxWebhooksAt(resolved.provider.authUrl, publicUrl);
     // So that `npm run sandbox:login` finds this gateway whatever PORT it runs on.
-    closers.push(await announceGateway(publicUrl));
+    const announced = await announceGateway(publicUrl).catch((error: unknown) => {
+      // A folder another user could write is not used; the gateway runs on, `sandbox:login` just cannot find it.
+      if (error instanceof RegistryFolderError) logger.warn(error.message);
+      else logger.warn({ err: error }, 'this gateway could not be noted for `npm run sandbox:login`: name it there with --gateway <url> or PORT');
+      return undefined;
+    });
+    if (announced) closers.push(announced);
   }
 
   const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket, subscriptions over SSE at /graphql/stream)`];

@@ -1,6 +1,6 @@
 import { ConfigError, loadGatewayAddress } from '../platform/config/config';
 import { MOCK_BANK_PASSWORD } from '../sandbox/fixtures/users';
-import { runningGateways } from './gateway.registry';
+import { RegistryFolderError, runningGateways } from './gateway.registry';
 import { signInAt } from './gateway-sign-in';
 
 const USAGE = [
@@ -88,6 +88,6 @@ function reasonOf(error: unknown): string {
 }
 
 void main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof CliError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof CliError || error instanceof RegistryFolderError ? error.message : error);
   process.exit(1);
 });

@@ -1,7 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 import { freePort } from '../helpers/ports';
@@ -96,6 +97,39 @@ describe('first start: ports and sandbox:login', () => {
     expect(body.errors).toBeUndefined();
     expect(body.data!.viewer.accounts.length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('npm start notes nothing in a registry folder another user left open (0777), says why, and still serves', async () => {
+    const planted = join(home, `bankgraph-${userInfo().uid}`);
+    mkdirSync(planted);
+    chmodSync(planted, 0o777);
+    const gateway = startGateway({ PORT: '0' });
+    const url = await whenUp(gateway);
+    expect(gateway.output()).toContain(`The gateway registry folder ${planted} is open to other users (mode 777).`);
+    expect(readdirSync(planted)).toEqual([]);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  }, 60_000);
+
+  it('sandbox:login signs in at no relay named in a registry folder another user made first, and says why', async () => {
+    const relayed: string[] = [];
+    const relay = createHttpServer((req, res) => {
+      relayed.push(`${req.method} ${req.url}`);
+      res.writeHead(404).end();
+    });
+    blockers.push(relay);
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const planted = join(home, `bankgraph-${userInfo().uid}`);
+    mkdirSync(join(planted, 'gateways'), { recursive: true });
+    // Alive (this test's own process) and of this checkout: what the old reader trusted.
+    const entry = { url: `http://127.0.0.1:${(relay.address() as { port: number }).port}`, pid: process.pid, cwd: ROOT };
+    writeFileSync(join(planted, 'gateways', '1.json'), JSON.stringify(entry));
+    for (const dir of [planted, join(planted, 'gateways'), join(planted, 'gateways', '1.json')]) chownSync(dir, 65534, 65534);
+    const run = await sandboxLogin({}, 'john');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`The gateway registry folder ${planted} is owned by uid 65534, not by you (uid ${userInfo().uid}).`);
+    expect(run.stderr).toContain('--gateway <url>');
+    expect(relayed).toEqual([]);
+  });
 
   it('sandbox:login with no gateway running says how to start or point at one', async () => {
     const run = await sandboxLogin({}, 'john');

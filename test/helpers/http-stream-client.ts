@@ -10,6 +10,8 @@ export interface StreamOptions {
   headers?: Record<string, string>;
   /** More of the request body (documentId, extensions); `query` is left out when this has none and the query is ''. */
   body?: Record<string, unknown>;
+  /** GET sends the operation in the URL (variables as JSON) with no body and no content type, as a link or EventSource does. */
+  method?: 'GET' | 'POST';
 }
 
 /** One operation over a real HTTP stream, read byte by byte as a client would, protocol frames included. */
@@ -50,16 +52,18 @@ export function streamOverHttp<T>(
       waiter(result);
     }
   };
-  const response = fetch(`${gatewayUrl}${transport === 'sse' ? '/graphql/stream' : '/graphql'}`, {
-    method: 'POST',
+  const get = options.method === 'GET';
+  const search = get ? `?${new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}) })}` : '';
+  const response = fetch(`${gatewayUrl}${transport === 'sse' ? '/graphql/stream' : '/graphql'}${search}`, {
+    method: get ? 'GET' : 'POST',
     signal: abort.signal,
     headers: {
-      'content-type': 'application/json',
+      ...(get ? {} : { 'content-type': 'application/json' }),
       accept: transport === 'sse' ? 'text/event-stream' : MULTIPART_ACCEPT,
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...options.headers,
     },
-    body: JSON.stringify({ query, variables, ...options.body }),
+    ...(get ? {} : { body: JSON.stringify({ query, variables, ...options.body }) }),
   });
   const head = response.then((answer) => ({
     status: answer.status,

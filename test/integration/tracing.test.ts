@@ -85,8 +85,9 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
       'graphql.operation.name': 'ViewerGraph',
       'bankgraph.outcome': 'success',
     });
-    const line = logLines.find((entry) => entry.msg === 'graphql operation' && entry.requestId === 'trace-test-request-1');
-    expect(line).toMatchObject({ traceId, operationName: 'ViewerGraph' });
+    // The client's X-Request-Id is logged beside the gateway's own id for the request, never as it.
+    const line = logLines.find((entry) => entry.msg === 'graphql operation' && entry.clientRequestId === 'trace-test-request-1');
+    expect(line).toMatchObject({ traceId, operationName: 'ViewerGraph', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it('records outcome and error codes, never variable values', async () => {

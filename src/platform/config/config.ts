@@ -1,4 +1,5 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
+import { isAbsolute } from 'node:path';
 
 /**
  * The only reader of process.env. Every variable is validated here, and a bad one stops start-up with a message
@@ -225,6 +226,15 @@ export function loadGatewayAddress(env: Env = process.env): Readonly<{ publicUrl
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return address;
+}
+
+/**
+ * Where this OS user's development tools keep runtime files (the registry of running gateways): XDG_RUNTIME_DIR, a
+ * folder the XDG spec reserves for the user alone, when it is an absolute path (the spec says to ignore any other).
+ */
+export function loadRuntimeDir(env: Env = process.env): string | undefined {
+  const dir = env.XDG_RUNTIME_DIR?.trim();
+  return dir && isAbsolute(dir) ? dir : undefined;
 }
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {

@@ -5,6 +5,7 @@ import { requestUrl } from './request-url';
 import { sendError } from './respond';
 import { INTERNAL_ERROR_MESSAGE } from '../graphql/error-masking';
 import type { Logger } from '../observability/logger';
+import { noteClientRequestId } from '../observability/client-request-id';
 import { routeLabel } from '../observability/route-label';
 import { SpanKind, SpanStatusCode, type Telemetry } from '../observability/telemetry';
 
@@ -33,8 +34,10 @@ export function createHttpServer(deps: HttpRouterDeps): Server {
   return createServer((req, res) => {
     // Counts the request for /metrics and for draining; during a shutdown it answers 503 itself.
     if (!tracker.begin(req, res)) return;
-    const requestId = requestIdOf(req);
+    // Always the gateway's own: a client's X-Request-Id is only logged beside it (client-request-id.ts).
+    const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
+    noteClientRequestId(requestId, req.headers['x-request-id'], res);
     const routed = telemetry.enabled ? traceRequest(telemetry, req, res, requestId, () => route(req, res, requestId)) : route(req, res, requestId);
     void routed.catch((error: unknown) => {
       logger.error({ err: error, requestId, url: req.url }, 'request failed');
@@ -60,10 +63,4 @@ function traceRequest(telemetry: Telemetry, req: IncomingMessage, res: ServerRes
       if (res.statusCode >= 500) span?.setStatus({ code: SpanStatusCode.ERROR });
     },
   );
-}
-
-/** A client's own X-Request-Id is kept when it looks like an id; anything else is replaced, so logs stay clean. */
-function requestIdOf(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[A-Za-z0-9._-]{8,64}$/.test(given) ? given : randomUUID();
 }

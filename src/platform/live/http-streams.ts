@@ -32,6 +32,11 @@ export interface StreamedResult {
 export const FOREIGN_ORIGIN_MESSAGE =
   'Session cookie refused from this Origin: use the gateway origin or one in ALLOWED_ORIGINS, or send Authorization: Bearer <token>.';
 
+/** Said (403) to a stream that would sign in with the session cookie from a request another page could have made. */
+export const CROSS_SITE_REQUEST_MESSAGE =
+  'Session cookie refused for a request the browser says another page could have made (Sec-Fetch-Mode: no-cors, Sec-Fetch-Site: cross-site, ' +
+  'or same-site with no Origin): open the stream with fetch or EventSource from the gateway origin or one in ALLOWED_ORIGINS, or send Authorization: Bearer <token>.';
+
 export interface HttpStreamsDeps {
   pipeline: OperationPipeline;
   /** The same caps as the WebSocket's: one principal's subscriptions count once whatever carries them. */
@@ -84,12 +89,16 @@ export class HttpStreams {
 
   /**
    * Cross-site request forgery as the WebSocket's cross-site hijacking: a stream that would sign in with the session
-   * cookie is served only to the gateway's origin or ALLOWED_ORIGINS. True when it was refused (403 sent).
+   * cookie is served only to the gateway's origin or ALLOWED_ORIGINS, and never to a request the browser says
+   * another page could have made (websocket-origin.ts, streamRefusal). True when it was refused (403 sent).
    */
   refuseForeignOrigin(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
-    if (this.deps.originPolicy.admits(req.headers, { authorization: req.headers.authorization })) return false;
-    this.deps.logger.warn({ origin: req.headers.origin, requestId }, 'stream refused: session cookie from a foreign origin');
-    sendGraphQLRefusal(req, res, 403, { message: FOREIGN_ORIGIN_MESSAGE, extensions: { code: 'FORBIDDEN', reason: 'FOREIGN_ORIGIN' } }, requestId);
+    const reason = this.deps.originPolicy.streamRefusal(req.headers);
+    if (reason === undefined) return false;
+    const { origin, 'sec-fetch-mode': mode, 'sec-fetch-site': site } = req.headers;
+    this.deps.logger.warn({ origin, secFetchMode: mode, secFetchSite: site, reason, requestId }, 'stream refused: session cookie from another page');
+    const message = reason === 'FOREIGN_ORIGIN' ? FOREIGN_ORIGIN_MESSAGE : CROSS_SITE_REQUEST_MESSAGE;
+    sendGraphQLRefusal(req, res, 403, { message, extensions: { code: 'FORBIDDEN', reason } }, requestId);
     return true;
   }
 

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { sendGraphQLRefusal } from '../graphql/refusals';
 import type { PrincipalLookup } from '../graphql/http-handler';
 import { DirectWrites, TERMINAL, writeChunk, type HttpStreams } from './http-streams';
 
@@ -10,6 +11,31 @@ export interface MultipartRequest {
   query: string;
   operationName?: string | null;
   variables?: Readonly<Record<string, unknown>> | null;
+}
+
+/** Apollo Server's csrfPrevention, word for word: what a plain form or `<img>` can send is refused on /graphql. */
+const PREFLIGHT_HEADERS = ['x-apollo-operation-name', 'apollo-require-preflight'];
+const NON_PREFLIGHTED_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+export const CSRF_MESSAGE =
+  `This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Please either specify a 'content-type' header ` +
+  `(with a type that is not one of ${NON_PREFLIGHTED_CONTENT_TYPES.join(', ')}) or provide a non-empty value for one of the following ` +
+  `headers: ${PREFLIGHT_HEADERS.join(', ')}\n`;
+
+/**
+ * True when a browser could have sent this request without a CORS preflight, under Apollo's rule: no content type,
+ * or one a form can send, and no non-empty preflight-forcing header. A content type that does not parse passes, as
+ * in Apollo, since a browser sends none such without a preflight.
+ */
+export function couldSkipPreflight(headers: IncomingHttpHeaders): boolean {
+  const contentType = headers['content-type'];
+  if (contentType !== undefined) {
+    const essence = /^[\t\n\r ]*([!#$%&'*+.^_`|~\w-]+\/[!#$%&'*+.^_`|~\w-]+)[\t\n\r ]*(;|$)/.exec(contentType)?.[1]?.toLowerCase();
+    if (essence === undefined || !NON_PREFLIGHTED_CONTENT_TYPES.includes(essence)) return false;
+  }
+  return !PREFLIGHT_HEADERS.some((name) => {
+    const value = headers[name];
+    return value !== undefined && value.length > 0;
+  });
 }
 
 const BOUNDARY = '\r\n--graphql';
@@ -43,6 +69,11 @@ export class MultipartSubscriptions {
     lookup: PrincipalLookup,
     request: MultipartRequest,
   ): Promise<void> {
+    // The request is streamed here, not by Apollo: its CSRF prevention is applied first, as Apollo would.
+    if (couldSkipPreflight(req.headers)) {
+      sendGraphQLRefusal(req, res, 400, { message: CSRF_MESSAGE, extensions: { code: 'BAD_USER_INPUT' } }, requestId);
+      return;
+    }
     if (this.streams.refuseForeignOrigin(req, res, requestId)) return;
     res.writeHead(200, { 'content-type': MULTIPART_SUBSCRIPTION_CONTENT_TYPE, 'cache-control': 'no-cache, no-store', connection: 'keep-alive' });
     res.write(BOUNDARY);

@@ -31,6 +31,21 @@ export class WebSocketOriginPolicy {
     return this.isOwnOrAllowed(origin, headers.host);
   }
 
+  /**
+   * For an HTTP stream (SSE, multipart) that would sign in with the session cookie. Beside a foreign Origin, as for a
+   * WebSocket, what the browser says made the request (Sec-Fetch-*, which no page can set): sent without CORS (an
+   * `<img>`, a `<script>`), from another site, or from a page of the same site with no Origin to check. A request
+   * with neither header nor Origin is not a browser's and is served; so is one with a bearer token.
+   */
+  streamRefusal(headers: IncomingHttpHeaders): 'FOREIGN_ORIGIN' | 'CROSS_SITE_REQUEST' | undefined {
+    const { authorization, origin } = headers;
+    if ((typeof authorization === 'string' && authorization !== '') || readCookie(headers.cookie, SESSION_COOKIE) === undefined) return undefined;
+    const mode = String(headers['sec-fetch-mode'] ?? '').toLowerCase();
+    const site = String(headers['sec-fetch-site'] ?? '').toLowerCase();
+    if (mode === 'no-cors' || site === 'cross-site' || (site === 'same-site' && origin === undefined)) return 'CROSS_SITE_REQUEST';
+    return origin === undefined || this.isOwnOrAllowed(origin, headers.host) ? undefined : 'FOREIGN_ORIGIN';
+  }
+
   private isOwnOrAllowed(origin: string, host: string | undefined): boolean {
     let parsed: URL;
     try {

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { clientRequestIdOfLine } from './client-request-id';
 import { activeTraceIds } from './trace-ids';
 
 /**
@@ -36,8 +37,12 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: 'bankgraph' },
-      // The trace of the request being served, next to its requestId, so a log line leads to its trace and back.
-      mixin: () => activeTraceIds() ?? {},
+      // The trace of the request being served, next to its requestId, so a log line leads to its trace and back;
+      // and the client's own id for the request, when it sent one.
+      mixin: (line, _level, self) => {
+        const client = clientRequestIdOfLine(line, () => self.bindings());
+        return client === undefined ? (activeTraceIds() ?? {}) : { ...activeTraceIds(), clientRequestId: client };
+      },
       formatters: {
         level: (label) => ({ level: label }),
         log: (object) => sanitizeForLog(object, literals) as Record<string, unknown>,
