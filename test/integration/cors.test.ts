@@ -108,6 +108,12 @@ describe('CORS for the origins in CORS_ORIGINS', () => {
     }
   });
 
+  it('adds Origin to the Vary a route writes itself (the playground page varies by Accept)', async () => {
+    const page = await fetch(`${stack.gateway.url}/graphql`, { headers: { origin: APP, accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(varyOf(page)).toEqual(expect.arrayContaining(['origin', 'accept']));
+  });
+
   it('answers an unlisted origin’s POST without CORS headers, and logs why once per origin', async () => {
     const before = lines.filter((line) => line.origin === FOREIGN).length;
     expect(before).toBeLessThanOrEqual(1);
