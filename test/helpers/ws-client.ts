@@ -116,3 +116,49 @@ export function connectWs(gatewayUrl: string, token?: string): WsClient {
 export async function disposeWsClients(): Promise<void> {
   await Promise.allSettled([...open].map((ws) => ws.dispose()));
 }
+
+/** What one operation over a browser-like socket came to: its result, or how the gateway closed the socket. */
+export interface BrowserSocketOutcome {
+  data?: unknown;
+  errors?: unknown;
+  closeCode?: number;
+  closeReason?: string;
+}
+
+/** One query over a WebSocket whose upgrade carries these headers (Origin, Cookie), as a browser on that origin opens it. */
+export async function queryOverBrowserSocket(
+  gatewayUrl: string,
+  query: string,
+  headers: Record<string, string>,
+  connectionParams: Record<string, unknown> = {},
+): Promise<BrowserSocketOutcome> {
+  class BrowserLikeSocket extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { headers });
+    }
+  }
+  let closed: { code: number; reason: string } | undefined;
+  const client = createClient({
+    url: `${gatewayUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: BrowserLikeSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: true,
+    on: { closed: (event) => (closed = event as { code: number; reason: string }) },
+  });
+  try {
+    return await new Promise<BrowserSocketOutcome>((resolve) => {
+      let result: BrowserSocketOutcome = {};
+      client.subscribe(
+        { query },
+        {
+          next: (value) => (result = value as BrowserSocketOutcome),
+          error: () => resolve({ ...result, closeCode: closed?.code, closeReason: closed?.reason }),
+          complete: () => resolve(result),
+        },
+      );
+    });
+  } finally {
+    await client.dispose();
+  }
+}

@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream';
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { createLogger } from '../../src/platform/observability/logger';
 import { answerBankPage, startSignIn } from '../helpers/sign-in-steps';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
+import { queryOverBrowserSocket, type BrowserSocketOutcome } from '../helpers/ws-client';
 
 /*
  * A browser app on its own origin (a Vite dev server on :5173) calling the gateway: CORS on HTTP for the origins in
@@ -260,34 +259,5 @@ describe('CORS for the origins in CORS_ORIGINS', () => {
   });
 
   /** One query over a WebSocket whose upgrade carries these headers, as a browser on their Origin opens it. */
-  async function queryOverWebSocket(headers: Record<string, string>): Promise<{ data?: unknown; errors?: unknown; closeCode?: number; closeReason?: string }> {
-    class BrowserLikeSocket extends WebSocket {
-      constructor(url: string, protocols?: string | string[]) {
-        super(url, protocols, { headers });
-      }
-    }
-    let closed: { code: number; reason: string } | undefined;
-    const client = createClient({
-      url: `${stack.gateway.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: BrowserLikeSocket,
-      retryAttempts: 0,
-      lazy: true,
-      on: { closed: (event) => (closed = event as { code: number; reason: string }) },
-    });
-    try {
-      return await new Promise((resolve) => {
-        let result: { data?: unknown; errors?: unknown } = {};
-        client.subscribe(
-          { query: VIEWER },
-          {
-            next: (value) => (result = value),
-            error: () => resolve({ ...result, closeCode: closed?.code, closeReason: closed?.reason }),
-            complete: () => resolve(result),
-          },
-        );
-      });
-    } finally {
-      await client.dispose();
-    }
-  }
+  const queryOverWebSocket = (headers: Record<string, string>): Promise<BrowserSocketOutcome> => queryOverBrowserSocket(stack.gateway.url, VIEWER, headers);
 });

@@ -1,13 +1,7 @@
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { startStack, type Stack } from '../helpers/stack';
+import { queryOverBrowserSocket, type BrowserSocketOutcome } from '../helpers/ws-client';
 
-interface Outcome {
-  data?: unknown;
-  errors?: unknown;
-  closeCode?: number;
-  closeReason?: string;
-}
+type Outcome = BrowserSocketOutcome;
 
 /**
  * Cross-site WebSocket hijacking: a page on another site opens a WebSocket to the gateway, and the browser adds the
@@ -27,38 +21,8 @@ describe('WebSocket origin check for cookie sign-in', () => {
   });
 
   /** One query over a WebSocket opened with these upgrade headers, as a browser on `origin` would open it. */
-  async function queryOver(headers: Record<string, string>, connectionParams: Record<string, unknown> = {}): Promise<Outcome> {
-    class BrowserLikeSocket extends WebSocket {
-      constructor(url: string, protocols?: string | string[]) {
-        super(url, protocols, { headers });
-      }
-    }
-    let closed: { code: number; reason: string } | undefined;
-    const client = createClient({
-      url: `${stack.gateway.url.replace(/^http/, 'ws')}/graphql`,
-      webSocketImpl: BrowserLikeSocket,
-      connectionParams,
-      retryAttempts: 0,
-      lazy: true,
-      on: { closed: (event) => (closed = event as { code: number; reason: string }) },
-    });
-    try {
-      const outcome = await new Promise<Outcome>((resolve) => {
-        let result: Outcome = {};
-        client.subscribe(
-          { query: '{ viewer { accounts { id accountNumber { iban } } } }' },
-          {
-            next: (value) => (result = value as Outcome),
-            error: () => resolve({ ...result, closeCode: closed?.code, closeReason: closed?.reason }),
-            complete: () => resolve(result),
-          },
-        );
-      });
-      return outcome;
-    } finally {
-      await client.dispose();
-    }
-  }
+  const queryOver = (headers: Record<string, string>, connectionParams: Record<string, unknown> = {}): Promise<Outcome> =>
+    queryOverBrowserSocket(stack.gateway.url, '{ viewer { accounts { id accountNumber { iban } } } }', headers, connectionParams);
 
   it('refuses a cookie sign-in from a foreign origin, saying why', async () => {
     const outcome = await queryOver({ origin: 'http://evil.example', cookie: `bankgraph_session=${session}` });
