@@ -265,7 +265,7 @@ function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimi
     recorder,
     metrics,
     logger,
-    originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => parts.publicUrl.value),
+    originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
     heartbeatMs: config.live.streamHeartbeatMs,
     operationTimeoutMs: config.operationTimeoutMs,
     createContext: (principal, requestId) =>
@@ -286,7 +286,7 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
     maxPayloadBytes: config.limits.maxBodyBytes,
     operationTimeoutMs: config.operationTimeoutMs,
     production: config.nodeEnv === 'production',
-    originPolicy: new WebSocketOriginPolicy(config.allowedOrigins, () => parts.publicUrl.value),
+    originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
     telemetry: parts.telemetry,
     wrap: (serverOptions) => guard.wrap(serverOptions),
   });

@@ -1,5 +1,6 @@
 import { handleAuthRoute } from '../identity';
 import type { ResolvedConfig } from '../platform/config/config';
+import { CorsPolicy } from '../platform/http/cors';
 import type { HttpOperationGuard } from '../platform/http/http-operation-guard';
 import type { Route } from '../platform/http/http-router';
 import type { HttpRequestTracker } from '../platform/http/http-request-tracker';
@@ -28,6 +29,11 @@ export interface RoutesDeps {
 /** Every HTTP route of the gateway, in the order they are tried: the platform's, then the features' own. */
 export function gatewayRoutes(deps: RoutesDeps): Route[] {
   const { config, services, guard, logger } = deps;
+  const corsPolicy = new CorsPolicy(config.corsOrigins, deps.publicUrl, logger);
+  const appOrigins: ReadonlySet<string> = new Set(config.corsOrigins);
+  // Only the routes a browser app calls; a preflight answered here never reaches Apollo's CSRF prevention.
+  const cors: Route = (path, req, res, requestId) =>
+    Promise.resolve((path === '/graphql' || path === SSE_PATH || path.startsWith('/auth/')) && corsPolicy.apply(path, req, res, requestId));
   const graphql: Route = async (path, req, res, requestId) => {
     if (path === SSE_PATH) await deps.sse.handle(req, res, requestId);
     else if (path === '/graphql') await deps.graphql.handle(req, res, requestId);
@@ -55,6 +61,7 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
       clientId: config.provider.clientId,
       publicUrl: deps.publicUrl,
       production: config.nodeEnv === 'production',
+      appOrigins,
       loginStates: services.loginStates,
       sessions: services.sessions,
       connections: services.connections,
@@ -65,5 +72,5 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
       logger,
     });
   };
-  return [(path, req, res) => deps.playground.handle(path, req, res), graphql, ops, webhooks, auth];
+  return [cors, (path, req, res) => deps.playground.handle(path, req, res), graphql, ops, webhooks, auth];
 }

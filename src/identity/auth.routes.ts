@@ -28,6 +28,8 @@ export interface AuthRoutesDeps {
   publicUrl: () => string;
   /** NODE_ENV=production: PUBLIC_URL alone names the callback, whatever loopback name a request came in on. */
   production: boolean;
+  /** CORS_ORIGINS: the apps a sign-in may send the browser back to (an absolute returnTo). */
+  appOrigins: ReadonlySet<string>;
   loginStates: LoginStateStore;
   sessions: SessionStore;
   connections: ConnectionStore;
@@ -99,7 +101,7 @@ async function login(url: URL, req: IncomingMessage, res: ServerResponse, deps: 
     throw new BadUserInputError("This gateway uses the app's own sign-in: connect a bank with POST /auth/connections and your access token.");
   }
   const given = url.searchParams.get('returnTo');
-  const returnTo = given === null ? undefined : checkReturnTo(given);
+  const returnTo = given === null ? undefined : checkReturnTo(given, deps.appOrigins);
   const response = url.searchParams.get('response') ?? 'cookie';
   if (response !== 'cookie' && response !== 'json') throw new BadUserInputError('response must be "cookie" or "json"', 'response');
   const principal = await deps.principals.resolve(credentialsFromHeaders(req.headers));
@@ -132,8 +134,9 @@ async function startConnection(req: IncomingMessage, res: ServerResponse, deps: 
       throw new BadUserInputError('The body must be JSON: {} or { "returnTo": "/path" }.');
     }
     const value = (body as { returnTo?: unknown } | null)?.returnTo;
-    if (value !== undefined && typeof value !== 'string') throw new BadUserInputError('returnTo must be a string path such as /graphql.', 'returnTo');
-    returnTo = value === undefined ? undefined : checkReturnTo(value);
+    if (value !== undefined && typeof value !== 'string')
+      throw new BadUserInputError('returnTo must be a string: a path such as /graphql, or a URL on an origin in CORS_ORIGINS.', 'returnTo');
+    returnTo = value === undefined ? undefined : checkReturnTo(value, deps.appOrigins);
   }
   const { authorizationUrl, binding } = await begin(req, deps, { returnTo, responseMode: 'json', userId: principal.userId });
   sendJson(res, 200, { authorizationUrl, loginBinding: binding }, { 'set-cookie': loginCookie(deps, binding), [LOGIN_BINDING_HEADER]: binding });

@@ -153,7 +153,12 @@ export interface Config {
   host: string;
   /** How the provider and browsers reach this gateway; undefined means "the address it ends up listening on". */
   publicUrl: string | undefined;
-  /** Browser origins besides the gateway's own whose pages may open a WebSocket signed in by the session cookie. */
+  /**
+   * CORS_ORIGINS and its older name ALLOWED_ORIGINS together: the browser origins besides the gateway's own whose
+   * pages may call it with credentials, over HTTP (CORS), WebSocket and the HTTP streams alike.
+   */
+  corsOrigins: string[];
+  /** ALLOWED_ORIGINS as given (merged into corsOrigins); the gateway says at start that it is now CORS_ORIGINS. */
   allowedOrigins: string[];
   /** `sandbox` until the embedded sandbox is started and its addresses are known (see withSandbox). */
   provider: ProviderConfig | 'sandbox';
@@ -201,6 +206,10 @@ export interface AppIdentityConfig {
 }
 
 /** Asymmetric JWS algorithms only: with a JWKS, an HMAC "key" would be public. */
+/** What CORS_ORIGINS accepts, said whole in its refusal: an Origin header is matched as a string, so near misses never match. */
+const CORS_ORIGINS_HINT =
+  'exact origins, scheme://host[:port] as a browser sends them (http://localhost:5173, https://app.example.com): no path, no wildcard, lower case, no default port';
+
 const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 export type ResolvedConfig = Config & { provider: ProviderConfig };
@@ -260,13 +269,15 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const merchantKeysRaw = env.MERCHANT_KEYS;
   const merchantKeys = merchantKeysRaw === undefined ? [randomBytes(24).toString('base64url')] : read.merchantKeys('MERCHANT_KEYS');
 
+  const allowedOrigins = read.originList('ALLOWED_ORIGINS');
   const config: Config = {
     nodeEnv,
     port,
     // Reachable from other machines only where that is the point (production, a container) or asked for.
     host: env.HOST ?? (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1'),
     publicUrl: env.PUBLIC_URL === undefined ? (port === 0 ? undefined : `http://localhost:${port}`) : read.url('PUBLIC_URL'),
-    allowedOrigins: read.originList('ALLOWED_ORIGINS'),
+    corsOrigins: [...new Set([...read.originList('CORS_ORIGINS', CORS_ORIGINS_HINT), ...allowedOrigins])],
+    allowedOrigins,
     provider,
     providerKind,
     sandbox,
@@ -645,8 +656,11 @@ class Reader {
     return urls;
   }
 
-  /** Unset or empty means none. Each entry must be an origin (scheme, host, port), as browsers send it. */
-  originList(name: string): string[] {
+  /**
+   * Unset or empty means none. Each entry must be an origin (scheme, host, port) exactly as browsers send it, since
+   * an Origin header is compared with it as a string.
+   */
+  originList(name: string, hint = 'origins like https://app.example.com (no path)'): string[] {
     const value = this.env[name];
     if (value === undefined) return [];
     const origins = value
@@ -655,7 +669,7 @@ class Reader {
       .filter(Boolean);
     const bad = origins.filter((origin) => !isUrl(origin, ['http:', 'https:']) || new URL(origin).origin !== origin.replace(/\/$/, ''));
     if (bad.length > 0) {
-      this.problems.push(`${name} must be a comma-separated list of origins like https://app.example.com (no path); got ${JSON.stringify(bad[0])}`);
+      this.problems.push(`${name} must be a comma-separated list of ${hint}; got ${JSON.stringify(bad[0])}`);
       return [];
     }
     return origins.map((origin) => new URL(origin).origin);

@@ -30,12 +30,12 @@ export interface StreamedResult {
 
 /** Said (403) to a stream that would sign in with the session cookie from a foreign Origin. */
 export const FOREIGN_ORIGIN_MESSAGE =
-  'Session cookie refused from this Origin: use the gateway origin or one in ALLOWED_ORIGINS, or send Authorization: Bearer <token>.';
+  'Session cookie refused from this Origin: use the gateway origin or one in CORS_ORIGINS (or its older name ALLOWED_ORIGINS), or send Authorization: Bearer <token>.';
 
 /** Said (403) to a stream that would sign in with the session cookie from a request another page could have made. */
 export const CROSS_SITE_REQUEST_MESSAGE =
   'Session cookie refused for a request the browser says another page could have made (Sec-Fetch-Mode: no-cors, Sec-Fetch-Site: cross-site, ' +
-  'or same-site with no Origin): open the stream with fetch or EventSource from the gateway origin or one in ALLOWED_ORIGINS, or send Authorization: Bearer <token>.';
+  'or same-site with no Origin): open the stream with fetch or EventSource from the gateway origin or one in CORS_ORIGINS, or send Authorization: Bearer <token>.';
 
 export interface HttpStreamsDeps {
   pipeline: OperationPipeline;
@@ -89,7 +89,7 @@ export class HttpStreams {
 
   /**
    * Cross-site request forgery as the WebSocket's cross-site hijacking: a stream that would sign in with the session
-   * cookie is served only to the gateway's origin or ALLOWED_ORIGINS, and never to a request the browser says
+   * cookie is served only to the gateway's origin or CORS_ORIGINS, and never to a request the browser says
    * another page could have made (websocket-origin.ts, streamRefusal). True when it was refused (403 sent).
    */
   refuseForeignOrigin(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {

@@ -1,0 +1,142 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../observability/logger';
+import { BoundedMap } from '../store/bounded-map';
+import { sendError } from './respond';
+
+/** What browser apps send beside the CORS-safelisted headers: GraphQL clients', tracing's and the JSON sign-in's. */
+export const CORS_ALLOWED_HEADERS = [
+  'content-type',
+  'authorization',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+  'graphql-client-name',
+  'graphql-client-version',
+  'apollographql-client-name',
+  'apollographql-client-version',
+  'traceparent',
+  'tracestate',
+  'x-request-id',
+  'cache-control',
+  'login-binding',
+] as const;
+
+/** The answer's headers an app reads besides the safelisted ones: the request id, the rate limit's, the sign-in binding. */
+export const CORS_EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'login-binding'] as const;
+
+const ALLOWED_METHODS = 'GET, POST';
+/** Long enough that an app does not preflight every operation, short enough that a removed origin ends soon. */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+/** Origins already logged as refused; bounded, as anyone can send any Origin. */
+const MAX_LOGGED_ORIGINS = 1_000;
+/** An Origin longer than this is no browser's; it is logged cut, so a log line stays small. */
+const MAX_LOGGED_ORIGIN_LENGTH = 200;
+
+export type CorsDecision =
+  /** No Origin, or the gateway's own: not a cross-origin request, so no CORS headers are needed. */
+  { kind: 'same-origin' } | { kind: 'allowed'; origin: string; preflight: boolean } | { kind: 'refused'; origin: string; preflight: boolean };
+
+/**
+ * Whether a browser may let the page at `Origin` read this answer (and send it credentials). Only exact origins in
+ * the list are, never a pattern or `*`: the session cookie is sent with these requests, so every listed origin is
+ * trusted with the signed-in user's data.
+ */
+export function decideCors(
+  method: string | undefined,
+  headers: Pick<IncomingHttpHeaders, 'origin' | 'host' | 'access-control-request-method'>,
+  allowed: ReadonlySet<string>,
+  ownOrigin: string | undefined,
+): CorsDecision {
+  const origin = headers.origin;
+  if (origin === undefined || origin === ownOrigin || isHostOf(origin, headers.host)) return { kind: 'same-origin' };
+  const preflight = method === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
+  return { kind: allowed.has(origin) ? 'allowed' : 'refused', origin, preflight };
+}
+
+function isHostOf(origin: string, host: string | undefined): boolean {
+  if (host === undefined) return false;
+  try {
+    return new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * CORS on the routes an app calls (/graphql, /graphql/stream, the JSON sign-in): a preflight is answered here,
+ * before Apollo's CSRF prevention would refuse it; any other request gets its headers and goes on to its route.
+ */
+export class CorsPolicy {
+  private readonly allowed: ReadonlySet<string>;
+  private readonly logged = new BoundedMap<string, true>(MAX_LOGGED_ORIGINS);
+
+  constructor(
+    origins: readonly string[],
+    private readonly ownOrigin: () => string | undefined,
+    private readonly logger: Logger,
+  ) {
+    this.allowed = new Set(origins);
+  }
+
+  /** True when the request was answered (a preflight); otherwise its CORS headers are set and its route serves it. */
+  apply(path: string, req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
+    varyOnOrigin(res);
+    const own = this.ownOrigin();
+    const decision = decideCors(req.method, req.headers, this.allowed, own === undefined ? undefined : new URL(own).origin);
+    if (decision.kind === 'same-origin') return false;
+    if (decision.kind === 'refused') {
+      this.noteRefused(decision.origin, path);
+      if (!decision.preflight) return false;
+      sendError(
+        res,
+        403,
+        'FORBIDDEN',
+        `This gateway does not answer pages on ${cut(decision.origin)}: a browser app's origin must be listed in CORS_ORIGINS (exact origins such as http://localhost:5173).`,
+        requestId,
+      );
+      return true;
+    }
+    res.setHeader('access-control-allow-origin', decision.origin);
+    res.setHeader('access-control-allow-credentials', 'true');
+    if (!decision.preflight) {
+      res.setHeader('access-control-expose-headers', CORS_EXPOSED_HEADERS.join(', '));
+      return false;
+    }
+    res.writeHead(204, {
+      'access-control-allow-methods': ALLOWED_METHODS,
+      'access-control-allow-headers': CORS_ALLOWED_HEADERS.join(', '),
+      'access-control-max-age': String(PREFLIGHT_MAX_AGE_SECONDS),
+      'cache-control': 'no-store',
+    });
+    res.end();
+    return true;
+  }
+
+  /** Once per origin: a browser app that is refused keeps calling, and one line says why. */
+  private noteRefused(origin: string, path: string): void {
+    const key = cut(origin);
+    if (this.logged.has(key)) return;
+    this.logged.set(key, true);
+    this.logger.warn(
+      { origin: key, path },
+      'a browser page on an origin not in CORS_ORIGINS called the gateway: answered without CORS headers, so the browser keeps the answer from the page (list the origin in CORS_ORIGINS to admit it)',
+    );
+  }
+}
+
+function cut(origin: string): string {
+  return origin.length > MAX_LOGGED_ORIGIN_LENGTH ? `${origin.slice(0, MAX_LOGGED_ORIGIN_LENGTH)}…` : origin;
+}
+
+/**
+ * Every answer of these routes varies by Origin, whatever Vary its handler writes later (the playground page's
+ * `Accept`): a later Vary is added to Origin instead of replacing it, so no cache serves one origin's answer to another.
+ */
+function varyOnOrigin(res: ServerResponse): void {
+  res.setHeader('vary', 'Origin');
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) => {
+    if (name.toLowerCase() !== 'vary') return setHeader(name, value);
+    const added = (Array.isArray(value) ? value : [String(value)]).join(', ');
+    return setHeader(name, /\borigin\b/i.test(added) ? added : `Origin, ${added}`);
+  };
+}
