@@ -59,9 +59,9 @@ describe('the reference web app (examples/web) in Chromium', () => {
 
   beforeAll(async () => {
     const dist = await buildWebApp();
-    app = await serveWebApp(dist, 'localhost');
-    // The same app on another origin, one the gateway does not list.
-    stranger = await serveWebApp(dist, '127.0.0.1');
+    app = await serveWebApp(dist);
+    // The same app on another origin of the same site (so the browser sends it the session cookie), one the gateway does not list.
+    stranger = await serveWebApp(dist);
     const port = await freePort();
     gatewayUrl = `http://localhost:${port}`;
     stack = await startStack({

@@ -82,7 +82,7 @@ export interface ServedApp {
 }
 
 /** The built files over plain HTTP on port 0, as any static host serves a single-page app (unknown paths get index.html). */
-export async function serveWebApp(root: string, hostname: 'localhost' | '127.0.0.1' = 'localhost'): Promise<ServedApp> {
+export async function serveWebApp(root: string): Promise<ServedApp> {
   const server: Server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://app').pathname));
     let file = join(root, path);
@@ -93,7 +93,7 @@ export async function serveWebApp(root: string, hostname: 'localhost' | '127.0.0
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
-    origin: `http://${hostname}:${port}`,
+    origin: `http://localhost:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
