@@ -60,6 +60,12 @@ async function main(): Promise<void> {
   }
 
   const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket, subscriptions over SSE at /graphql/stream)`];
+  const listening = listeningAddress(config.host, gateway.url);
+  if (!sameAddress(listening, publicUrl)) lines.push(`  listening on ${listening} (HOST, PORT); browsers and the bank use PUBLIC_URL ${publicUrl}`);
+  if (config.corsOrigins.length > 0) lines.push(`  browser apps admitted on their own origin (CORS_ORIGINS): ${config.corsOrigins.join(', ')}`);
+  if (config.allowedOrigins.length > 0) {
+    lines.push('  ALLOWED_ORIGINS is now CORS_ORIGINS: its origins are admitted as CORS_ORIGINS are, on HTTP too; rename the setting');
+  }
   const login = sandboxLogin ? ` — login ${sandboxLogin}` : '';
   if (resolved.appIdentity) {
     lines.push(`  app identity: requests carry your app's access token from ${resolved.appIdentity.issuer} (docs/identity.md)`);
@@ -103,6 +109,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** Where the server listens, as a URL: HOST (0.0.0.0 or :: for every interface) and the port it took. */
+function listeningAddress(host: string, gatewayUrl: string): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${new URL(gatewayUrl).port}`;
+}
+
+/** The loopback names are one address for this line: PUBLIC_URL http://localhost:4000 on 127.0.0.1:4000 says nothing new. */
+function sameAddress(listening: string, publicUrl: string): boolean {
+  const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
+  const a = new URL(listening);
+  const b = new URL(publicUrl);
+  const sameHost = a.hostname === b.hostname || (loopback.has(a.hostname) && loopback.has(b.hostname));
+  return a.protocol === b.protocol && a.port === b.port && sameHost && b.pathname.replace(/\/+$/, '') === '';
 }
 
 /** A listen that failed because the address is taken becomes `message`, which names the variable that moves it. */

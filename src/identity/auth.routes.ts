@@ -107,7 +107,10 @@ async function login(url: URL, req: IncomingMessage, res: ServerResponse, deps: 
   const principal = await deps.principals.resolve(credentialsFromHeaders(req.headers));
   const userId = principal.kind === 'user' ? principal.userId : undefined;
   const { authorizationUrl, binding } = await begin(req, deps, { returnTo, responseMode: response, userId });
-  redirect(res, authorizationUrl, { 'set-cookie': loginCookie(deps, binding), [LOGIN_BINDING_HEADER]: binding });
+  const headers = { 'set-cookie': loginCookie(deps, binding), [LOGIN_BINDING_HEADER]: binding };
+  // A browser app's fetch cannot see a redirect's headers: it is told in JSON where to send the browser.
+  if (response === 'json' && wantsJson(req)) sendJson(res, 200, { authorizationUrl, loginBinding: binding }, headers);
+  else redirect(res, authorizationUrl, headers);
 }
 
 /** Adds a bank to the signed-in user (app identity's only way to connect one): answers where to send the browser. */
@@ -170,6 +173,7 @@ async function begin(
 
 async function callback(url: URL, req: IncomingMessage, res: ServerResponse, page: { html: boolean; back: string }, deps: AuthRoutesDeps): Promise<void> {
   const state = url.searchParams.get('state');
+  if (state && (await handOnToApp(url, req, res, state, deps))) return;
   const loginState = state ? await deps.loginStates.take(state) : undefined;
   if (!loginState) throw new UnauthenticatedError('The sign-in link is unknown, used or expired; start again.');
   page.back = loginState.returnTo ?? DEFAULT_RETURN_TO;
@@ -231,6 +235,25 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   const secure = deps.publicUrl().startsWith('https:') ? '; Secure' : '';
   const cookie = `${SESSION_COOKIE}=${encodeURIComponent(session.sessionToken)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / 1000}${secure}`;
   redirect(res, page.back, { 'set-cookie': [cookie, clearLogin] });
+}
+
+/**
+ * The bank's redirect back, in the browser, of a JSON sign-in whose returnTo is an app's URL: the app on its own
+ * origin holds the binding (no cookie of the gateway's reaches a page of another site), so the browser is sent
+ * there with the bank's `code`, `state` (or `error`), and the app finishes the sign-in at this callback with its
+ * Login-Binding. The code is worth nothing without that binding and the PKCE verifier the gateway keeps.
+ */
+async function handOnToApp(url: URL, req: IncomingMessage, res: ServerResponse, state: string, deps: AuthRoutesDeps): Promise<boolean> {
+  if (wantsJson(req) || req.headers[LOGIN_BINDING_HEADER] !== undefined) return false;
+  const pending = await deps.loginStates.peek(state);
+  if (pending?.responseMode !== 'json' || pending.returnTo === undefined || pending.returnTo.startsWith('/')) return false;
+  const app = new URL(pending.returnTo);
+  for (const name of ['code', 'state', 'error']) {
+    const value = url.searchParams.get(name);
+    if (value !== null) app.searchParams.set(name, value);
+  }
+  redirect(res, app.href);
+  return true;
 }
 
 const ANOTHER_BROWSER = 'This sign-in was started in another browser or app, so it cannot be finished here; start again.';

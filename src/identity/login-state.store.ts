@@ -7,7 +7,7 @@ export interface LoginState {
   codeVerifier: string;
   /** SHA-256 of the binding value held by the browser (cookie) or app (Login-Binding header) that started it. */
   bindingHash: string;
-  /** Where the browser goes after sign-in; only same-origin paths are accepted at /auth/login. */
+  /** Where the browser goes after sign-in: a path on the gateway, or a URL on an app's origin in CORS_ORIGINS. */
   returnTo?: string;
   /** `json` for apps (`/auth/login?response=json`): the callback answers `{ sessionToken, expiresAt }`. */
   responseMode: 'cookie' | 'json';
@@ -51,6 +51,20 @@ export class LoginStateStore {
         expiresAtMs: now + LOGIN_STATE_TTL_MS,
       })
       .execute();
+  }
+
+  /**
+   * Where a sign-in in progress returns to, without consuming it: the bank's redirect of an app's JSON sign-in is
+   * handed on to the app, which then finishes the sign-in with its binding.
+   */
+  async peek(state: string, now = Date.now()): Promise<Pick<LoginState, 'returnTo' | 'responseMode'> | undefined> {
+    const row = await this.database.db
+      .selectFrom('loginStates')
+      .select(['returnTo', 'responseMode', 'expiresAtMs'])
+      .where('state', '=', stateKey(state))
+      .executeTakeFirst();
+    if (!row || row.expiresAtMs <= now) return undefined;
+    return { returnTo: row.returnTo ?? undefined, responseMode: row.responseMode };
   }
 
   /** One-time: a state is consumed when read (the delete decides who got it), so a replayed callback is refused. */

@@ -98,6 +98,27 @@ describe('first start: ports and sandbox:login', () => {
     expect(body.data!.viewer.accounts.length).toBeGreaterThan(0);
   }, 60_000);
 
+  it('prints the address it listens on beside a PUBLIC_URL that differs, the CORS_ORIGINS it admits, and that ALLOWED_ORIGINS is now CORS_ORIGINS', async () => {
+    const port = await freePort();
+    const gateway = startGateway({
+      PORT: String(port),
+      PUBLIC_URL: 'http://localhost:5173',
+      CORS_ORIGINS: 'http://localhost:5173',
+      ALLOWED_ORIGINS: 'https://app.example.com',
+    });
+    expect(await whenUp(gateway)).toBe('http://localhost:5173');
+    const banner = gateway.output();
+    expect(banner).toContain(`listening on http://127.0.0.1:${port} (HOST, PORT); browsers and the bank use PUBLIC_URL http://localhost:5173`);
+    expect(banner).toContain('(CORS_ORIGINS): http://localhost:5173, https://app.example.com');
+    expect(banner).toContain('ALLOWED_ORIGINS is now CORS_ORIGINS');
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+    // On its PUBLIC_URL's own address the banner has no second one to name.
+    const plain = startGateway({ PORT: String(await freePort()) });
+    await whenUp(plain);
+    expect(plain.output()).not.toContain('listening on');
+  }, 60_000);
+
   it('npm start notes nothing in a registry folder another user left open (0777), says why, and still serves', async () => {
     const planted = join(home, `bankgraph-${userInfo().uid}`);
     mkdirSync(planted);

@@ -108,6 +108,12 @@ describe('CORS for the origins in CORS_ORIGINS', () => {
     }
   });
 
+  it('adds Origin to the Vary a route writes itself (the playground page varies by Accept)', async () => {
+    const page = await fetch(`${stack.gateway.url}/graphql`, { headers: { origin: APP, accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(varyOf(page)).toEqual(expect.arrayContaining(['origin', 'accept']));
+  });
+
   it('answers an unlisted origin’s POST without CORS headers, and logs why once per origin', async () => {
     const before = lines.filter((line) => line.origin === FOREIGN).length;
     expect(before).toBeLessThanOrEqual(1);
@@ -179,6 +185,59 @@ describe('CORS for the origins in CORS_ORIGINS', () => {
       const answer = await post(APP, { cookie: cookie.split(';')[0]! });
       expect(answer.headers.get('access-control-allow-origin')).toBe(APP);
       expect(((await answer.json()) as { data: { viewer: { accounts: unknown[] } } }).data.viewer.accounts.length).toBeGreaterThan(0);
+    });
+
+    it('signs in an app on another site by the JSON sign-in: the bank’s answer handed on to the app, which finishes with its binding and gets a bearer token', async () => {
+      const returnTo = `${OTHER_APP}/signed-in?from=bank#/accounts`;
+      const cross = { origin: OTHER_APP, 'sec-fetch-mode': 'cors', 'sec-fetch-site': 'cross-site' };
+      const started = await fetch(`${stack.gateway.url}/auth/login?response=json&returnTo=${encodeURIComponent(returnTo)}`, {
+        headers: { ...cross, accept: 'application/json' },
+        redirect: 'manual',
+      });
+      expect(started.status).toBe(200);
+      expect(started.headers.get('access-control-allow-origin')).toBe(OTHER_APP);
+      const { authorizationUrl, loginBinding } = (await started.json()) as { authorizationUrl: string; loginBinding: string };
+      expect(loginBinding).toBe(started.headers.get('login-binding'));
+
+      // The bank sends the browser to the gateway's callback, which sends it on to the app with the bank's answer.
+      const callback = await answerBankPage(authorizationUrl, { username: 'john', password: 'doe' });
+      const handedOn = await fetch(callback, { headers: { accept: 'text/html', 'sec-fetch-site': 'cross-site' }, redirect: 'manual' });
+      expect(handedOn.status).toBe(302);
+      expect(handedOn.headers.getSetCookie()).toEqual([]);
+      const atApp = new URL(handedOn.headers.get('location')!);
+      expect(`${atApp.origin}${atApp.pathname}`).toBe(`${OTHER_APP}/signed-in`);
+      expect(atApp.hash).toBe('#/accounts');
+      expect(atApp.searchParams.get('from')).toBe('bank');
+      const { code, state } = Object.fromEntries(atApp.searchParams) as { code: string; state: string };
+      expect(new URL(callback).searchParams.get('code')).toBe(code);
+
+      const finish = (binding?: string): Promise<Response> =>
+        fetch(`${stack.gateway.url}/auth/callback?${new URLSearchParams({ code, state })}`, {
+          headers: { ...cross, accept: 'application/json', ...(binding ? { 'login-binding': binding } : {}) },
+        });
+      const finished = await finish(loginBinding);
+      expect(finished.status).toBe(200);
+      expect(finished.headers.get('access-control-allow-origin')).toBe(OTHER_APP);
+      const { sessionToken } = (await finished.json()) as { sessionToken: string };
+      const answer = await post(OTHER_APP, { authorization: `Bearer ${sessionToken}`, 'sec-fetch-site': 'cross-site' });
+      expect(answer.headers.get('access-control-allow-origin')).toBe(OTHER_APP);
+      expect(((await answer.json()) as { data: { viewer: { accounts: unknown[] } } }).data.viewer.accounts.length).toBeGreaterThan(0);
+      // Used once: the same answer of the bank signs nobody in again.
+      expect((await finish(loginBinding)).status).toBe(401);
+    });
+
+    it('finishes a handed-on sign-in only with the binding of the app that started it', async () => {
+      const started = await fetch(`${stack.gateway.url}/auth/login?response=json&returnTo=${encodeURIComponent(`${OTHER_APP}/`)}`, {
+        headers: { accept: 'application/json' },
+      });
+      const { authorizationUrl } = (await started.json()) as { authorizationUrl: string };
+      const callback = await answerBankPage(authorizationUrl, { username: 'john', password: 'doe' });
+      const atApp = new URL((await fetch(callback, { headers: { accept: 'text/html' }, redirect: 'manual' })).headers.get('location')!);
+      const other = await fetch(`${stack.gateway.url}/auth/callback?${atApp.searchParams}`, {
+        headers: { accept: 'application/json', 'login-binding': 'not-the-binding-of-this-sign-in' },
+      });
+      expect(other.status).toBe(401);
+      expect(((await other.json()) as { error: { code: string } }).error.code).toBe('UNAUTHENTICATED');
     });
 
     it.each([

@@ -178,6 +178,31 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads CORS_ORIGINS as exact origins (nothing by default), merges ALLOWED_ORIGINS into it, and names a bad entry with what is accepted', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173, https://app.example.com/' }).corsOrigins).toEqual([
+      'http://localhost:5173',
+      'https://app.example.com',
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173', ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual([
+      'http://localhost:5173',
+      'https://app.example.com',
+    ]);
+    for (const bad of [
+      '*',
+      'https://*.example.com',
+      'localhost:5173',
+      'https://app.example.com/app',
+      'HTTPS://App.example.com',
+      'https://app.example.com:443',
+      'null',
+    ]) {
+      expect(problemsOf({ CORS_ORIGINS: `http://localhost:5173,${bad}` })).toEqual([
+        `CORS_ORIGINS must be a comma-separated list of exact origins, scheme://host[:port] as a browser sends them (http://localhost:5173, https://app.example.com): no path, no wildcard, lower case, no default port; got ${JSON.stringify(bad)}`,
+      ]);
+    }
+  });
+
   it('refuses provider settings that the embedded sandbox would silently ignore', () => {
     expect(problemsOf({ CLIENT_SECRET: 'x' })).toEqual(['CLIENT_SECRET is only used with PROVIDER=remote; with PROVIDER=sandbox the sandbox provides it']);
   });

@@ -160,6 +160,44 @@ describe('checkReturnTo', () => {
   });
 });
 
+describe('checkReturnTo with apps in CORS_ORIGINS', () => {
+  const apps = new Set(['http://localhost:5173', 'https://app.example.com']);
+
+  it.each([
+    ['http://localhost:5173', 'http://localhost:5173/'],
+    ['http://localhost:5173/', 'http://localhost:5173/'],
+    ['http://localhost:5173/signed-in?tab=1', 'http://localhost:5173/signed-in?tab=1'],
+    ['http://localhost:5173#/accounts', 'http://localhost:5173/#/accounts'],
+    ['https://app.example.com/a/b', 'https://app.example.com/a/b'],
+    ['/graphql', '/graphql'],
+  ])('accepts %j as %j', (returnTo, sent) => {
+    expect(checkReturnTo(returnTo, apps)).toBe(sent);
+  });
+
+  it.each([
+    'https://evil.example/',
+    'http://localhost:5174/',
+    'https://localhost:5173/',
+    'http://localhost:5173.evil.example/',
+    'http://localhost:5173@evil.example/',
+    'http://user:pass@localhost:5173/',
+    'HTTP://LOCALHOST:5173/',
+    'http://localhost:5173\\@evil.example',
+    'http://localhost:5173/\t',
+    'http://localhost:5173/ x',
+    'http://localhost:5173/caf\u00e9',
+    'javascript:alert(1)//http://localhost:5173',
+    'data:text/html,x',
+    `http://localhost:5173/${'a'.repeat(512)}`,
+    '//localhost:5173/',
+    '',
+  ])('refuses %j', (returnTo) => {
+    expect(() => checkReturnTo(returnTo, apps)).toThrow(
+      /^returnTo must be a same-origin path on this gateway, such as \/graphql, or an absolute URL on an origin in CORS_ORIGINS: /,
+    );
+  });
+});
+
 describe('normaliseHolderName', () => {
   it.each([
     ['John Doe', 'john doe'],

@@ -667,7 +667,8 @@ class Reader {
       .split(',')
       .map((part) => part.trim())
       .filter(Boolean);
-    const bad = origins.filter((origin) => !isUrl(origin, ['http:', 'https:']) || new URL(origin).origin !== origin.replace(/\/$/, ''));
+    // A `*` is a valid host character to the URL parser, but no browser sends it: here it could only mean a wildcard.
+    const bad = origins.filter((origin) => !isUrl(origin, ['http:', 'https:']) || origin.includes('*') || new URL(origin).origin !== origin.replace(/\/$/, ''));
     if (bad.length > 0) {
       this.problems.push(`${name} must be a comma-separated list of ${hint}; got ${JSON.stringify(bad[0])}`);
       return [];
