@@ -41,7 +41,9 @@ describe(`${DOC}'s client recipes`, () => {
     const sources = new Set(all.map((quote) => quote.source));
     const recipes = ['test/clients/recipes/apollo.ts', 'test/clients/recipes/urql.ts', 'test/clients/recipes/relay.ts', 'relay.config.json'];
     // The web app's code, run in Chromium by test/e2e/web-app.browser.test.ts.
-    const webApp = ['config.ts', 'client.ts', 'SignIn.tsx', 'operations.ts', 'Accounts.tsx', 'Payout.tsx'].map((file) => `examples/web/src/${file}`);
+    const webApp = ['config.ts', 'client.ts', 'SignIn.tsx', 'bank-sign-in.ts', 'operations.ts', 'Accounts.tsx', 'Payout.tsx'].map(
+      (file) => `examples/web/src/${file}`,
+    );
     for (const recipe of [...recipes, ...webApp]) {
       expect(sources).toContain(recipe);
     }

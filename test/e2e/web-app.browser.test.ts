@@ -175,6 +175,17 @@ describe('the reference web app (examples/web) in Chromium', () => {
     );
   }
 
+  /** The sandbox bank's form, as a person fills it in, and the way back to the app. */
+  async function signInAtBank(page: Page): Promise<void> {
+    await page.waitForSelector('input[name="password"]');
+    await page.fill('input[name="username"]', 'john');
+    await page.fill('input[name="password"]', 'doe');
+    await Promise.all([
+      page.waitForURL((url) => url.origin === app.origin),
+      page.locator('form button[type="submit"], form input[type="submit"]').first().click(),
+    ]);
+  }
+
   let cookiePage: Page;
 
   it('signs in with the bank and lands back in the app, with the session cookie; shows the accounts, pages them, pays out and follows it live', async () => {
@@ -183,13 +194,7 @@ describe('the reference web app (examples/web) in Chromium', () => {
       await openApp(page);
       await page.getByText('You are not signed in.').waitFor();
       await page.getByRole('link', { name: 'Sign in with the bank' }).click();
-      await page.waitForSelector('input[name="password"]');
-      await page.fill('input[name="username"]', 'john');
-      await page.fill('input[name="password"]', 'doe');
-      await Promise.all([
-        page.waitForURL((url) => url.origin === app.origin),
-        page.locator('form button[type="submit"], form input[type="submit"]').first().click(),
-      ]);
+      await signInAtBank(page);
       expect(new URL(page.url()).searchParams.get('gateway')).toBe(gatewayUrl);
       await page.getByText('Signed in with the session cookie.').waitFor();
 
@@ -228,19 +233,35 @@ describe('the reference web app (examples/web) in Chromium', () => {
     });
   }, 60_000);
 
-  it('works over a bearer session too: a pasted token, the accounts and their pages, a payout followed live', async () => {
-    const page = await openBrowser();
-    const token = await stack.signIn('john', 'doe');
+  let bearerPage: Page;
+
+  it('works over a bearer session too: the JSON sign-in lands back in the app with a token, the accounts and their pages, a payout followed live', async () => {
+    const page = (bearerPage = await openBrowser());
     await onPage(page, 'bearer', async () => {
       await openApp(page);
       await page.getByText('You are not signed in.').waitFor();
-      await page.getByLabel('Session token').fill(token);
-      await page.getByRole('button', { name: 'Use token' }).click();
+      await page.getByRole('button', { name: 'Sign in with the bank, keep a token' }).click();
+      await signInAtBank(page);
       await page.getByText('Signed in with a bearer token.').waitFor();
+      // The bank's code has left the address bar; the gateway setting is kept.
+      expect([...new URL(page.url()).searchParams.keys()]).toEqual(['gateway']);
       await seesAccountsAndPages(page);
       await paysOutAndFollows(page);
     });
   }, 90_000);
+
+  it('signs out of the bearer session, and a pasted session token signs in again', async () => {
+    const page = bearerPage;
+    const token = await stack.signIn('john', 'doe');
+    await onPage(page, 'pasted-token', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You are not signed in.').waitFor();
+      await page.getByLabel('Session token').fill(token);
+      await page.getByRole('button', { name: 'Use token' }).click();
+      await page.getByText('Signed in with a bearer token.').waitFor();
+      await page.getByRole('heading', { name: 'Your accounts' }).waitFor();
+    });
+  }, 60_000);
 
   it('is refused from an origin the gateway does not list, on HTTP, WebSocket and SSE, with the session cookie at hand', async () => {
     // The signed-in browser: its session cookie is for localhost, the same site as the unlisted origin.
