@@ -8,6 +8,7 @@ import { startStack, type Stack } from '../helpers/stack';
 import { connectWs, disposeWsClients } from '../helpers/ws-client';
 
 const AUDIENCE = 'bankgraph-api';
+const APP = 'https://app.example.com';
 const VIEWER = '{ viewer { connections { id: connectionId providerId status } accounts { id: accountId connection { providerId } } } }';
 
 describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE)", () => {
@@ -17,7 +18,9 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
   beforeAll(async () => {
     idp = await startTestIdp();
     try {
-      stack = await startStack({ env: { AUTH_JWKS_URL: idp.jwksUrl, AUTH_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_ALGORITHMS: 'ES256' } });
+      stack = await startStack({
+        env: { AUTH_JWKS_URL: idp.jwksUrl, AUTH_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_ALGORITHMS: 'ES256', CORS_ORIGINS: APP },
+      });
     } catch (error) {
       await idp.close();
       throw error;
@@ -163,6 +166,39 @@ describe("app identity: the app's own OIDC access tokens (AUTH_JWKS_URL, AUTH_IS
     const done = await fetch(callback, { headers: { accept: 'application/json', 'login-binding': header! } });
     expect(done.status).toBe(200);
     expect(await done.json()).toMatchObject({ connection: { providerId: 'mock' } });
+  });
+
+  it('hands the bank’s answer on to an app URL in CORS_ORIGINS, where the app finishes the connection with its binding', async () => {
+    const token = idp.sign(claims({ sub: 'app-user-returning' }));
+    const started = await fetch(`${stack.gateway.url}/auth/connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: APP },
+      body: JSON.stringify({ returnTo: `${APP}/banks` }),
+    });
+    expect(started.status).toBe(200);
+    expect(started.headers.get('access-control-allow-origin')).toBe(APP);
+    const { authorizationUrl, loginBinding } = (await started.json()) as { authorizationUrl: string; loginBinding: string };
+    const callback = await answerBankPage(authorizationUrl, { username: 'john', password: 'doe' });
+    const handedOn = await fetch(callback, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(handedOn.status).toBe(302);
+    const atApp = new URL(handedOn.headers.get('location')!);
+    expect(`${atApp.origin}${atApp.pathname}`).toBe(`${APP}/banks`);
+    const done = await fetch(`${stack.gateway.url}/auth/callback${atApp.search}`, {
+      headers: { accept: 'application/json', 'login-binding': loginBinding, origin: APP },
+    });
+    expect(done.status).toBe(200);
+    expect(await done.json()).toMatchObject({ connection: { providerId: 'mock' } });
+
+    const elsewhere = await fetch(`${stack.gateway.url}/auth/connections`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ returnTo: 'https://evil.example/banks' }),
+    });
+    expect(elsewhere.status).toBe(400);
+    expect(((await elsewhere.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      message: expect.stringContaining('CORS_ORIGINS'),
+    });
   });
 
   it('tells a request without credentials to send the access token, not to sign in at /auth/login (there is none)', async () => {
