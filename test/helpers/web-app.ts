@@ -34,9 +34,13 @@ function inputsHash(): string {
 function dependenciesCurrent(): boolean {
   const installed = join(APP, 'node_modules', '.package-lock.json');
   if (!existsSync(installed)) return false;
-  const wanted = JSON.parse(readFileSync(join(APP, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
-  const have = JSON.parse(readFileSync(installed, 'utf8')) as { packages: Record<string, { version?: string }> };
-  return Object.entries(wanted.packages).every(([path, entry]) => path === '' || have.packages[path]?.version === entry.version);
+  type Lock = { packages: Record<string, { version?: string; optional?: boolean }> };
+  const wanted = JSON.parse(readFileSync(join(APP, 'package-lock.json'), 'utf8')) as Lock;
+  const have = JSON.parse(readFileSync(installed, 'utf8')) as Lock;
+  // An optional package for another platform (esbuild's binaries) is in the lock but never installed here.
+  return Object.entries(wanted.packages).every(
+    ([path, entry]) => path === '' || have.packages[path]?.version === entry.version || (entry.optional === true && have.packages[path] === undefined),
+  );
 }
 
 /**
