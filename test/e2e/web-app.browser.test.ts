@@ -278,4 +278,14 @@ describe('the reference web app (examples/web) in Chromium', () => {
       await expect(tryStream(page)).resolves.toBe('error');
     });
   }, 60_000);
+
+  it('signs out of the cookie session: the gateway forgets it, so a reload stays signed out', async () => {
+    const page = cookiePage;
+    await onPage(page, 'cookie-sign-out', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You are not signed in.').waitFor();
+      await page.reload();
+      await page.getByText('You are not signed in.').waitFor();
+    });
+  }, 60_000);
 });
