@@ -89,7 +89,7 @@ describe('a browser app on its own origin, in Chromium', () => {
             const source = new EventSource(`${gatewayUrl}/graphql/stream?${new URLSearchParams({ query })}`, { withCredentials: true });
             source.addEventListener('next', (event) => {
               source.close();
-              resolve({ accounts: accountsOf(JSON.parse((event as MessageEvent<string>).data)) });
+              resolve({ accounts: accountsOf(JSON.parse((event as unknown as { data: string }).data)) });
             });
             source.onerror = () => {
               source.close();

@@ -68,6 +68,8 @@ function isHostOf(origin: string, host: string | undefined): boolean {
 export class CorsPolicy {
   private readonly allowed: ReadonlySet<string>;
   private readonly logged = new BoundedMap<string, true>(MAX_LOGGED_ORIGINS);
+  private ownUrl: string | undefined;
+  private ownParsed: string | undefined;
 
   constructor(
     origins: readonly string[],
@@ -80,8 +82,7 @@ export class CorsPolicy {
   /** True when the request was answered (a preflight); otherwise its CORS headers are set and its route serves it. */
   apply(path: string, req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
     varyOnOrigin(res);
-    const own = this.ownOrigin();
-    const decision = decideCors(req.method, req.headers, this.allowed, own === undefined ? undefined : new URL(own).origin);
+    const decision = decideCors(req.method, req.headers, this.allowed, this.own());
     if (decision.kind === 'same-origin') return false;
     if (decision.kind === 'refused') {
       this.noteRefused(decision.origin, path);
@@ -109,6 +110,16 @@ export class CorsPolicy {
     });
     res.end();
     return true;
+  }
+
+  /** The gateway's own origin, parsed once for each PUBLIC_URL (it is known only once the gateway listens). */
+  private own(): string | undefined {
+    const url = this.ownOrigin();
+    if (url !== this.ownUrl) {
+      this.ownUrl = url;
+      this.ownParsed = url === undefined ? undefined : new URL(url).origin;
+    }
+    return this.ownParsed;
   }
 
   /** Once per origin: a browser app that is refused keeps calling, and one line says why. */

@@ -8,8 +8,9 @@ export const FOREIGN_ORIGIN_REASON = 'Cookie refused from this Origin: list it i
  * Cross-site WebSocket hijacking: browsers send the session cookie with a WebSocket upgrade from any page and the
  * upgrade is not subject to CORS, so a page on evil.example could act as the signed-in user. A connection that
  * would authenticate by cookie is accepted only from the gateway's own origin (its PUBLIC_URL, or the Host it was
- * reached at) or one listed in CORS_ORIGINS, the list CORS reads too, so one setting admits an app on every transport. A connection that sends `connectionParams.authorization` proves
- * itself with a token no other page can read, and one without an Origin header is not a browser: both unaffected.
+ * reached at) or one listed in CORS_ORIGINS, the list CORS reads too, so one setting admits an app on every
+ * transport. A connection that sends `connectionParams.authorization` proves itself with a token no other page can
+ * read, and one without an Origin header is not a browser: both unaffected.
  */
 export class WebSocketOriginPolicy {
   private readonly allowed: ReadonlySet<string>;
