@@ -70,10 +70,10 @@ describe('the reference web app (examples/web) in Chromium', () => {
   }, 10 * 60_000);
 
   afterAll(async () => {
-    for (const browser of browsers) await browser.close();
-    await stack?.close();
-    await app?.close();
-    await stranger?.close();
+    // Every one closed, whichever fails to.
+    const closed = await Promise.allSettled([...browsers.map((browser) => browser.close()), stack?.close(), app?.close(), stranger?.close()]);
+    const failed = closed.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   });
 
   async function openBrowser(): Promise<Page> {
