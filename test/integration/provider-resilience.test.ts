@@ -12,8 +12,10 @@ describe('a slow or dead provider', () => {
   let session: string;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { OPERATION_TIMEOUT_MS: '1000', PROVIDER_BREAKER_FAILURES: '3', PROVIDER_BREAKER_COOLDOWN_MS: '60000' } });
+    stack = await startStack({ env: { OPERATION_TIMEOUT_MS: '1500', PROVIDER_BREAKER_FAILURES: '3', PROVIDER_BREAKER_COOLDOWN_MS: '60000' } });
     session = await stack.signIn('john', 'doe');
+    // Once without faults, so the deadline below is spent on the slow route alone, not on a cold token or query plan.
+    await ask();
   });
 
   afterEach(async () => {
@@ -33,7 +35,7 @@ describe('a slow or dead provider', () => {
   it('answers by OPERATION_TIMEOUT_MS with partial data and UPSTREAM_UNAVAILABLE where the provider was too slow', async () => {
     await injectFault(stack, { match: 'GET /data/v1/accounts/*/balance', latencyMs: 5_000 });
     const { answer, ms } = await ask();
-    expect(ms).toBeLessThan(2_500);
+    expect(ms).toBeLessThan(3_000);
     expect(answer.data?.viewer.accounts.length).toBeGreaterThan(0);
     for (const account of answer.data!.viewer.accounts) expect(account.balance).toBeNull();
     expect(answer.errors?.length).toBe(answer.data!.viewer.accounts.length);
