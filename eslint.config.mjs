@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 const BROWSER_GLOBALS = ['window', 'document', 'location', 'fetch', 'Headers', 'WebSocket', 'sessionStorage', 'alert', 'console'];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'test/generated/', 'test/clients/typed-app/gql/', 'node_modules/'] },
+  { ignores: ['dist/', 'examples/web/dist/', 'coverage/', 'test/generated/', 'test/clients/typed-app/gql/', 'node_modules/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -107,6 +107,5 @@ ${hiddenInputs}
 <button type="submit" name="action" value="deny" formnovalidate>Cancel</button>
 </form>
 <p class="hint">Sandbox test logins: ${logins} (sam banks with both; cara and cora have cards only; nora has nothing to share; ada and ben share a joint account).</p>`,
-    new URL(request.redirectUri).origin,
   );
 }

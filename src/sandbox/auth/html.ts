@@ -12,15 +12,12 @@ h1{margin-top:0;color:#0b3d91}label{display:block;margin:1rem 0 .25rem}input{wid
 button{margin-top:1.25rem;padding:.6rem 1rem}.error{color:#b00020}.hint{color:#555;font-size:.9rem}`;
 
 /**
- * A page of the mock bank. Framing and scripts are refused, since a sign-in page is what clickjacking targets.
- * `redirectOrigin` is the (allow-listed) redirect_uri's origin: browsers apply form-action to the redirect that
- * follows the form post too, so without it Chromium blocks the way back to the client.
+ * A page of the mock bank. Framing and scripts are refused, since a sign-in page is what clickjacking targets. It
+ * sets no form-action: browsers apply it to every redirect after the form post, and the client's callback may send
+ * the browser on to an app on another origin (a returnTo the client allows), which this bank cannot know.
  */
-export function sendBankPage(res: ServerResponse, status: number, title: string, body: string, redirectOrigin?: string): void {
-  res.setHeader(
-    'content-security-policy',
-    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${redirectOrigin ? ` ${redirectOrigin}` : ''}; frame-ancestors 'none'`,
-  );
+export function sendBankPage(res: ServerResponse, status: number, title: string, body: string): void {
+  res.setHeader('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
   res.setHeader('x-frame-options', 'DENY');
   res.setHeader('cache-control', 'no-store');
   sendHtml(
