@@ -74,6 +74,25 @@ describe('extensions.idempotentReplay', () => {
     expect(second.extensions).toMatchObject({ idempotentReplay: true });
   });
 
+  it('is on a repeated refundPayment over Server-Sent Events too', async () => {
+    const [payment] = paymentsIn(seeded, 'settled');
+    const input = { paymentId: payment!.id, amountInMinor: 101, reference: 'Replay SSE', idempotencyKey: randomUUID() };
+    const post = async (): Promise<{ data?: { refundPayment: RefundView }; extensions?: Record<string, unknown> }> => {
+      const response = await fetch(`${stack.gateway.url}/graphql/stream`, {
+        method: 'POST',
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${stack.merchantKey}` },
+        body: JSON.stringify({ query: REFUND_PAYMENT, variables: { input } }),
+      });
+      const next = (await response.text()).split('\n\n').find((block) => block.startsWith('event: next'))!;
+      return JSON.parse(/^data:(.*)$/m.exec(next)![1]!) as { data?: { refundPayment: RefundView }; extensions?: Record<string, unknown> };
+    };
+    const first = await post();
+    const second = await post();
+    expect(second.data!.refundPayment.id).toBe(first.data!.refundPayment.id);
+    expect(first.extensions?.idempotentReplay).toBeUndefined();
+    expect(second.extensions).toMatchObject({ idempotentReplay: true });
+  });
+
   it('is on a repeated createPayout over WebSocket too', async () => {
     const session = await verifiedJohn();
     const input = payoutInput({ transactionId: randomUUID(), amountInMinor: 2_002 });
