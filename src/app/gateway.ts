@@ -37,6 +37,7 @@ import { createKeyv } from '../platform/store/keyv.factory';
 import { isRedisUrl, RedisConnection } from '../platform/store/redis-connection';
 import { Playground } from '../playground/playground.routes';
 import { gatewayRoutes } from './http-routes';
+import { playgroundSession, seededPaymentId } from './playground-session';
 import { registerJobs } from './jobs';
 import type { Scheduler } from '../platform/scheduler/scheduler';
 import { resolverContainer } from './resolvers';
@@ -112,7 +113,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     maxBodyBytes: config.limits.maxBodyBytes,
     lookupPrincipal: lookupPrincipal(services),
   });
-  const playground = createPlayground(config, services);
+  const playground = createPlayground(config, services, logger);
   const routes = gatewayRoutes({ ...parts, playground, graphql, sse, guard: httpGuard, tracker, publicUrl: () => parts.publicUrl.value! });
   const httpServer = createHttpServer({ tracker, telemetry, logger, routes });
   const graphqlWs = startLive(parts, httpServer, pipeline, live.guard);
@@ -221,15 +222,12 @@ function lookupPrincipal(services: Services): GraphqlHttpDeps['lookupPrincipal']
   };
 }
 
-function createPlayground(config: ResolvedConfig, services: Services): Playground {
+function createPlayground(config: ResolvedConfig, services: Services, logger: Logger): Playground {
   return new Playground({
     sandbox: config.providerKind === 'sandbox',
     appIdentity: config.appIdentity !== undefined,
-    session: async (req) => {
-      const principal = await services.principals.resolve({ cookie: req.headers.cookie });
-      if (principal.kind === 'user') return { signedIn: true, userId: principal.userId };
-      return principal.kind === 'invalid' ? { signedIn: false, reason: principal.reason } : { signedIn: false };
-    },
+    session: playgroundSession(services, logger),
+    seededPaymentId: seededPaymentId(config, logger),
   });
 }
 

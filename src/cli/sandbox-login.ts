@@ -6,9 +6,11 @@ import { signInAt } from './gateway-sign-in';
 const USAGE = [
   'usage: npm run -s sandbox:login -- <user> [--password <password>] [--gateway <url>]',
   '  Signs <user> in to a running gateway through the sandbox bank and prints the session token,',
-  '  for `Authorization: Bearer <token>`. Seeded users: john, jane, lee (password doe).',
+  `  for \`Authorization: Bearer <token>\`. Every seeded login's password is ${MOCK_BANK_PASSWORD}.`,
   '  The gateway: --gateway, else PUBLIC_URL, else http://localhost:$PORT, else the one `npm start` runs on this machine.',
 ].join('\n');
+
+const FIXTURES_TIMEOUT_MS = 10_000;
 
 interface Arguments {
   username: string;
@@ -16,13 +18,29 @@ interface Arguments {
   gateway: string | undefined;
 }
 
-function parseArguments(argv: string[]): Arguments | { error: string } {
+/** --help: the usage, then the logins of the sandbox behind the gateway the other arguments name. */
+interface HelpRequest {
+  help: true;
+  gateway: string | undefined;
+}
+
+interface FixtureLogin {
+  username: string;
+  providerId: string;
+  name: string;
+  accounts: unknown[];
+  cards: unknown[];
+}
+
+function parseArguments(argv: string[]): Arguments | HelpRequest | { error: string } {
   const positional: string[] = [];
   const options: Record<string, string> = {};
+  let help = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return { error: '' };
-    if (arg === '--password' || arg === '--gateway') {
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+    } else if (arg === '--password' || arg === '--gateway') {
       const value = argv[i + 1];
       if (value === undefined) return { error: `${arg} needs a value` };
       options[arg.slice(2)] = value;
@@ -33,6 +51,7 @@ function parseArguments(argv: string[]): Arguments | { error: string } {
       positional.push(arg);
     }
   }
+  if (help) return { help: true, gateway: options.gateway };
   if (positional.length !== 1) return { error: `expected exactly one user name, got ${positional.length}` };
   return { username: positional[0]!, password: options.password ?? MOCK_BANK_PASSWORD, gateway: options.gateway };
 }
@@ -41,8 +60,12 @@ function parseArguments(argv: string[]): Arguments | { error: string } {
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
   if ('error' in args) {
-    console.error(args.error ? `${args.error}\n${USAGE}` : USAGE);
-    process.exit(args.error ? 2 : 0);
+    console.error(`${args.error}\n${USAGE}`);
+    process.exit(2);
+  }
+  if ('help' in args) {
+    console.log(`${USAGE}\n\n${await describeLogins(args.gateway)}`);
+    return;
   }
   const gateway = (args.gateway ?? (await findGateway())).replace(/\/+$/, '');
   try {
@@ -59,6 +82,47 @@ async function main(): Promise<void> {
 
 const HOW_TO_POINT =
   'Start one with `npm start`, or say where it runs: --gateway <url>, or the PORT (or PUBLIC_URL) it was started with, e.g. PORT=4610 npm run -s sandbox:login -- john';
+
+/**
+ * The sandbox's seeded logins, as its GET /sandbox/fixtures lists them, found through the gateway: its sign-in
+ * sends the browser to the sandbox bank, whose origin serves the fixtures. Without a reachable gateway or sandbox,
+ * it says so and how to list them.
+ */
+async function describeLogins(gatewayArgument: string | undefined): Promise<string> {
+  let gateway: string | undefined;
+  try {
+    gateway = (gatewayArgument ?? (await findGateway())).replace(/\/+$/, '');
+    const fixturesUrl = await sandboxFixturesUrl(gateway);
+    const response = await fetch(fixturesUrl, { signal: AbortSignal.timeout(FIXTURES_TIMEOUT_MS) });
+    if (!response.ok) throw new CliError(`GET ${fixturesUrl} answered HTTP ${response.status}`);
+    const { users } = (await response.json()) as { users: FixtureLogin[] };
+    return [`Logins of the sandbox behind ${gateway} (GET ${fixturesUrl}):`, ...users.map(describeLogin)].join('\n');
+  } catch (error) {
+    const where = gateway ? `the sandbox behind ${gateway}` : 'a running gateway';
+    return [
+      `The seeded logins could not be read from ${where} (${error instanceof CliError ? error.message : reasonOf(error)}).`,
+      'To see them, start the gateway (`npm start`) and run --help again (with --gateway <url> if it runs elsewhere),',
+      'or ask the sandbox itself: curl <sandbox url>/sandbox/fixtures (the gateway prints the sandbox url when it starts).',
+    ].join('\n');
+  }
+}
+
+function describeLogin(login: FixtureLogin): string {
+  const holds = [plural(login.accounts.length, 'account'), plural(login.cards.length, 'card')].join(', ');
+  return `  ${login.username.padEnd(10)} at ${login.providerId.padEnd(11)} ${login.name} (${holds})`;
+}
+
+const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+/** Where the sandbox bank's fixtures are: the origin the gateway's /auth/login redirects to. */
+async function sandboxFixturesUrl(gateway: string): Promise<string> {
+  const start = await fetch(`${gateway}/auth/login?response=json`, { redirect: 'manual', signal: AbortSignal.timeout(FIXTURES_TIMEOUT_MS) });
+  const bankPage = start.headers.get('location');
+  if (start.status !== 302 || !bankPage) {
+    throw new CliError(`${gateway}/auth/login answered HTTP ${start.status}, not a redirect to a sandbox bank`);
+  }
+  return new URL('/sandbox/fixtures', new URL(bankPage, gateway)).toString();
+}
 
 /** Where to sign in when --gateway is not given: what the environment says, else the gateway `npm start` runs here. */
 async function findGateway(): Promise<string> {

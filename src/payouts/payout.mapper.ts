@@ -1,4 +1,5 @@
 import type { ProviderWithdrawal } from '../platform/provider/provider-types';
+import { toPayoutStatus } from './payout-status.enum';
 import { Payout } from './payout.type';
 
 /** A withdrawal as the provider shows it, or a recorded payout's withdrawalView, as the schema's Payout. */
@@ -6,6 +7,7 @@ export function toPayout(source: ProviderWithdrawal): Payout {
   return Object.assign(new Payout(), {
     transactionId: source.transaction_id,
     status: source.status,
+    state: toPayoutStatus(source.status),
     beneficiaryName: source.beneficiary_name,
     beneficiaryIban: source.beneficiary_iban,
     beneficiaryReference: source.beneficiary_reference,

@@ -1,5 +1,6 @@
 import { Args, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { requireAnyPrincipal, requireMerchant } from '../platform/access/principal';
+import { noteIdempotentReplay } from '../platform/graphql/answer-extensions';
 import type { OperationContext } from '../platform/graphql/operation-context';
 import { validateTransactionId } from '../platform/validation/id.validator';
 import { CreatePayoutArgs } from './create-payout.args';
@@ -19,12 +20,13 @@ export class PayoutResolver {
 
   @Mutation(() => Payout, {
     description:
-      "Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. Limits refuse with PAYOUT_LIMIT_EXCEEDED (extensions.limit names which); a session's payout that takes its user's 24-hour total above the approval threshold is recorded as awaiting-approval.",
+      "Pays out from the merchant account to a beneficiary IBAN that was verified before (BENEFICIARY_NOT_VERIFIED otherwise). transactionId doubles as the idempotency key: the same id twice creates one payout; without one, an identical request within 15 minutes answers the first payout. An answer that is such an earlier payout carries extensions.idempotentReplay: true. Limits refuse with PAYOUT_LIMIT_EXCEEDED (extensions.limit names which); a session's payout that takes its user's 24-hour total above the approval threshold is recorded as awaiting-approval.",
   })
   async createPayout(@Args() { input }: CreatePayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     const caller = requireAnyPrincipal(context.principal);
     const explicitId = input.transactionId !== undefined && input.transactionId !== null;
-    return toPayout(await this.payouts.create(caller, validatePayoutInput(input), explicitId, context.callOptions()));
+    const payout = await this.payouts.create(caller, validatePayoutInput(input), explicitId, context.callOptions(), () => noteIdempotentReplay(context));
+    return toPayout(payout);
   }
 
   @Mutation(() => Payout, {

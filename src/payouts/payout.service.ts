@@ -92,6 +92,14 @@ const INPUT_NAMES: Record<keyof ProviderWithdrawalRequest, string> = {
   context_code: 'contextCode',
 };
 
+/** Passes an answer on after telling `onRepeat` that it is a repeat. */
+function repeated(onRepeat: () => void): (withdrawal: ProviderWithdrawal) => ProviderWithdrawal {
+  return (withdrawal) => {
+    onRepeat();
+    return withdrawal;
+  };
+}
+
 export function ownerOf(caller: PayoutCaller): PayoutOwner {
   return caller.kind === 'user' ? { kind: 'user', userId: caller.userId } : { kind: 'merchant', keyId: caller.keyId };
 }
@@ -129,13 +137,20 @@ export class PayoutService {
    *
    * Order matters for money: the verification and the policy refuse before any provider call; the record (with the
    * exact request) is committed before the provider call, so a crash or a failed call in between leaves something a
-   * retry or the reconciler completes with the same bytes, which the provider deduplicates.
+   * retry or the reconciler completes with the same bytes, which the provider deduplicates. `onRepeat` is called
+   * when the answer is a payout recorded before under the same transactionId or fingerprint.
    */
-  async create(caller: PayoutCaller, request: ProviderWithdrawalRequest, explicitId: boolean, options: CallOptions): Promise<ProviderWithdrawal> {
+  async create(
+    caller: PayoutCaller,
+    request: ProviderWithdrawalRequest,
+    explicitId: boolean,
+    options: CallOptions,
+    onRepeat: () => void = () => {},
+  ): Promise<ProviderWithdrawal> {
     const { ledger, settings, logger } = this.deps;
     const owner = ownerOf(caller);
     const known = await ledger.get(request.transaction_id);
-    if (known) return this.answerRepeat(owner, known, request, options);
+    if (known) return this.answerRepeat(owner, known, request, options).then(repeated(onRepeat));
     await this.assertBeneficiaryVerified(caller, request);
     const { record, created } = await ledger.record(
       { owner, request, ...(explicitId ? {} : { fingerprint: { value: fingerprintOf(owner, request), windowMs: IDENTICAL_PAYOUT_WINDOW_MS } }) },
@@ -143,7 +158,7 @@ export class PayoutService {
     );
     if (!created) {
       // The same id raced in on another instance, or an identical request within the window: that payout.
-      return this.answerRepeat(owner, record, { ...request, transaction_id: record.transactionId }, options);
+      return this.answerRepeat(owner, record, { ...request, transaction_id: record.transactionId }, options).then(repeated(onRepeat));
     }
     if (record.status === AWAITING_APPROVAL) {
       logger.info({ transactionId: record.transactionId, amountInMinor: request.amount_in_minor }, 'payout awaits approval');

@@ -4,6 +4,7 @@ import { toGlobalId } from '../platform/graphql/node/global-id';
 import { Node } from '../platform/graphql/node/node.type';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
 import { MinorUnitsScalar } from '../platform/graphql/scalars/minor-units.scalar';
+import { PayoutStatus } from './payout-status.enum';
 
 /** The global id's tag of a payout: `po`, then its transaction id. */
 export const PAYOUT_TAG = 'po';
@@ -19,8 +20,14 @@ export class Payout implements Node {
   @Field(() => ID)
   transactionId!: string;
 
-  @Field(() => String, { description: 'Open set; settled marks completion.' })
+  @Field(() => String, {
+    description: 'Open set; settled marks completion.',
+    deprecationReason: 'Use state, the same status as the PayoutStatus enum. status keeps its lower-case words for clients built against it.',
+  })
   status!: string;
+
+  @Field(() => PayoutStatus, { description: 'status as an enum, upper case like RefundStatus; UNKNOWN where status is a word the gateway does not know.' })
+  state!: PayoutStatus;
 
   @Field(() => String)
   beneficiaryName!: string;

@@ -36,16 +36,26 @@ const VIEWER_GRAPH = `query ViewerGraph($first: Int = 5) {
       balance { current creditLimit }
     }
     verifiedBeneficiaries { iban name verifiedAt }
-    payouts { transactionId status amountInMinor currency }
+    payouts { transactionId state amountInMinor currency }
   }
 }
 `;
 
+/** Ids the tabs' variables are filled in with where the gateway knows them (docs/playground.md). */
+export interface ExampleSeed {
+  /** A payment the sandbox seeded; with a remote provider there is none to name. */
+  paymentId?: string;
+}
+
+/** What the Payment tab's variables hold without a seeded payment: where to get a real id. */
+export const PAYMENT_ID_PLACEHOLDER = '<a payment id of your merchant account>';
+
 /** The tabs after the first: the same in either identity mode. */
-const FLOW_TABS: readonly ExampleTab[] = [
+const flowTabs = (seed: ExampleSeed): readonly ExampleTab[] => [
   {
     query: `# 1. Verify that a name holds one of your accounts: its IBAN becomes a verified beneficiary.
-# 2. Pay out to that IBAN (copy one from verifyAccountHolder's report into the variables).
+# 2. Pay out to that IBAN (copy one from verifyAccountHolder's report into the variables). Each run gets a
+#    fresh transactionId unless the variables name one; one already used answers its earlier payout.
 # Run each operation with the button's menu, or put the cursor in it and press Ctrl-Enter.
 mutation VerifyAccountHolder($name: String!) {
   verifyAccountHolder(name: $name) {
@@ -59,7 +69,7 @@ mutation VerifyAccountHolder($name: String!) {
 mutation CreatePayout($input: CreatePayoutInput!) {
   createPayout(input: $input) {
     transactionId
-    status
+    state
     amountInMinor
     currency
     beneficiaryName
@@ -84,11 +94,11 @@ mutation CreatePayout($input: CreatePayoutInput!) {
     ),
   },
   {
-    query: `# Watch a payout move authorised -> submitted -> settled (runs over WebSocket).
+    query: `# Watch a payout move AUTHORISED -> SUBMITTED -> SETTLED (runs over WebSocket).
 subscription PayoutUpdated($transactionId: ID!) {
   payoutUpdated(transactionId: $transactionId) {
     transactionId
-    status
+    state
     authorisedAt
     submittedAt
     settledAt
@@ -127,11 +137,7 @@ subscription RefundUpdated($paymentId: ID!) {
   refundUpdated(paymentId: $paymentId) { id status executedAt failureReason }
 }
 `,
-    variables: JSON.stringify(
-      { id: '<payment id>', paymentId: '<payment id>', input: { paymentId: '<payment id>', amountInMinor: 100, reference: 'playground' } },
-      null,
-      2,
-    ),
+    variables: paymentVariables(seed.paymentId ?? PAYMENT_ID_PLACEHOLDER),
   },
   {
     query: `# Start an asynchronous data fetch, then subscribe with its id: the result arrives by webhook.
@@ -152,10 +158,18 @@ subscription DataTaskUpdated($id: ID!) {
   },
 ];
 
+// No idempotencyKey: the playground's client makes a fresh one for each run (playground.client.js).
+function paymentVariables(paymentId: string): string {
+  return JSON.stringify({ id: paymentId, paymentId, input: { paymentId, amountInMinor: 100, reference: 'playground' } }, null, 2);
+}
+
 /** Bank identity's tabs (and the operations `npm run persist` and the fuzz test take from the playground). */
 export const EXAMPLE_TABS: readonly ExampleTab[] = exampleTabs(false);
 
-/** The playground's tabs: the first one says how this page authenticates (a session cookie, or the app's token). */
-export function exampleTabs(appIdentity: boolean): readonly ExampleTab[] {
-  return [{ query: `${appIdentity ? WELCOME.app : WELCOME.bank}${VIEWER_GRAPH}` }, ...FLOW_TABS];
+/**
+ * The playground's tabs: the first one says how this page authenticates (a session cookie, or the app's token);
+ * `seed` fills the ids the gateway knows into their variables.
+ */
+export function exampleTabs(appIdentity: boolean, seed: ExampleSeed = {}): readonly ExampleTab[] {
+  return [{ query: `${appIdentity ? WELCOME.app : WELCOME.bank}${VIEWER_GRAPH}` }, ...flowTabs(seed)];
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { exampleTabs } from './examples';
+import { exampleTabs, type ExampleSeed } from './examples';
 import { PLAYGROUND_CSS } from './playground-style';
 
 const gzipAsync = promisify(gzip);
@@ -30,8 +30,8 @@ const PACKAGE_FILES: readonly { name: string; packageName: string; file: string;
 export class PlaygroundAssets {
   private readonly byName = new Map<string, PlaygroundAsset>();
 
-  /** appIdentity: the page authenticates with the app's access token, and its first tab says so. */
-  constructor(appIdentity: boolean) {
+  /** appIdentity: the page authenticates with the app's access token, and its first tab says so; seed fills in ids. */
+  constructor(appIdentity: boolean, seed: ExampleSeed = {}) {
     for (const file of PACKAGE_FILES) {
       const root = dirname(require.resolve(`${file.packageName}/package.json`));
       // Source-map comments point at files not served; browsers would ask for them whenever devtools are open.
@@ -43,7 +43,7 @@ export class PlaygroundAssets {
     // The client is a static, linted file (copied next to the compiled code by `npm run build`); the tabs it preloads
     // depend on the identity mode, so they come first, as the one global it reads.
     const client = readFileSync(join(__dirname, 'client', 'playground.client.js'), 'utf8');
-    const examples = `var EXAMPLES = ${JSON.stringify(exampleTabs(appIdentity))};\n`;
+    const examples = `var EXAMPLES = ${JSON.stringify(exampleTabs(appIdentity, seed))};\n`;
     this.add('playground.js', 'text/javascript; charset=utf-8', Buffer.from(examples + client));
     this.add('playground.css', 'text/css; charset=utf-8', Buffer.from(PLAYGROUND_CSS));
   }

@@ -11,5 +11,7 @@ body { display: flex; flex-direction: column; font-family: system-ui, -apple-sys
 .bankgraph-bar #identity-mode { color: #57606a; }
 .bankgraph-bar .merchant-key { margin-left: auto; color: #57606a; display: flex; align-items: center; gap: 0.5rem; }
 .bankgraph-bar .merchant-key input { font: inherit; padding: 0.2rem 0.5rem; border: 1px solid #d0d7de; border-radius: 6px; width: 22rem; }
+.bankgraph-bar #run-note { flex-basis: 100%; color: #57606a; }
+.bankgraph-bar #run-note[data-replay="true"] { color: #9a6700; }
 #graphiql { flex: 1; min-height: 0; }
 `;

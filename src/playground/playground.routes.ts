@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PlaygroundAssets } from './playground-assets';
 
 /** Who the page is signed in as, for its banner; `reason` says why a session cookie was not accepted. */
-export type PlaygroundSession = { signedIn: true; userId: string } | { signedIn: false; reason?: string };
+export type PlaygroundSession = { signedIn: true; userId: string; holderName?: string } | { signedIn: false; reason?: string };
 
 export interface PlaygroundOptions {
   sandbox: boolean;
@@ -11,6 +11,8 @@ export interface PlaygroundOptions {
   appIdentity?: boolean;
   /** The browser's own sign-in, read from the session cookie alone (a merchant key typed into the page is not one). */
   session(req: IncomingMessage): Promise<PlaygroundSession>;
+  /** On a sandbox provider: a seeded payment's id for the Payment tab, asked once, on the first visit. */
+  seededPaymentId?: () => Promise<string | undefined>;
 }
 
 const NONCE_PLACEHOLDER = '__STYLE_NONCE__';
@@ -22,16 +24,17 @@ const NONCE_PLACEHOLDER = '__STYLE_NONCE__';
  */
 export class Playground {
   // Read on the first visit, not at start: about 4 MB (most of it GraphiQL) that an API-only instance never serves.
-  private loaded: { assets: PlaygroundAssets; page: string } | undefined;
+  private loaded: Promise<{ assets: PlaygroundAssets; page: string }> | undefined;
 
   constructor(private readonly options: PlaygroundOptions) {}
 
-  private load(): { assets: PlaygroundAssets; page: string } {
-    if (!this.loaded) {
+  private load(): Promise<{ assets: PlaygroundAssets; page: string }> {
+    this.loaded ??= (async () => {
       const appIdentity = this.options.appIdentity ?? false;
-      const assets = new PlaygroundAssets(appIdentity);
-      this.loaded = { assets, page: this.render(assets, this.options.sandbox, appIdentity) };
-    }
+      const paymentId = await this.options.seededPaymentId?.();
+      const assets = new PlaygroundAssets(appIdentity, { paymentId });
+      return { assets, page: this.render(assets, this.options.sandbox, appIdentity) };
+    })();
     return this.loaded;
   }
 
@@ -39,7 +42,7 @@ export class Playground {
   async handle(path: string, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     if (path === '/' || (path === '/graphql' && wantsHtml(req))) {
-      this.sendPage(req, res);
+      await this.sendPage(req, res);
       return true;
     }
     if (path === '/playground/session') {
@@ -54,7 +57,7 @@ export class Playground {
       return true;
     }
     if (!path.startsWith('/playground/assets/')) return false;
-    const { assets } = this.load();
+    const { assets } = await this.load();
     const asset = assets.find(path);
     if (!asset) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
@@ -77,10 +80,10 @@ export class Playground {
     return true;
   }
 
-  private sendPage(req: IncomingMessage, res: ServerResponse): void {
+  private async sendPage(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A fresh nonce per page: GraphiQL's menus add <style> elements at run time, which playground.js marks with it.
     const nonce = randomBytes(16).toString('base64');
-    const page = Buffer.from(this.load().page.replace(NONCE_PLACEHOLDER, nonce));
+    const page = Buffer.from((await this.load()).page.replace(NONCE_PLACEHOLDER, nonce));
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
       'content-length': page.length,
@@ -123,6 +126,7 @@ ${style('playground.css')}
 <strong>bankgraph</strong>
 ${identity}
 <label class="merchant-key">Merchant key <input id="merchant-key" type="password" autocomplete="off" spellcheck="false" placeholder="for payment and refund operations"></label>
+<span id="run-note" role="status" hidden></span>
 </header>
 <div id="graphiql">Loading the playground…</div>
 ${script('react.production.min.js')}

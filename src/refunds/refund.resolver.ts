@@ -1,5 +1,6 @@
 import { Args, Ctx, Mutation, Resolver, Root, Subscription } from 'type-graphql';
 import { requireMerchant } from '../platform/access/principal';
+import { noteIdempotentReplay } from '../platform/graphql/answer-extensions';
 import type { OperationContext } from '../platform/graphql/operation-context';
 import { RefundPaymentArgs } from './refund-payment.args';
 import { RefundUpdatedArgs } from './refund-updated.args';
@@ -16,11 +17,13 @@ export class RefundResolver {
   constructor(private readonly refunds: RefundService) {}
 
   @Mutation(() => Refund, {
-    description: 'Refunds all (amountInMinor omitted) or part of a payment. Needs a merchant key. The same idempotencyKey twice creates one refund.',
+    description:
+      'Refunds all (amountInMinor omitted) or part of a payment. Needs a merchant key. The same idempotencyKey twice creates one refund; the second answer carries extensions.idempotentReplay: true.',
   })
   async refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: OperationContext): Promise<Refund> {
     requireMerchant(context.principal);
-    return toRefund(await this.refunds.refund(validateRefundInput({ ...input, paymentId: providerIdOf(input.paymentId, PAYMENT_TAG) }), context.callOptions()));
+    const valid = validateRefundInput({ ...input, paymentId: providerIdOf(input.paymentId, PAYMENT_TAG) });
+    return toRefund(await this.refunds.refund(valid, context.callOptions(), () => noteIdempotentReplay(context)));
   }
 
   // type-graphql calls `subscribe` without the resolver instance, so the stream reads the service from the context.

@@ -65,9 +65,10 @@ export class RefundService {
    * provider answers the same refund. Work on one key runs under that key's lock: the same key twice at once is
    * one POST. An attempt sent before whose outcome was never heard is settled by what is certain
    * (refund-outcome.ts): while the provider surely remembers its key it is sent again under it; past that, it is
-   * matched in the payment's refund list, since the same key would then make a second refund.
+   * matched in the payment's refund list, since the same key would then make a second refund. `onRepeat` is called
+   * when the answer is a refund recorded before under the key (known, or found in the list).
    */
-  async refund(input: ValidRefundInput, options: CallOptions): Promise<RefundRecord> {
+  async refund(input: ValidRefundInput, options: CallOptions, onRepeat: () => void = () => {}): Promise<RefundRecord> {
     const { keys, clock } = this.deps;
     const fingerprint = fingerprintOf(input);
     const key = input.idempotencyKey ?? (await keys.generatedKeyFor(fingerprint, randomUUID));
@@ -89,14 +90,20 @@ export class RefundService {
           );
         }
         // Known before: answer with that refund, without a second POST.
-        if (attempt.refundId) return this.answerKnown(attempt, attempt.refundId, options);
+        if (attempt.refundId) {
+          onRepeat();
+          return this.answerKnown(attempt, attempt.refundId, options);
+        }
         if (!created) {
           // Each look again follows a change under it (settled elsewhere, its match claimed): they do not go on forever.
           if (look > MAX_LOOKS) throw new TryAgainError(`The refund under idempotencyKey ${key} changed while it was being settled. ${SEND_AGAIN}`, 1);
           const decision = await this.decide(attempt, options);
           if (decision.kind === 'adopt') {
             const stored = await keys.recordRefund(attempt, decision.refund.id, { answered: true, source: 'refund_list' });
-            if (stored === decision.refund.id) return this.record(decision.refund, attempt.paymentId, options);
+            if (stored === decision.refund.id) {
+              onRepeat();
+              return this.record(decision.refund, attempt.paymentId, options);
+            }
             continue;
           }
           if (decision.kind === 'undecided') throw undecided(attempt, decision.retryAtMs - clock());

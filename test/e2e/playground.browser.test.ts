@@ -145,12 +145,37 @@ describe('the playground in Chromium', () => {
     await Promise.all([page.waitForURL(`${stack.gateway.url}/graphql`), page.locator('form button[type="submit"], form input[type="submit"]').first().click()]);
     await page.waitForSelector('.graphiql-container');
     await page.locator('#who', { hasText: 'banks: mock' }).waitFor({ timeout: 15_000 });
-    expect(await page.locator('#who').textContent()).toMatch(/^Signed in as user_[\w-]+ · banks: mock$/);
+    // The holder's name as the bank gives it, not the opaque user id (which only the tooltip carries).
+    expect(await page.locator('#who').textContent()).toBe('Signed in as John Doe · banks: mock');
+    expect(await page.locator('#who').getAttribute('title')).toMatch(/^user id user_[\w-]+$/);
     expect(await page.locator('#sign-in').isVisible()).toBe(false);
     expect(await page.locator('#sign-out').isVisible()).toBe(true);
     const cookies = await context.cookies(stack.gateway.url);
     expect(cookies.find((cookie) => cookie.name === 'bankgraph_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
   }, 60_000);
+
+  it('runs the Payment tab as it stands, on the payment the sandbox seeded, and refunds it afresh on each run', async () => {
+    const seeded = (await readFixtures(stack.sandbox.url)).payments.find((payment) => payment.status === 'settled')!.id;
+    await page.fill('#merchant-key', MERCHANT_KEY);
+    await openTab('Payment');
+    const payment = await run('Payment');
+    expect(payment.errors).toBeUndefined();
+    expect(payment.data!.payment.paymentId).toBe(seeded);
+    const first = await run('RefundPayment', (answer) => answer.data?.refundPayment !== undefined || answer.errors !== undefined);
+    expect(first.errors).toBeUndefined();
+    const second = await run('RefundPayment', (answer) => answer.data?.refundPayment !== undefined || answer.errors !== undefined);
+    expect(second.errors).toBeUndefined();
+    expect(second.data!.refundPayment.id).not.toBe(first.data!.refundPayment.id);
+    expect((second as { extensions?: Record<string, unknown> }).extensions).toBeUndefined();
+    await page.locator('#run-note', { hasText: 'a new refund.' }).waitFor();
+    await page.fill('#merchant-key', '');
+    // Back on the first tab, as the tour of the tabs below starts, so the tab state GraphiQL stores moves on from here.
+    await openTab('ViewerGraph');
+    await page.waitForFunction(() => {
+      const stored = (globalThis as unknown as { localStorage: { getItem(key: string): string | null } }).localStorage.getItem('graphiql:tabState');
+      return stored !== null && (JSON.parse(stored) as { activeTabIndex: number }).activeTabIndex === 0;
+    });
+  }, 120_000);
 
   it('runs every example tab: the viewer, verification and a payout, its subscription, a merchant read, a data task and its subscription', async () => {
     const john = userNamed(await readFixtures(stack.sandbox.url), 'john');
@@ -182,7 +207,7 @@ describe('the playground in Chromium', () => {
     await setEditor('variables', JSON.stringify({ transactionId }));
     const update = await run('PayoutUpdated', (answer) => answer.data?.payoutUpdated?.transactionId === transactionId || answer.errors !== undefined);
     expect(update.errors).toBeUndefined();
-    expect(update.data!.payoutUpdated.status).toEqual(expect.any(String));
+    expect(update.data!.payoutUpdated.state).toMatch(/^(AUTHORISED|SUBMITTED|SETTLED)$/);
 
     // The merchant key field sets the Authorization header for merchant operations.
     await page.fill('#merchant-key', MERCHANT_KEY);
@@ -230,6 +255,46 @@ describe('the playground in Chromium', () => {
       .evaluateAll((buttons) => buttons.findIndex((button) => button.closest('.graphiql-tab-active') !== null));
     expect(activeIndex).toBe(3);
   }, 60_000);
+
+  it('makes a new payout each time the payout tab is run, and says when an answer is an earlier payout replayed', async () => {
+    // The second tab, by place: GraphiQL retitles a tab after whichever of its operations it selects.
+    await page.locator('.graphiql-tab-button').nth(1).click();
+    await page.waitForFunction(() => {
+      type Editor = { CodeMirror?: { operations?: { name?: { value: string } }[] } };
+      const editor = (globalThis as unknown as { document: { querySelector(selector: string): Editor | null } }).document.querySelector(
+        '.graphiql-query-editor .CodeMirror',
+      );
+      return (editor?.CodeMirror?.operations ?? []).some((operation) => operation.name?.value === 'CreatePayout');
+    });
+    await setEditor('variables', JSON.stringify({ name: 'John Doe' }));
+    const verified = await run('VerifyAccountHolder');
+    const iban = verified.data!.verifyAccountHolder.report.find((entry: { verifiable: boolean }) => entry.verifiable).iban as string;
+    const input = { amountInMinor: 100, currency: 'GBP', beneficiaryIban: iban, beneficiaryName: 'John Doe', beneficiaryReference: 'playground payout' };
+    await setEditor('variables', JSON.stringify({ name: 'John Doe', input }));
+    const runNote = page.locator('#run-note');
+
+    const first = await run('CreatePayout');
+    expect(first.errors).toBeUndefined();
+    const firstId = first.data!.createPayout.transactionId as string;
+    await runNote.filter({ hasText: firstId }).waitFor();
+    expect(await runNote.textContent()).toBe(`Sent with a fresh transactionId ${firstId}: a new payout.`);
+    const second = await run('CreatePayout');
+    expect(second.errors).toBeUndefined();
+    const secondId = second.data!.createPayout.transactionId as string;
+    expect(secondId).not.toBe(firstId);
+    await runNote.filter({ hasText: secondId }).waitFor();
+
+    // A transactionId written into the variables is kept: its second run answers the first payout, and says so.
+    const chosen = firstId;
+    await setEditor('variables', JSON.stringify({ name: 'John Doe', input: { ...input, transactionId: chosen } }));
+    const replayed = await run('CreatePayout', (answer) => answer.data?.createPayout !== undefined || answer.errors !== undefined);
+    expect(replayed.errors).toBeUndefined();
+    expect(replayed.data!.createPayout.transactionId).toBe(chosen);
+    expect((replayed as { extensions?: Record<string, unknown> }).extensions).toEqual({ idempotentReplay: true });
+    await runNote.filter({ hasText: 'Idempotent replay' }).waitFor();
+    expect(await runNote.textContent()).toBe(`Idempotent replay: this is the earlier payout made under transactionId ${chosen}; nothing new was made.`);
+    expect(await runNote.getAttribute('data-replay')).toBe('true');
+  }, 120_000);
 
   it('signs out with the one button, and the banner says so', async () => {
     await Promise.all([page.waitForEvent('load'), page.locator('#sign-out').click()]);
@@ -284,7 +349,9 @@ describe('signing in from either loopback name, in Chromium', () => {
       await page.fill('input[name="password"]', 'doe');
       await Promise.all([page.waitForURL(`${origin}/graphql`), page.locator('form button[type="submit"], form input[type="submit"]').first().click()]);
       await page.locator('#who', { hasText: 'banks: mock' }).waitFor({ timeout: 15_000 });
-      expect(await page.locator('#who').textContent()).toMatch(/^Signed in as user_[\w-]+ · banks: mock$/);
+      // The holder's name as the bank gives it, not the opaque user id (which only the tooltip carries).
+      expect(await page.locator('#who').textContent()).toBe('Signed in as John Doe · banks: mock');
+      expect(await page.locator('#who').getAttribute('title')).toMatch(/^user id user_[\w-]+$/);
       expect((await context.cookies(origin)).find((cookie) => cookie.name === 'bankgraph_session')).toMatchObject({ domain: name, httpOnly: true });
       expect(failures).toEqual([]);
     },

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { freePort } from '../helpers/ports';
 import { startStack, type Stack } from '../helpers/stack';
 
 const ROOT = join(__dirname, '..', '..');
@@ -44,6 +45,29 @@ describe('npm run sandbox:login', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('the sandbox bank refused the login nobody');
+  });
+
+  it('lists every login the sandbox seeded under --help, read from the sandbox behind the gateway', async () => {
+    const run = await sandboxLogin('--help', '--gateway', stack.gateway.url);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('usage: npm run -s sandbox:login');
+    expect(run.stdout).toContain(`Logins of the sandbox behind ${stack.gateway.url} (GET ${stack.sandbox.url}/sandbox/fixtures):`);
+    const { users } = await stack.sandboxJson<{ users: { username: string; providerId: string; name: string }[] }>('GET', '/sandbox/fixtures');
+    expect(users.length).toBeGreaterThan(3);
+    const listed = run.stdout.split('\n').filter((line) => line.startsWith('  ') && / at /.test(line));
+    expect(listed).toHaveLength(users.length);
+    users.forEach((user, index) => {
+      expect(listed[index]).toMatch(new RegExp(`^  ${user.username} +at ${user.providerId} +${user.name} \\(\\d+ accounts?, \\d+ cards?\\)$`));
+    });
+  });
+
+  it('says under --help when no sandbox can be reached, and how to list the logins then', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const run = await sandboxLogin('--help', '--gateway', closed);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('usage: npm run -s sandbox:login');
+    expect(run.stdout).toContain(`The seeded logins could not be read from the sandbox behind ${closed}`);
+    expect(run.stdout).toContain('/sandbox/fixtures');
   });
 
   it('explains its usage when the user name is missing', async () => {

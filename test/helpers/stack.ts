@@ -35,6 +35,7 @@ export interface GraphQLResult<T> {
   status: number;
   data?: T | null;
   errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+  extensions?: Record<string, unknown>;
 }
 
 export const MERCHANT_KEY = 'test-merchant-key-0123456789abcdef';

@@ -59,10 +59,35 @@ describe('the playground over HTTP', () => {
     };
     expect(await session({})).toEqual({ signedIn: false });
     const token = await stack.signIn('john', 'doe');
-    expect(await session({ cookie: `bankgraph_session=${encodeURIComponent(token)}` })).toEqual({ signedIn: true, userId: expect.stringMatching(/^user_/) });
+    expect(await session({ cookie: `bankgraph_session=${encodeURIComponent(token)}` })).toEqual({
+      signedIn: true,
+      userId: expect.stringMatching(/^user_/),
+      holderName: 'John Doe',
+    });
+    // Each session names its own holder, as that user's own bank gives it.
+    const jane = await stack.signIn('jane', 'doe');
+    expect(await session({ cookie: `bankgraph_session=${encodeURIComponent(jane)}` })).toMatchObject({ signedIn: true, holderName: 'Jane Smith' });
     expect(await session({ cookie: 'bankgraph_session=expired-or-made-up' })).toEqual({ signedIn: false, reason: expect.stringContaining('sign in again') });
     // A bearer token (a merchant key or a session token sent by a program) is not the page's sign-in.
     expect(await session({ authorization: `Bearer ${token}` })).toEqual({ signedIn: false });
+  });
+
+  it('fills the Payment tab with a payment the sandbox seeded, not a placeholder, and names no idempotency key', async () => {
+    const { html } = await page('/graphql');
+    const script = await (await fetch(`${stack.gateway.url}${/src="(\/playground\/assets\/[0-9a-f]{16}\/playground\.js)"/.exec(html)![1]!}`)).text();
+    const tabs = JSON.parse(/var EXAMPLES = (.*);\n/.exec(script)![1]!) as { query: string; variables?: string }[];
+    const paymentTab = tabs.find((tab) => tab.query.includes('query Payment('))!;
+    const variables = JSON.parse(paymentTab.variables!) as { id: string; paymentId: string; input: Record<string, unknown> };
+    const { payments } = await stack.sandboxJson<{ payments: { id: string; status: string }[] }>('GET', '/sandbox/fixtures');
+    const seeded = payments.find((payment) => payment.status === 'settled')!.id;
+    expect(variables).toEqual({ id: seeded, paymentId: seeded, input: { paymentId: seeded, amountInMinor: 100, reference: 'playground' } });
+    expect(script).not.toContain('<payment id>');
+    const payment = await stack.graphql<{ payment: { paymentId: string } | null }>(
+      'query ($id: ID!) { payment(id: $id) { paymentId } }',
+      { id: seeded },
+      stack.merchantKey,
+    );
+    expect(payment.data?.payment?.paymentId).toBe(seeded);
   });
 
   it('puts only a well-formed Host into the policy', async () => {

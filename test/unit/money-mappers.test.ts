@@ -2,6 +2,8 @@ import { UpstreamError } from '../../src/platform/errors/gateway-errors';
 import { refundedAmount, refundFromProvider } from '../../src/refunds/refund.model';
 import { verifiedBeneficiariesFrom } from '../../src/beneficiaries/verification.model';
 import type { ProviderRefund, ProviderVerificationResult } from '../../src/platform/provider/provider-types';
+import { PayoutStatus, toPayoutStatus } from '../../src/payouts/payout-status.enum';
+import { FINAL_PAYOUT_STATUSES, payoutRank, UNPAID_STATUSES } from '../../src/payouts/payout-status';
 
 const REFUND: ProviderRefund = {
   id: '0b9f2c1e-5a4d-4e3f-8c2b-1a0f9e8d7c6b',
@@ -44,6 +46,33 @@ describe('refund mapping', () => {
       refundFromProvider({ ...REFUND, amount_in_minor: 300, status: 'pending' }, 'p'),
     ];
     expect(refundedAmount(refunds)).toBe(400);
+  });
+});
+
+describe('payout status mapping', () => {
+  it.each([
+    ['pending-submission', 'PENDING_SUBMISSION'],
+    ['awaiting-approval', 'AWAITING_APPROVAL'],
+    ['authorised', 'AUTHORISED'],
+    ['submitted', 'SUBMITTED'],
+    ['settled', 'SETTLED'],
+    ['rejected', 'REJECTED'],
+    ['failed', 'FAILED'],
+    ['declined', 'DECLINED'],
+    ['expired', 'EXPIRED'],
+    ['conflict', 'CONFLICT'],
+  ])('maps the status %s to %s', (status, expected) => {
+    expect(toPayoutStatus(status)).toBe(expected);
+  });
+
+  it('gives every final and unpaid status a value of its own', () => {
+    for (const status of [...FINAL_PAYOUT_STATUSES, ...UNPAID_STATUSES]) expect(toPayoutStatus(status)).not.toBe(PayoutStatus.UNKNOWN);
+  });
+
+  it('maps a status the gateway does not know to UNKNOWN rather than failing, as payoutRank keeps it', () => {
+    expect(toPayoutStatus('reversed')).toBe('UNKNOWN');
+    expect(toPayoutStatus('constructor')).toBe('UNKNOWN');
+    expect(payoutRank('reversed')).toBe(2);
   });
 });
 

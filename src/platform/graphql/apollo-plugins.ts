@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { isAnswerCacheable } from './answer-cacheability';
+import { withAnswerExtensions } from './answer-extensions';
 import { costLimitPlugin } from './cost-limit.plugin';
 import { httpSubscriptionPlugin } from './http-subscription.plugin';
 import type { OperationContext } from './operation-context';
@@ -14,6 +15,7 @@ import type { Logger } from '../observability/logger';
 export function pipelinePlugins(limits: OperationLimits, recorder: OperationRecorder, logger: Logger): ApolloServerPlugin<OperationContext>[] {
   return [
     errorsPlugin(),
+    extensionsPlugin(),
     answerCachePlugin(),
     costLimitPlugin<OperationContext>(limits),
     httpSubscriptionPlugin<OperationContext>(),
@@ -34,6 +36,20 @@ function errorsPlugin(): ApolloServerPlugin<OperationContext> {
           const partial = takePartialFailures(contextValue);
           if (!result.errors && partial.length === 0) return;
           result.errors = withRequestId([...(result.errors ?? []), ...partial], contextValue.requestId);
+        },
+      };
+    },
+  };
+}
+
+/** What the resolvers noted for the answer (answer-extensions.ts) joins its `extensions`. */
+function extensionsPlugin(): ApolloServerPlugin<OperationContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single') return;
+          response.body.singleResult = withAnswerExtensions(response.body.singleResult, contextValue);
         },
       };
     },

@@ -56,6 +56,8 @@ export interface OperationContext {
    * An object, not a flag, because Apollo hands plugins a shallow copy of the context.
    */
   answer: { cacheable: boolean; operationName?: string };
+  /** What the answer says besides its data and errors (answer-extensions.ts); an object Apollo's copies share. */
+  readonly extensions: Record<string, unknown>;
   /** Reports data this operation read that stays fresh until `freshUntilMs` (epoch ms); 0 for a read that failed. */
   noteDataRead(freshUntilMs: number): void;
   /** Until when everything this request read stays fresh (epoch ms); 0 when it read nothing. */
@@ -112,6 +114,7 @@ export function createOperationContext(init: OperationContextInit): OperationCon
 class RequestContext implements OperationContext {
   readonly partialFailures: PartialFailure[] = [];
   readonly answer: OperationContext['answer'] = { cacheable: false };
+  readonly extensions: Record<string, unknown> = {};
   /** In an object so that Apollo's copies share it too; the map and the logger are made on first use. */
   private readonly state: { freshUntilMs: number; scoped?: Map<ScopedKey<unknown>, unknown>; logger?: Logger } = {
     freshUntilMs: Number.POSITIVE_INFINITY,

@@ -5,6 +5,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../access/principal';
 import { operationDeadline } from '../provider/operation-deadline';
 import { newRequestId, type OperationContext } from '../graphql/operation-context';
+import { withAnswerExtensions } from '../graphql/answer-extensions';
 import type { OperationPipeline } from '../graphql/operation-pipeline';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from './websocket-origin';
 import { deliverDirectly, sharedSubscribe, type DirectDelivery } from './shared-subscribe';
@@ -82,7 +83,9 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       onNext: (_ctx, _id, _payload, args, result) => {
         const context = args.contextValue as OperationContext | undefined;
         const sent = pipeline.resultErrors(result.errors, context);
-        return sent ? { ...result, errors: sent } : undefined;
+        const answer = sent ? { ...result, errors: sent } : result;
+        const extended = withAnswerExtensions(answer, context);
+        return extended === result ? undefined : extended;
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => pipeline.maskError(error.toJSON(), error)),
     }),

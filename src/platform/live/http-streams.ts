@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Principal } from '../access/principal';
 import { ForbiddenError, UnauthenticatedError } from '../errors/gateway-errors';
+import { withAnswerExtensions } from '../graphql/answer-extensions';
 import { describePrincipal, type OperationContext } from '../graphql/operation-context';
 import { logErrorDetail } from '../graphql/operation-observer.plugin';
 import type { OperationPipeline } from '../graphql/operation-pipeline';
@@ -174,7 +175,7 @@ export class HttpStreams {
   private format(result: ExecutionResult, context: OperationContext): StreamedResult {
     for (const error of result.errors ?? []) logErrorDetail(this.deps.logger, error, context.requestId);
     const errors = this.deps.pipeline.resultErrors(result.errors, context);
-    return errors ? { ...result, errors } : (result as StreamedResult);
+    return withAnswerExtensions(errors ? { ...result, errors } : (result as StreamedResult), context);
   }
 }
 

@@ -139,12 +139,75 @@
     return headers;
   }
 
+  // A version 4 UUID from getRandomValues, which, unlike randomUUID, plain-HTTP pages on another host have too.
+  function newUuid() {
+    var bytes = window.crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    var hex = Array.prototype.map
+      .call(bytes, function (byte) {
+        return (byte + 0x100).toString(16).slice(1);
+      })
+      .join('');
+    return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+  }
+
+  // The mutations whose input names an idempotency key: a run that names none gets a fresh one, so running the
+  // tab again makes a new payout or refund instead of answering the earlier one.
+  var FRESH_KEYS = { createPayout: 'transactionId', refundPayment: 'idempotencyKey' };
+  function mutationFieldOf(params) {
+    var document = documentOf(params);
+    var operation =
+      document &&
+      document.definitions.filter(function (definition) {
+        return (
+          definition.kind === 'OperationDefinition' &&
+          definition.operation === 'mutation' &&
+          (!params.operationName || (definition.name && definition.name.value === params.operationName))
+        );
+      })[0];
+    var field = operation && operation.selectionSet.selections[0];
+    return field && field.kind === 'Field' && FRESH_KEYS[field.name.value] ? field.name.value : null;
+  }
+  function withFreshKey(params) {
+    var field = mutationFieldOf(params);
+    var variables = params.variables;
+    if (!field || !variables || typeof variables.input !== 'object' || variables.input === null) return { params: params };
+    var keyName = FRESH_KEYS[field];
+    if (variables.input[keyName]) return { params: params, field: field, keyName: keyName, key: variables.input[keyName], fresh: false };
+    var key = newUuid();
+    var input = Object.assign({}, variables.input);
+    input[keyName] = key;
+    var fresh = Object.assign({}, params, { variables: Object.assign({}, variables, { input: input }) });
+    return { params: fresh, field: field, keyName: keyName, key: key, fresh: true };
+  }
+
+  // One line in the bar about the last run of a payout or refund: the key it was sent with, and whether the answer
+  // is an object made earlier under that key (extensions.idempotentReplay) rather than a new one.
+  var runNote = document.getElementById('run-note');
+  function showRunNote(sent, answer) {
+    if (!runNote || !sent.field) return;
+    var what = sent.field === 'createPayout' ? 'payout' : 'refund';
+    var replay = answer && answer.extensions && answer.extensions.idempotentReplay === true;
+    runNote.dataset.replay = replay ? 'true' : 'false';
+    runNote.textContent = replay
+      ? 'Idempotent replay: this is the earlier ' + what + ' made under ' + sent.keyName + ' ' + sent.key + '; nothing new was made.'
+      : (sent.fresh ? 'Sent with a fresh ' : 'Sent with ') + sent.keyName + ' ' + sent.key + (answer && answer.data ? ': a new ' + what + '.' : '.');
+    runNote.hidden = false;
+  }
+
   var httpFetcher = GraphiQL.createFetcher({ url: httpUrl, enableIncrementalDelivery: false });
   function fetcher(graphQLParams, options) {
-    var params = withCurrentOperationName(graphQLParams);
+    var sent = withFreshKey(withCurrentOperationName(graphQLParams));
+    var params = sent.params;
     var headers = headersFor(options);
     if (isSubscription(params)) return subscribe(wsClientFor(headers.Authorization || headers.authorization), params);
-    return httpFetcher(params, Object.assign({}, options, { headers: headers }));
+    var answer = httpFetcher(params, Object.assign({}, options, { headers: headers }));
+    if (!sent.field) return answer;
+    return Promise.resolve(answer).then(function (result) {
+      showRunNote(sent, result);
+      return result;
+    });
   }
 
   var connectBank = document.getElementById('connect-bank');
@@ -183,7 +246,9 @@
     signOut.hidden = true;
   }
   function showSignedIn(session, banks) {
-    who.textContent = 'Signed in as ' + session.userId + (banks ? ' · banks: ' + (banks.length ? banks.join(', ') : 'none') : '');
+    // The holder's name as their bank gives it; the user id (also in the tooltip) when the bank gave none.
+    who.textContent = 'Signed in as ' + (session.holderName || session.userId) + (banks ? ' · banks: ' + (banks.length ? banks.join(', ') : 'none') : '');
+    who.title = 'user id ' + session.userId;
     signIn.hidden = true;
     signOut.hidden = false;
   }
