@@ -131,11 +131,11 @@ describe('the reference web app (examples/web) in Chromium', () => {
     await page.getByLabel('Amount (GBP)').fill('2.50');
     await page.getByRole('button', { name: 'Pay out' }).click();
     const status = page.getByText(/^Payout of 2\.50 GBP to John Doe:/);
-    await status.getByText('authorised', { exact: true }).waitFor();
+    await status.getByText('AUTHORISED', { exact: true }).waitFor();
     await advanceSandboxClock(stack, 5);
-    await status.getByText('submitted', { exact: true }).waitFor({ timeout: 15_000 });
+    await status.getByText('SUBMITTED', { exact: true }).waitFor({ timeout: 15_000 });
     await advanceSandboxClock(stack, 30);
-    await status.getByText('settled', { exact: true }).waitFor({ timeout: 15_000 });
+    await status.getByText('SETTLED', { exact: true }).waitFor({ timeout: 15_000 });
   }
 
   /** What the page's own WebSocket gets from the gateway: its first message, or how it closed. */

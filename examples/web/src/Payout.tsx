@@ -82,7 +82,7 @@ function PayoutStatus({ payout }: { payout: PayoutView }) {
   const latest = data?.payoutUpdated ?? payout;
   return (
     <p>
-      Payout of {(latest.amountInMinor / 100).toFixed(2)} {latest.currency} to {latest.beneficiaryName}: <span className="status">{latest.status}</span>
+      Payout of {(latest.amountInMinor / 100).toFixed(2)} {latest.currency} to {latest.beneficiaryName}: <span className="status">{latest.state}</span>
       {error && <span className="alert"> (live updates stopped: {describeError(error)})</span>}
     </p>
   );

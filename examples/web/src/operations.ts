@@ -97,7 +97,7 @@ export const VERIFY: TypedDocumentNode<
 export interface PayoutView {
   id: string;
   transactionId: string;
-  status: string;
+  state: 'PENDING_SUBMISSION' | 'AWAITING_APPROVAL' | 'AUTHORISED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED' | 'FAILED' | 'DECLINED' | 'EXPIRED' | 'CONFLICT' | 'UNKNOWN';
   amountInMinor: number;
   currency: string;
   beneficiaryName: string;
@@ -107,7 +107,7 @@ const PAYOUT_FIELDS = gql`
   fragment PayoutFields on Payout {
     id
     transactionId
-    status
+    state
     amountInMinor
     currency
     beneficiaryName
