@@ -37,6 +37,7 @@ import { createKeyv } from '../platform/store/keyv.factory';
 import { isRedisUrl, RedisConnection } from '../platform/store/redis-connection';
 import { Playground } from '../playground/playground.routes';
 import { gatewayRoutes } from './http-routes';
+import { createMcpEndpoint } from './mcp';
 import { registerJobs } from './jobs';
 import type { Scheduler } from '../platform/scheduler/scheduler';
 import { resolverContainer } from './resolvers';
@@ -113,7 +114,9 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     lookupPrincipal: lookupPrincipal(services),
   });
   const playground = createPlayground(config, services);
-  const routes = gatewayRoutes({ ...parts, playground, graphql, sse, guard: httpGuard, tracker, publicUrl: () => parts.publicUrl.value! });
+  const publicUrl = (): string => parts.publicUrl.value!;
+  const mcp = createMcpEndpoint({ config, schema, pipeline, graphql, guard: httpGuard, lookupPrincipal: lookupPrincipal(services), publicUrl });
+  const routes = gatewayRoutes({ ...parts, playground, graphql, sse, mcp, guard: httpGuard, tracker, publicUrl });
   const httpServer = createHttpServer({ tracker, telemetry, logger, routes });
   const graphqlWs = startLive(parts, httpServer, pipeline, live.guard);
   const stopRevocations = await listenForRevocations(services, graphql.answers, live.sockets, logger);
@@ -205,8 +208,8 @@ function graphqlHttpDeps(
     maxBodyBytes: config.limits.maxBodyBytes,
     operationTimeoutMs: config.operationTimeoutMs,
     lookupPrincipal: lookupPrincipal(services),
-    createContext: (principal, requestId, cacheMode, deadline) =>
-      createOperationContext({ principal, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
+    createContext: (principal, requestId, cacheMode, deadline, agent) =>
+      createOperationContext({ principal, agent, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
     streamSubscription: (req, res, requestId, started, lookup, request) => multipart.serve(req, res, requestId, started, lookup, request),
   };
 }

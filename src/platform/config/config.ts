@@ -193,6 +193,16 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   persistedDocuments: PersistedDocumentsConfig;
   telemetry: TelemetryConfig;
+  /** The MCP endpoint at /mcp (docs/agents.md). */
+  mcp: McpConfig;
+}
+
+/** What agents may do through /mcp: mutations off or propose-only, and whether a document of their own is run. */
+export interface McpConfig {
+  /** MCP_MUTATIONS: off offers read tools only; propose adds propose_payout, whose payouts always await approval. */
+  mutations: 'off' | 'propose';
+  /** MCP_ALLOW_ARBITRARY_OPERATIONS: a tool that runs any document the agent sends; refused in production. */
+  allowArbitraryOperations: boolean;
 }
 
 export interface AppIdentityConfig {
@@ -333,12 +343,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, nodeEnv === 'test' ? 'silent' : 'info'),
     persistedDocuments: readPersistedDocuments(env, read, problems),
     telemetry: readTelemetry(env, read, problems),
+    mcp: {
+      mutations: read.oneOf('MCP_MUTATIONS', ['off', 'propose'] as const, 'off'),
+      allowArbitraryOperations: read.oneOf('MCP_ALLOW_ARBITRARY_OPERATIONS', ['true', 'false'] as const, 'false') === 'true',
+    },
   };
 
   if (nodeEnv === 'production') {
     refuseInsecureProduction(config, allowInsecurePublicUrl, problems);
     refuseInsecureProviderUrls(config, allowInsecureProviderUrls, problems);
     refuseWeakMerchantKeys(env, config.merchantKeys, problems);
+    if (config.mcp.allowArbitraryOperations) {
+      problems.push('MCP_ALLOW_ARBITRARY_OPERATIONS=true is refused with NODE_ENV=production: agents run only the vetted tools of operations/mcp/ there');
+    }
     if (read.oneOf('ALLOW_NO_RATE_LIMIT', ['true', 'false'] as const, 'false') !== 'true') refuseRateLimitsOff(config.rateLimit, problems);
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import Ajv from 'ajv';
+import { APPROVE_PAYOUT, dataOf, fixtures, ibanOf, user } from '../helpers/money';
+import { startStack, type Stack } from '../helpers/stack';
+
+/** An MCP client of the gateway's /mcp, as an assistant's host connects it, presenting `token` as its bearer credential. */
+async function connect(stack: Stack, token: string | undefined): Promise<Client> {
+  const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.gateway.url}/mcp`), {
+    requestInit: { headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), 'user-agent': 'test-assistant/1.0' } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+type Accounts = { viewer: { accounts: { accountId: string; balance: { current: string } | null }[] } };
+type Transactions = {
+  viewer: {
+    account: {
+      accountId: string;
+      transactions: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: { transactionId: string }[] };
+    };
+  };
+};
+
+describe('MCP endpoint', () => {
+  describe('read tools, mutations off', () => {
+    let stack: Stack;
+    const clients: Client[] = [];
+
+    beforeAll(async () => {
+      stack = await startStack();
+    });
+
+    afterAll(async () => {
+      for (const client of clients) await client.close().catch(() => undefined);
+      await stack?.close();
+    });
+
+    async function signedIn(username = 'john', password = 'doe'): Promise<Client> {
+      const client = await connect(stack, await stack.signIn(username, password));
+      clients.push(client);
+      return client;
+    }
+
+    it('answers a request without credentials 401 with the protected-resource metadata, and serves that document', async () => {
+      const response = await fetch(`${stack.gateway.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      expect(challenge).toBe(`Bearer resource_metadata="${stack.gateway.url}/.well-known/oauth-protected-resource"`);
+      const metadata = (await (await fetch(`${stack.gateway.url}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
+      expect(metadata.resource).toBe(`${stack.gateway.url}/mcp`);
+      expect(metadata.bearer_methods_supported).toEqual(['header']);
+      expect(metadata.authorization_servers).toEqual([]);
+      await expect(connect(stack, undefined)).rejects.toThrow();
+    });
+
+    it('lists the read tools with valid JSON Schemas, and no money tool while MCP_MUTATIONS is off', async () => {
+      const client = await signedIn();
+      const { tools } = await client.listTools();
+      const names = tools.map((tool) => tool.name).sort();
+      expect(names).toEqual(['account_transactions', 'payout_status', 'verify_account_holder', 'viewer_accounts', 'viewer_payouts']);
+      const ajv = new Ajv({ strict: false });
+      for (const tool of tools) {
+        expect(ajv.validateSchema(tool.inputSchema)).toBe(true);
+        expect(tool.description?.length ?? 0).toBeGreaterThan(20);
+      }
+      const transactions = tools.find((tool) => tool.name === 'account_transactions')!;
+      expect(transactions.inputSchema.required).toEqual(['accountId']);
+      const validate = ajv.compile(transactions.inputSchema);
+      expect(validate({ accountId: 'a', from: '2024-01-01', first: 5 })).toBe(true);
+      expect(validate({ from: '2024-01-01' })).toBe(false);
+      expect(validate({ accountId: 'a', from: 'yesterday' })).toBe(false);
+      const refused = await call(client, 'propose_payout', { input: {} });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/No tool "propose_payout"/);
+    });
+
+    it('reads the accounts and one page of transactions of the signed-in user', async () => {
+      const client = await signedIn();
+      const accounts = await call(client, 'viewer_accounts');
+      expect(accounts.isError).toBeFalsy();
+      const { viewer } = accounts.structuredContent as Accounts;
+      expect(viewer.accounts.length).toBeGreaterThan(0);
+      expect(JSON.parse(textOf(accounts))).toEqual(accounts.structuredContent);
+      const accountId = viewer.accounts[0]!.accountId;
+      const page = await call(client, 'account_transactions', { accountId, first: 2 });
+      expect(page.isError).toBeFalsy();
+      const { account } = (page.structuredContent as Transactions).viewer;
+      expect(account.accountId).toBe(accountId);
+      expect(account.transactions.nodes.length).toBeLessThanOrEqual(2);
+      if (account.transactions.pageInfo.hasNextPage) {
+        const next = await call(client, 'account_transactions', { accountId, first: 2, after: account.transactions.pageInfo.endCursor });
+        const ids = (next.structuredContent as Transactions).viewer.account.transactions.nodes.map((node) => node.transactionId);
+        expect(ids.some((id) => account.transactions.nodes.some((node) => node.transactionId === id))).toBe(false);
+      }
+      const bad = await call(client, 'account_transactions', { accountId, from: 'yesterday' });
+      expect(bad.isError).toBe(true);
+      expect(textOf(bad)).toMatch(/BAD_USER_INPUT/);
+    });
+
+    it("does not show another user's account", async () => {
+      const john = await signedIn();
+      const johnAccount = ((await call(john, 'viewer_accounts')).structuredContent as Accounts).viewer.accounts[0]!.accountId;
+      const seeded = await fixtures(stack);
+      const other = seeded.users.find((candidate) => candidate.username !== 'john')!;
+      const stranger = await signedIn(other.username, other.password);
+      const answer = await call(stranger, 'account_transactions', { accountId: johnAccount });
+      const account = (answer.structuredContent as { data?: Transactions | null } & Partial<Transactions>).viewer?.account ?? null;
+      expect(account).toBeNull();
+    });
+
+    it("refuses a document of the agent's own unless MCP_ALLOW_ARBITRARY_OPERATIONS is on", async () => {
+      const client = await signedIn();
+      const answer = await call(client, 'graphql_operation', { query: '{ viewer { userId } }' });
+      expect(answer.isError).toBe(true);
+      expect(textOf(answer)).toMatch(/No tool "graphql_operation"/);
+    });
+  });
+
+  describe('propose_payout with MCP_MUTATIONS=propose', () => {
+    let stack: Stack;
+
+    beforeAll(async () => {
+      stack = await startStack({ env: { MCP_MUTATIONS: 'propose', PAYOUT_APPROVAL_ABOVE_MINOR: '1000000' } });
+    });
+
+    afterAll(async () => {
+      await stack?.close();
+    });
+
+    it('records a small payout an agent proposes as awaiting approval, and the merchant approves it', async () => {
+      const seeded = await fixtures(stack);
+      const iban = ibanOf(user(seeded, 'john'));
+      const client = await connect(stack, await stack.signIn('john', 'doe'));
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('propose_payout');
+        expect((await call(client, 'verify_account_holder', { name: 'John Doe' })).isError).toBeFalsy();
+        const transactionId = randomUUID();
+        const input = {
+          transactionId,
+          beneficiaryName: 'John Doe',
+          beneficiaryIban: iban,
+          beneficiaryReference: 'Agent test',
+          amountInMinor: 100,
+          currency: 'GBP',
+        };
+        const proposed = await call(client, 'propose_payout', { input });
+        expect(proposed.isError).toBeFalsy();
+        const payout = (proposed.structuredContent as { createPayout: { status: string } }).createPayout;
+        expect(payout.status).toBe('awaiting-approval');
+        expect(textOf(proposed)).toMatch(/awaits approval/i);
+
+        dataOf(await stack.graphql(APPROVE_PAYOUT, { id: transactionId }, stack.merchantKey));
+        const status = await call(client, 'payout_status', { transactionId });
+        expect((status.structuredContent as { payout: { status: string } }).payout.status).not.toBe('awaiting-approval');
+      } finally {
+        await client.close();
+      }
+    });
+  });
+});
