@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import Ajv from 'ajv';
-import { APPROVE_PAYOUT, dataOf, fixtures, ibanOf, user } from '../helpers/money';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import { advanceSandboxClock, APPROVE_PAYOUT, CREATE_PAYOUT, dataOf, fixtures, ibanOf, providerRequests, user } from '../helpers/money';
 import { startStack, type Stack } from '../helpers/stack';
 
 /** An MCP client of the gateway's /mcp, as an assistant's host connects it, presenting `token` as its bearer credential. */
@@ -75,17 +75,19 @@ describe('MCP endpoint', () => {
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name).sort();
       expect(names).toEqual(['account_transactions', 'payout_status', 'verify_account_holder', 'viewer_accounts', 'viewer_payouts']);
-      const ajv = new Ajv({ strict: false });
+      // The SDK's own validator: Ajv in strict mode, which throws on a schema that is not valid JSON Schema.
+      const ajv = new AjvJsonSchemaValidator();
       for (const tool of tools) {
-        expect(ajv.validateSchema(tool.inputSchema)).toBe(true);
+        expect(() => ajv.getValidator(tool.inputSchema)).not.toThrow();
         expect(tool.description?.length ?? 0).toBeGreaterThan(20);
       }
       const transactions = tools.find((tool) => tool.name === 'account_transactions')!;
       expect(transactions.inputSchema.required).toEqual(['accountId']);
-      const validate = ajv.compile(transactions.inputSchema);
-      expect(validate({ accountId: 'a', from: '2024-01-01', first: 5 })).toBe(true);
-      expect(validate({ from: '2024-01-01' })).toBe(false);
-      expect(validate({ accountId: 'a', from: 'yesterday' })).toBe(false);
+      const validate = ajv.getValidator(transactions.inputSchema);
+      expect(validate({ accountId: 'a', from: '2024-01-01', first: 5 }).valid).toBe(true);
+      expect(validate({ from: '2024-01-01' }).valid).toBe(false);
+      expect(validate({ accountId: 'a', from: 'yesterday' }).valid).toBe(false);
+      expect(validate({ accountId: 'a', first: 2.5 }).valid).toBe(false);
       const refused = await call(client, 'propose_payout', { input: {} });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/No tool "propose_payout"/);
@@ -135,43 +137,102 @@ describe('MCP endpoint', () => {
 
   describe('propose_payout with MCP_MUTATIONS=propose', () => {
     let stack: Stack;
+    let iban: string;
+    const clients: Client[] = [];
 
     beforeAll(async () => {
-      stack = await startStack({ env: { MCP_MUTATIONS: 'propose', PAYOUT_APPROVAL_ABOVE_MINOR: '1000000' } });
+      // No approval threshold in reach: only the agent rule can make these small payouts wait.
+      stack = await startStack({
+        env: { MCP_MUTATIONS: 'propose', MCP_ALLOW_ARBITRARY_OPERATIONS: 'true', PAYOUT_APPROVAL_ABOVE_MINOR: '400000', PAYOUT_MAX_MINOR: '5000' },
+      });
+      iban = ibanOf(user(await fixtures(stack), 'john'));
     });
 
     afterAll(async () => {
+      for (const client of clients) await client.close().catch(() => undefined);
       await stack?.close();
     });
 
-    it('records a small payout an agent proposes as awaiting approval, and the merchant approves it', async () => {
-      const seeded = await fixtures(stack);
-      const iban = ibanOf(user(seeded, 'john'));
-      const client = await connect(stack, await stack.signIn('john', 'doe'));
-      try {
-        expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('propose_payout');
-        expect((await call(client, 'verify_account_holder', { name: 'John Doe' })).isError).toBeFalsy();
-        const transactionId = randomUUID();
-        const input = {
-          transactionId,
-          beneficiaryName: 'John Doe',
-          beneficiaryIban: iban,
-          beneficiaryReference: 'Agent test',
-          amountInMinor: 100,
-          currency: 'GBP',
-        };
-        const proposed = await call(client, 'propose_payout', { input });
-        expect(proposed.isError).toBeFalsy();
-        const payout = (proposed.structuredContent as { createPayout: { status: string } }).createPayout;
-        expect(payout.status).toBe('awaiting-approval');
-        expect(textOf(proposed)).toMatch(/awaits approval/i);
+    async function agentOf(token: string): Promise<Client> {
+      const client = await connect(stack, token);
+      clients.push(client);
+      return client;
+    }
 
-        dataOf(await stack.graphql(APPROVE_PAYOUT, { id: transactionId }, stack.merchantKey));
-        const status = await call(client, 'payout_status', { transactionId });
-        expect((status.structuredContent as { payout: { status: string } }).payout.status).not.toBe('awaiting-approval');
-      } finally {
-        await client.close();
+    const withdrawalPosts = async (): Promise<number> =>
+      (await providerRequests(stack)).filter((request) => request.method === 'POST' && request.path === '/v1/withdrawals').length;
+
+    function proposal(amountInMinor: number): Record<string, unknown> {
+      return {
+        transactionId: randomUUID(),
+        beneficiaryName: 'John Doe',
+        beneficiaryIban: iban,
+        beneficiaryReference: 'Agent test',
+        amountInMinor,
+        currency: 'GBP',
+      };
+    }
+
+    it('records a small payout an agent proposes as awaiting approval, sends nothing, and the merchant approves it until settled', async () => {
+      const session = await stack.signIn('john', 'doe');
+      const agent = await agentOf(session);
+      expect((await agent.listTools()).tools.map((tool) => tool.name)).toContain('propose_payout');
+      expect((await call(agent, 'verify_account_holder', { name: 'John Doe' })).isError).toBeFalsy();
+      const input = proposal(100);
+      const sentBefore = await withdrawalPosts();
+      const proposed = await call(agent, 'propose_payout', { input });
+      expect(proposed.isError).toBeFalsy();
+      expect((proposed.structuredContent as { createPayout: { status: string } }).createPayout.status).toBe('awaiting-approval');
+      expect(textOf(proposed)).toMatch(/awaits approval/);
+      expect(textOf(proposed)).toMatch(/approvePayout/);
+      expect(await withdrawalPosts()).toBe(sentBefore);
+      const recorded = await stack.gateway.services.payoutLedger.get(input.transactionId as string);
+      expect(recorded?.agentClient).toBe('test-assistant/1.0');
+
+      // The same amount asked by the person directly is sent at once: the wait is the agent's, not the amount's.
+      const direct = dataOf(await stack.graphql<{ createPayout: { status: string } }>(CREATE_PAYOUT, { input: proposal(100) }, session));
+      expect(direct.createPayout.status).not.toBe('awaiting-approval');
+
+      dataOf(await stack.graphql(APPROVE_PAYOUT, { id: input.transactionId }, stack.merchantKey));
+      let status = '';
+      for (let step = 0; step < 10 && status !== 'settled'; step += 1) {
+        await advanceSandboxClock(stack, 5);
+        const read = await call(agent, 'payout_status', { transactionId: input.transactionId });
+        status = (read.structuredContent as { payout: { status: string } }).payout.status;
       }
+      expect(status).toBe('settled');
+    });
+
+    it('refuses a proposal above a cap as a tool error, recording nothing', async () => {
+      const agent = await agentOf(await stack.signIn('john', 'doe'));
+      await call(agent, 'verify_account_holder', { name: 'John Doe' });
+      const input = proposal(6000);
+      const refused = await call(agent, 'propose_payout', { input });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/^PAYOUT_LIMIT_EXCEEDED: /);
+      expect(await stack.gateway.services.payoutLedger.get(input.transactionId as string)).toBeUndefined();
+    });
+
+    it('never lets an agent approve, decline or refund, even with a merchant key and its own documents', async () => {
+      const john = await agentOf(await stack.signIn('john', 'doe'));
+      await call(john, 'verify_account_holder', { name: 'John Doe' });
+      const input = proposal(200);
+      await call(john, 'propose_payout', { input });
+      const backOffice = await agentOf(stack.merchantKey);
+      const names = (await backOffice.listTools()).tools.map((tool) => tool.name).sort();
+      expect(names).toEqual(['graphql_operation', 'payment_with_refunds', 'payout_status']);
+      const approve = await call(backOffice, 'graphql_operation', {
+        query: 'mutation ($id: ID!) { approvePayout(transactionId: $id) { status } }',
+        variables: { id: input.transactionId },
+      });
+      expect(approve.isError).toBe(true);
+      expect(textOf(approve)).toMatch(/^FORBIDDEN: Approving a payout is decided by a person/);
+      const refund = await call(backOffice, 'graphql_operation', {
+        query: 'mutation { refundPayment(input: { paymentId: "p", reference: "r" }) { status } }',
+      });
+      expect(textOf(refund)).toMatch(/^FORBIDDEN: Refunding a payment is decided by a person/);
+      const read = await call(backOffice, 'payout_status', { transactionId: input.transactionId });
+      expect((read.structuredContent as { payout: { status: string } }).payout.status).toBe('awaiting-approval');
     });
   });
 });

@@ -55,6 +55,18 @@ export function requireAnyPrincipal(principal: Principal): Exclude<Principal, { 
   throw unauthenticated(principal);
 }
 
+/** `extensions.reason` of the FORBIDDEN that refuses an agent what only a person decides. */
+export const AGENT_NOT_ALLOWED_REASON = 'AGENT_NOT_ALLOWED';
+
+/** Approving, declining and refunding are a person's decisions: refused to an agent acting through /mcp, whatever its credential. */
+export function requirePerson(agent: { clientName: string } | undefined, action: string): void {
+  if (!agent) return;
+  throw new ForbiddenError(
+    `${action} is decided by a person, never by an agent (this request came through /mcp from "${agent.clientName}"). Use the app or the back office with your own credentials.`,
+    { reason: AGENT_NOT_ALLOWED_REASON },
+  );
+}
+
 function unauthenticated(principal: Extract<Principal, { kind: 'anonymous' | 'invalid' }>): UnauthenticatedError {
   if (principal.kind === 'invalid') return new UnauthenticatedError(principal.reason);
   return new UnauthenticatedError(principal.appIdentity ? SEND_ACCESS_TOKEN : SIGN_IN_FIRST);

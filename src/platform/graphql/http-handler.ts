@@ -225,7 +225,12 @@ export class GraphqlHttpHandler {
     const query = await this.deps.pipeline.resolveDocument(request, false, rateLimitKey(lookup.principal, remoteAddress));
     const headers = new HeaderMap([['content-type', 'application/json']]);
     const deadline = operationDeadline(this.deps.operationTimeoutMs);
-    const body = { query, operationName: request.operationName, variables: request.variables };
+    // Apollo refuses an operationName or variables present but undefined, so absent ones are left out.
+    const body = {
+      query,
+      ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
+      ...(request.variables === undefined ? {} : { variables: request.variables }),
+    };
     const result = await traceOperation(this.deps.telemetry, 'http', requestId, () =>
       this.apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: 'POST', headers, search: '', body },

@@ -110,7 +110,7 @@ export class McpEndpoint {
       if (name === ARBITRARY_TOOL && this.deps.allowArbitraryOperations) return this.arbitrary(call, args);
       const tool = tools.find((candidate) => candidate.name === name);
       if (!tool) return toolError(`No tool "${name}" is offered to this caller. Offered: ${tools.map((t) => t.name).join(', ')}.`, 'UNKNOWN_TOOL');
-      return this.run(call, { ...this.deps.documentOf(tool), operationName: tool.operationName, variables: args });
+      return this.run(call, { ...this.deps.documentOf(tool), operationName: tool.operationName, variables: args }, tool.notice);
     });
     return server;
   }
@@ -125,7 +125,7 @@ export class McpEndpoint {
     });
   }
 
-  private async run(call: AgentCall, request: OperationRequest): Promise<CallToolResult> {
+  private async run(call: AgentCall, request: OperationRequest, notice?: string): Promise<CallToolResult> {
     let answer: OperationAnswer;
     try {
       answer = await this.deps.execute(call, request);
@@ -138,7 +138,8 @@ export class McpEndpoint {
       const text = errors.map((error) => `${String(error.extensions?.code ?? 'ERROR')}: ${error.message}`).join('\n');
       return { isError: true, content: [{ type: 'text', text }], structuredContent: { data: data ?? null, errors } };
     }
-    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data ?? {} };
+    if (notice === undefined) return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data ?? {} };
+    return { content: [{ type: 'text', text: `${notice}\n${JSON.stringify(data)}` }], structuredContent: { ...data, notice } };
   }
 }
 

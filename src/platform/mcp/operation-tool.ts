@@ -34,6 +34,8 @@ export interface OperationTool {
   audience: ToolAudience;
   /** Set on a tool that proposes money movement: offered only when MCP_MUTATIONS says so. */
   needsMutations: boolean;
+  /** What a successful answer must tell the model besides its data (`# answer:`), e.g. that a payout awaits approval. */
+  notice: string | undefined;
 }
 
 /** The JSON Schema of a scalar the schema defines, by name; others read as any JSON value with the scalar's description. */
@@ -52,7 +54,8 @@ const SCALARS: Record<string, JsonSchema> = {
 
 /**
  * A tool from one `.graphql` file: one named operation, led by `#` comment lines that give `for: user|merchant|any`,
- * optionally `needs: MCP_MUTATIONS=propose`, and the description a model reads. Throws, naming the file, on a file
+ * optionally `needs: MCP_MUTATIONS=propose` and `answer: <notice sent with every success>`, and the description a
+ * model reads. Throws, naming the file, on a file
  * that is not exactly that or whose operation does not fit the schema's variable types.
  */
 export function operationTool(fileName: string, text: string, schema: GraphQLSchema): OperationTool {
@@ -66,7 +69,7 @@ export function operationTool(fileName: string, text: string, schema: GraphQLSch
       ?.slice(name.length + 1)
       .trim();
   const description = header
-    .filter((line) => !/^(for|needs):/.test(line))
+    .filter((line) => !/^(for|needs|answer):/.test(line))
     .join(' ')
     .trim();
   const audience = field('for');
@@ -88,6 +91,7 @@ export function operationTool(fileName: string, text: string, schema: GraphQLSch
     sha256: sha256Hex(printed),
     audience,
     needsMutations: field('needs') === 'MCP_MUTATIONS=propose',
+    notice: field('answer'),
   };
 }
 
