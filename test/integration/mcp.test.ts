@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { advanceSandboxClock, APPROVE_PAYOUT, CREATE_PAYOUT, dataOf, fixtures, ibanOf, providerRequests, user } from '../helpers/money';
 import { startStack, type Stack } from '../helpers/stack';
+import { MCP_TOOLS_DIR } from '../../src/app/mcp';
+import { buildAppSchema } from '../../src/app/schema';
+import { buildManifest } from '../../src/platform/graphql/persisted/build-manifest';
 
 /** An MCP client of the gateway's /mcp, as an assistant's host connects it, presenting `token` as its bearer credential. */
 async function connect(stack: Stack, token: string | undefined): Promise<Client> {
@@ -233,6 +239,37 @@ describe('MCP endpoint', () => {
       expect(textOf(refund)).toMatch(/^FORBIDDEN: Refunding a payment is decided by a person/);
       const read = await call(backOffice, 'payout_status', { transactionId: input.transactionId });
       expect((read.structuredContent as { payout: { status: string } }).payout.status).toBe('awaiting-approval');
+    });
+  });
+
+  describe('with PERSISTED_DOCUMENTS=only and the manifest npm run persist builds', () => {
+    let stack: Stack | undefined;
+    const dir = mkdtempSync(join(tmpdir(), 'bankgraph-mcp-manifest-'));
+
+    afterAll(async () => {
+      await stack?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("runs the tools by their hash from the manifest, and refuses a document of the agent's own", async () => {
+      const files = readdirSync(MCP_TOOLS_DIR).filter((file) => file.endsWith('.graphql'));
+      const sources = files.map((file) => ({ name: file, text: readFileSync(join(MCP_TOOLS_DIR, file), 'utf8') }));
+      const manifestPath = join(dir, 'manifest.json');
+      writeFileSync(manifestPath, JSON.stringify(buildManifest(sources, await buildAppSchema())));
+      stack = await startStack({
+        env: { PERSISTED_DOCUMENTS: 'only', PERSISTED_DOCUMENTS_MANIFEST: manifestPath, MCP_ALLOW_ARBITRARY_OPERATIONS: 'true' },
+      });
+      const client = await connect(stack, await stack.signIn('john', 'doe'));
+      try {
+        const accounts = await call(client, 'viewer_accounts');
+        expect(accounts.isError).toBeFalsy();
+        expect((accounts.structuredContent as Accounts).viewer.accounts.length).toBeGreaterThan(0);
+        const own = await call(client, 'graphql_operation', { query: '{ viewer { userId } }' });
+        expect(own.isError).toBe(true);
+        expect(textOf(own)).toMatch(/^PERSISTED_DOCUMENT_REQUIRED: /);
+      } finally {
+        await client.close();
+      }
     });
   });
 });

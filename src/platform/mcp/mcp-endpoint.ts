@@ -58,7 +58,6 @@ export class McpEndpoint {
       authorization_servers: this.deps.authorizationServer === undefined ? [] : [this.deps.authorizationServer],
       bearer_methods_supported: ['header'],
       resource_name: 'bankgraph MCP endpoint',
-      resource_documentation: `${base}/docs/agents.md`,
     };
   }
 
