@@ -2,33 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { advanceSandboxClock, APPROVE_PAYOUT, CREATE_PAYOUT, dataOf, fixtures, ibanOf, providerRequests, user } from '../helpers/money';
+import { callTool, connectMcp, TEST_AGENT, textOf } from '../helpers/mcp-client';
 import { startStack, type Stack } from '../helpers/stack';
 import { MCP_TOOLS_DIR } from '../../src/app/mcp';
 import { buildAppSchema } from '../../src/app/schema';
 import { buildManifest } from '../../src/platform/graphql/persisted/build-manifest';
 
-/** An MCP client of the gateway's /mcp, as an assistant's host connects it, presenting `token` as its bearer credential. */
-async function connect(stack: Stack, token: string | undefined): Promise<Client> {
-  const client = new Client({ name: 'test-assistant', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${stack.gateway.url}/mcp`), {
-    requestInit: { headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), 'user-agent': 'test-assistant/1.0' } },
-  });
-  await client.connect(transport);
-  return client;
+function connect(stack: Stack, token: string | undefined): Promise<Client> {
+  return connectMcp(stack.gateway.url, token);
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function textOf(result: CallToolResult): string {
-  return result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
-}
+const call = callTool;
 
 type Accounts = { viewer: { accounts: { accountId: string; balance: { current: string } | null }[] } };
 type Transactions = {
@@ -133,6 +120,26 @@ describe('MCP endpoint', () => {
       expect(account).toBeNull();
     });
 
+    it("ends the agent's access once its user is revoked: the next request is 401", async () => {
+      const person = (await fixtures(stack)).users.filter((candidate) => candidate.username !== 'john').at(-1)!;
+      const session = await stack.signIn(person.username, person.password);
+      const agent = await signedIn(person.username, person.password);
+      expect((await call(agent, 'viewer_accounts')).isError).toBeFalsy();
+      const { viewer } = dataOf(await stack.graphql<{ viewer: { userId: string } }>('{ viewer { userId } }', {}, session));
+      dataOf(await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: viewer.userId }, stack.merchantKey));
+      await expect(call(agent, 'viewer_accounts')).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringMatching(/session token is unknown or has expired/) as unknown,
+      });
+      const raw = await fetch(`${stack.gateway.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(raw.status).toBe(401);
+      expect(raw.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="/);
+    });
+
     it("refuses a document of the agent's own unless MCP_ALLOW_ARBITRARY_OPERATIONS is on", async () => {
       const client = await signedIn();
       const answer = await call(client, 'graphql_operation', { query: '{ viewer { userId } }' });
@@ -193,7 +200,7 @@ describe('MCP endpoint', () => {
       expect(textOf(proposed)).toMatch(/approvePayout/);
       expect(await withdrawalPosts()).toBe(sentBefore);
       const recorded = await stack.gateway.services.payoutLedger.get(input.transactionId as string);
-      expect(recorded?.agentClient).toBe('test-assistant/1.0');
+      expect(recorded?.agentClient).toBe(TEST_AGENT);
 
       // The same amount asked by the person directly is sent at once: the wait is the agent's, not the amount's.
       const direct = dataOf(await stack.graphql<{ createPayout: { status: string } }>(CREATE_PAYOUT, { input: proposal(100) }, session));
