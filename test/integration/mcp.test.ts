@@ -63,6 +63,18 @@ describe('MCP endpoint', () => {
       await expect(connect(stack, undefined)).rejects.toThrow();
     });
 
+    it('refuses a JSON-RPC batch, so the rate limit counts every tool call', async () => {
+      const session = await stack.signIn();
+      const message = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'viewer_accounts', arguments: {} } });
+      const response = await fetch(`${stack.gateway.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${session}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify([message(1), message(2)]),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/one JSON-RPC message per request/);
+    });
+
     it('lists the read tools with valid JSON Schemas, and no money tool while MCP_MUTATIONS is off', async () => {
       const client = await signedIn();
       const { tools } = await client.listTools();

@@ -89,6 +89,11 @@ export class McpEndpoint {
       else sendJson(res, 400, jsonRpcError(-32700, 'The request body is not valid JSON (a JSON-RPC request or batch).'));
       return;
     }
+    // One message per request, so the rate limit counts every tool call (the SDK would run a whole batch).
+    if (Array.isArray(body) && body.length !== 1) {
+      sendJson(res, 400, jsonRpcError(-32600, 'Send one JSON-RPC message per request; batches are not accepted here.'));
+      return;
+    }
     const call: AgentCall = { lookup, requestId, clientName: clientNameOf(req), remoteAddress: () => req.socket.remoteAddress };
     const server = this.server(call);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
