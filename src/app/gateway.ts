@@ -115,7 +115,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   });
   const playground = createPlayground(config, services);
   const publicUrl = (): string => parts.publicUrl.value!;
-  const mcp = createMcpEndpoint({ config, schema, pipeline, graphql, guard: httpGuard, lookupPrincipal: lookupPrincipal(services), publicUrl });
+  const mcpLookup = lookupPrincipal(services, config.mcp.audience);
+  const mcp = createMcpEndpoint({ config, schema, pipeline, graphql, guard: httpGuard, lookupPrincipal: mcpLookup, publicUrl });
   const routes = gatewayRoutes({ ...parts, playground, graphql, sse, mcp, guard: httpGuard, tracker, publicUrl });
   const httpServer = createHttpServer({ tracker, telemetry, logger, routes });
   const graphqlWs = startLive(parts, httpServer, pipeline, live.guard);
@@ -214,12 +215,15 @@ function graphqlHttpDeps(
   };
 }
 
-/** The caller of an HTTP request (bearer token, merchant key or session cookie), trusted as far as revocations heard since allow. */
-function lookupPrincipal(services: Services): GraphqlHttpDeps['lookupPrincipal'] {
+/**
+ * The caller of an HTTP request (bearer token, merchant key or session cookie), trusted as far as revocations heard
+ * since allow; `audience` is the one an app token must name there instead of AUTH_AUDIENCE (MCP_AUDIENCE on /mcp).
+ */
+function lookupPrincipal(services: Services, audience?: string): GraphqlHttpDeps['lookupPrincipal'] {
   return async (req, res) => {
     const lookup = services.revocations.begin();
     res.once('close', () => services.revocations.end(lookup));
-    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
+    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers), audience === undefined ? undefined : { audience });
     return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup), end: () => services.revocations.end(lookup) };
   };
 }

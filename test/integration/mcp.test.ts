@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { advanceSandboxClock, APPROVE_PAYOUT, CREATE_PAYOUT, dataOf, fixtures, ibanOf, providerRequests, user } from '../helpers/money';
+import { startTestIdp, type TestIdp } from '../helpers/jwks-server';
 import { callTool, connectMcp, TEST_AGENT, textOf } from '../helpers/mcp-client';
 import { startStack, type Stack } from '../helpers/stack';
 import { MCP_TOOLS_DIR } from '../../src/app/mcp';
@@ -289,6 +290,58 @@ describe('MCP endpoint', () => {
       } finally {
         await client.close();
       }
+    });
+  });
+
+  describe('with app identity and MCP_AUDIENCE', () => {
+    const AUDIENCE = 'bankgraph-api';
+    const MCP_AUDIENCE = 'bankgraph-mcp';
+    let idp: TestIdp;
+    let stack: Stack | undefined;
+
+    beforeAll(async () => {
+      idp = await startTestIdp();
+      try {
+        stack = await startStack({
+          env: { AUTH_JWKS_URL: idp.jwksUrl, AUTH_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_ALGORITHMS: 'ES256', MCP_AUDIENCE },
+        });
+      } catch (error) {
+        await idp.close();
+        throw error;
+      }
+    });
+
+    afterAll(async () => {
+      try {
+        await stack?.close();
+      } finally {
+        await idp?.close();
+      }
+    });
+
+    const tokenFor = (aud: string): string => {
+      const now = Math.floor(Date.now() / 1000);
+      return idp.sign({ iss: idp.issuer, aud, sub: 'agent-user-1', iat: now, exp: now + 300 });
+    };
+
+    it('accepts on /mcp only app tokens for MCP_AUDIENCE, names the issuer as the authorization server, and keeps those tokens off /graphql', async () => {
+      const metadata = (await (await fetch(`${stack!.gateway.url}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
+      expect(metadata.authorization_servers).toEqual([idp.issuer]);
+
+      const agent = await connect(stack!, tokenFor(MCP_AUDIENCE));
+      try {
+        const accounts = await call(agent, 'viewer_accounts');
+        expect(accounts.isError).toBeFalsy();
+        expect((accounts.structuredContent as Accounts).viewer.accounts).toEqual([]);
+      } finally {
+        await agent.close();
+      }
+      await expect(connect(stack!, tokenFor(AUDIENCE))).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringMatching(/meant for another API/) as unknown,
+      });
+      const onGraphql = await stack!.graphql('{ viewer { userId } }', {}, tokenFor(MCP_AUDIENCE));
+      expect(onGraphql.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     });
   });
 });

@@ -443,6 +443,9 @@ describe('loadConfig: what production refuses besides development defaults', () 
     expect(loadConfig({ ...remote }).mcp).toEqual({ mutations: 'off', allowArbitraryOperations: false });
     expect(loadConfig({ ...remote, MCP_MUTATIONS: 'propose' }).mcp.mutations).toBe('propose');
     expect(problemsOf({ ...remote, MCP_MUTATIONS: 'all' })).toEqual(['MCP_MUTATIONS must be one of off, propose; got "all"']);
+    expect(() => loadConfig({ MCP_AUDIENCE: 'bankgraph-mcp' })).toThrow(
+      'MCP_AUDIENCE is only used with app identity (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE): it is the audience of the app tokens agents present on /mcp',
+    );
   });
 });
 

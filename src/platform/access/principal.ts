@@ -17,6 +17,11 @@ export type Principal =
 
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 
+export interface ResolveOptions {
+  use?: boolean;
+  audience?: string;
+}
+
 /** What a request or a WebSocket carries that may name a principal. */
 export interface Credentials {
   authorization?: string;
@@ -28,8 +33,11 @@ export interface Credentials {
  * know how sessions, merchant keys or app tokens are checked.
  */
 export interface PrincipalSource {
-  /** `use: false` checks a session without counting as its use (the periodic check of an open socket). */
-  resolve(credentials: Credentials, options?: { use?: boolean }): Promise<Principal>;
+  /**
+   * `use: false` checks a session without counting as its use (the periodic check of an open socket); `audience`
+   * is the one an app access token must name instead of AUTH_AUDIENCE (MCP_AUDIENCE on /mcp).
+   */
+  resolve(credentials: Credentials, options?: ResolveOptions): Promise<Principal>;
   /** The session key a session token would have, before it is looked up (undefined: a merchant key, an app token or none). */
   claimedSessionKey(credentials: Credentials): string | undefined;
 }
