@@ -116,7 +116,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const playground = createPlayground(config, services);
   const publicUrl = (): string => parts.publicUrl.value!;
   const mcpLookup = lookupPrincipal(services, config.mcp.audience);
-  const mcp = createMcpEndpoint({ config, schema, pipeline, graphql, guard: httpGuard, lookupPrincipal: mcpLookup, publicUrl });
+  const mcp = createMcpEndpoint({ config, schema, pipeline, graphql, guard: httpGuard, lookupPrincipal: mcpLookup, publicUrl, logger });
   const routes = gatewayRoutes({ ...parts, playground, graphql, sse, mcp, guard: httpGuard, tracker, publicUrl });
   const httpServer = createHttpServer({ tracker, telemetry, logger, routes });
   const graphqlWs = startLive(parts, httpServer, pipeline, live.guard);

@@ -6,6 +6,7 @@ import type { GraphqlHttpHandler, GraphqlHttpDeps } from '../platform/graphql/ht
 import type { OperationPipeline } from '../platform/graphql/operation-pipeline';
 import type { HttpOperationGuard } from '../platform/http/http-operation-guard';
 import { McpEndpoint } from '../platform/mcp/mcp-endpoint';
+import type { Logger } from '../platform/observability/logger';
 import { operationTool, type OperationTool } from '../platform/mcp/operation-tool';
 
 /** The vetted operations agents may run, one per file; `npm run persist` puts them in the manifest too. */
@@ -35,6 +36,7 @@ export interface McpWiring {
   graphql: GraphqlHttpHandler;
   guard: HttpOperationGuard;
   lookupPrincipal: GraphqlHttpDeps['lookupPrincipal'];
+  logger: Logger;
   publicUrl(): string;
 }
 
@@ -53,5 +55,6 @@ export function createMcpEndpoint(wiring: McpWiring): McpEndpoint {
     publicUrl: wiring.publicUrl,
     authorizationServer: config.appIdentity?.issuer,
     version: '0.1.0',
+    logger: wiring.logger,
   });
 }

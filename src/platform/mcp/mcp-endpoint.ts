@@ -8,6 +8,7 @@ import type { OperationAnswer, OperationRequest, PrincipalLookup } from '../grap
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
 import { sendJson } from '../http/respond';
+import type { Logger } from '../observability/logger';
 import type { OperationTool } from './operation-tool';
 
 /** The path of the MCP endpoint, and of the RFC 9728 document that says how to get a token for it. */
@@ -40,6 +41,7 @@ export interface McpEndpointDeps {
   /** The app identity's issuer (AUTH_ISSUER), named as the authorization server; none in bank identity. */
   authorizationServer: string | undefined;
   version: string;
+  logger: Logger;
 }
 
 /**
@@ -135,7 +137,9 @@ export class McpEndpoint {
       answer = await this.deps.execute(call, request);
     } catch (error) {
       if (error instanceof GatewayError) return toolError(error.message, error.code);
-      throw error;
+      // Never the error's own message: it may name internals; the log keeps it under the request id.
+      this.deps.logger.error({ err: error, requestId: call.requestId }, 'an MCP tool call failed');
+      return toolError(`The tool failed inside the gateway; quote request id ${call.requestId} to support.`, 'INTERNAL_SERVER_ERROR');
     }
     const { data, errors } = answer.body;
     if (errors?.length) {
