@@ -38,6 +38,7 @@ import { isRedisUrl, RedisConnection } from '../platform/store/redis-connection'
 import { Playground } from '../playground/playground.routes';
 import { gatewayRoutes } from './http-routes';
 import { playgroundSession, seededPaymentId } from './playground-session';
+import { createMcpEndpoint } from './mcp';
 import { registerJobs } from './jobs';
 import type { Scheduler } from '../platform/scheduler/scheduler';
 import { resolverContainer } from './resolvers';
@@ -114,7 +115,10 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     lookupPrincipal: lookupPrincipal(services),
   });
   const playground = createPlayground(config, services, logger);
-  const routes = gatewayRoutes({ ...parts, playground, graphql, sse, guard: httpGuard, tracker, publicUrl: () => parts.publicUrl.value! });
+  const publicUrl = (): string => parts.publicUrl.value!;
+  const mcpLookup = lookupPrincipal(services, config.mcp.audience);
+  const mcp = createMcpEndpoint({ config, schema, pipeline, graphql, guard: httpGuard, lookupPrincipal: mcpLookup, publicUrl, logger });
+  const routes = gatewayRoutes({ ...parts, playground, graphql, sse, mcp, guard: httpGuard, tracker, publicUrl });
   const httpServer = createHttpServer({ tracker, telemetry, logger, routes });
   const graphqlWs = startLive(parts, httpServer, pipeline, live.guard);
   const stopRevocations = await listenForRevocations(services, graphql.answers, live.sockets, logger);
@@ -206,18 +210,21 @@ function graphqlHttpDeps(
     maxBodyBytes: config.limits.maxBodyBytes,
     operationTimeoutMs: config.operationTimeoutMs,
     lookupPrincipal: lookupPrincipal(services),
-    createContext: (principal, requestId, cacheMode, deadline) =>
-      createOperationContext({ principal, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
+    createContext: (principal, requestId, cacheMode, deadline, agent) =>
+      createOperationContext({ principal, agent, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
     streamSubscription: (req, res, requestId, started, lookup, request) => multipart.serve(req, res, requestId, started, lookup, request),
   };
 }
 
-/** The caller of an HTTP request (bearer token, merchant key or session cookie), trusted as far as revocations heard since allow. */
-function lookupPrincipal(services: Services): GraphqlHttpDeps['lookupPrincipal'] {
+/**
+ * The caller of an HTTP request (bearer token, merchant key or session cookie), trusted as far as revocations heard
+ * since allow; `audience` is the one an app token must name there instead of AUTH_AUDIENCE (MCP_AUDIENCE on /mcp).
+ */
+function lookupPrincipal(services: Services, audience?: string): GraphqlHttpDeps['lookupPrincipal'] {
   return async (req, res) => {
     const lookup = services.revocations.begin();
     res.once('close', () => services.revocations.end(lookup));
-    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers));
+    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers), audience === undefined ? undefined : { audience });
     return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup), end: () => services.revocations.end(lookup) };
   };
 }

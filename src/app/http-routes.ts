@@ -9,6 +9,8 @@ import type { Logger } from '../platform/observability/logger';
 import { handleOpsRoute } from '../platform/observability/ops.routes';
 import type { GraphqlHttpHandler } from '../platform/graphql/http-handler';
 import { SSE_PATH, type SseHandler } from '../platform/live/sse.server';
+import { sendJson } from '../platform/http/respond';
+import { MCP_PATH, PROTECTED_RESOURCE_PATH, type McpEndpoint } from '../platform/mcp/mcp-endpoint';
 import type { Playground } from '../playground/playground.routes';
 import type { Services } from './services';
 
@@ -19,6 +21,8 @@ export interface RoutesDeps {
   graphql: GraphqlHttpHandler;
   /** GraphQL over Server-Sent Events at /graphql/stream. */
   sse: SseHandler;
+  /** MCP (Streamable HTTP, stateless) at /mcp, and its RFC 9728 metadata. */
+  mcp: McpEndpoint;
   guard: HttpOperationGuard;
   tracker: HttpRequestTracker;
   metrics: GatewayMetrics;
@@ -37,6 +41,12 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
   const graphql: Route = async (path, req, res, requestId) => {
     if (path === SSE_PATH) await deps.sse.handle(req, res, requestId);
     else if (path === '/graphql') await deps.graphql.handle(req, res, requestId);
+    else return false;
+    return true;
+  };
+  const mcp: Route = async (path, req, res, requestId) => {
+    if (path === MCP_PATH) await deps.mcp.handle(req, res, requestId);
+    else if (path === PROTECTED_RESOURCE_PATH || path === `${PROTECTED_RESOURCE_PATH}${MCP_PATH}`) sendJson(res, 200, deps.mcp.resourceMetadata());
     else return false;
     return true;
   };
@@ -72,5 +82,5 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
       logger,
     });
   };
-  return [cors, (path, req, res) => deps.playground.handle(path, req, res), graphql, ops, webhooks, auth];
+  return [cors, (path, req, res) => deps.playground.handle(path, req, res), graphql, mcp, ops, webhooks, auth];
 }

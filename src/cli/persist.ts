@@ -7,8 +7,8 @@ import { buildManifest, type OperationSource } from '../platform/graphql/persist
 
 /**
  * `npm run persist [-- --out=<file>] [<.graphql file or folder>...]`: a trusted-documents manifest of the project's
- * own operations — the playground's examples and test/operations/**.graphql unless paths are given — for
- * PERSISTED_DOCUMENTS_MANIFEST. Written to data/persisted-documents.json by default.
+ * own operations — the playground's examples, the MCP tools (operations/mcp) and test/operations/**.graphql unless
+ * paths are given — for PERSISTED_DOCUMENTS_MANIFEST. Written to data/persisted-documents.json by default.
  */
 async function main(args: string[]): Promise<void> {
   const out = resolve(args.find((arg) => arg.startsWith('--out='))?.slice('--out='.length) ?? 'data/persisted-documents.json');
@@ -16,7 +16,11 @@ async function main(args: string[]): Promise<void> {
   const sources: OperationSource[] =
     paths.length > 0
       ? paths.flatMap(graphqlFiles)
-      : [...EXAMPLE_TABS.map((tab, index) => ({ name: `playground example ${index + 1}`, text: tab.query })), ...graphqlFiles('test/operations')];
+      : [
+          ...EXAMPLE_TABS.map((tab, index) => ({ name: `playground example ${index + 1}`, text: tab.query })),
+          ...graphqlFiles('operations/mcp'),
+          ...graphqlFiles('test/operations'),
+        ];
   const manifest = buildManifest(sources, await buildAppSchema());
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(manifest, null, 2)}\n`);

@@ -25,12 +25,13 @@ export class AppTokenVerifier {
 
   constructor(private readonly config: AppIdentityConfig) {}
 
-  async verify(token: string): Promise<AppTokenResult> {
+  /** `audience`: the one the token must name, when not AUTH_AUDIENCE (MCP_AUDIENCE for /mcp). */
+  async verify(token: string, audience = this.config.audience): Promise<AppTokenResult> {
     const { jose, keys } = await (this.jose ??= import('jose').then((jose) => ({ jose, keys: jose.createRemoteJWKSet(new URL(this.config.jwksUrl)) })));
     try {
       const { payload, protectedHeader } = await jose.jwtVerify(token, keys, {
         issuer: this.config.issuer,
-        audience: this.config.audience,
+        audience,
         algorithms: this.config.algorithms,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         maxTokenAge: this.config.maxTokenAgeSeconds,

@@ -1,5 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { Credentials, Principal, PrincipalSource } from '../platform/access/principal';
+import type { Credentials, Principal, PrincipalSource, ResolveOptions } from '../platform/access/principal';
 import type { RecentRevocations } from '../platform/access/recent-revocations';
 import { readCookie, SESSION_COOKIE } from '../platform/access/session-cookie';
 import type { AppTokenVerifier } from './app-token.verifier';
@@ -60,7 +60,7 @@ export class PrincipalResolver implements PrincipalSource {
    * store may have answered before the revocation was written (src/platform/access/recent-revocations.ts). `use: false`
    * checks a session without counting as its use (the periodic check of an open socket).
    */
-  async resolve(credentials: Credentials, options: { use?: boolean } = {}): Promise<Principal> {
+  async resolve(credentials: Credentials, options: ResolveOptions = {}): Promise<Principal> {
     const lookup = this.revocations.begin();
     try {
       const principal = await this.lookUp(credentials, options);
@@ -81,7 +81,7 @@ export class PrincipalResolver implements PrincipalSource {
     return token === undefined || this.merchantKeys.match(token) ? undefined : sessionKey(token);
   }
 
-  private async lookUp(credentials: Credentials, options: { use?: boolean }): Promise<Principal> {
+  private async lookUp(credentials: Credentials, options: ResolveOptions): Promise<Principal> {
     let token: string | undefined;
     if (credentials.authorization !== undefined && credentials.authorization !== '') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(credentials.authorization);
@@ -97,7 +97,7 @@ export class PrincipalResolver implements PrincipalSource {
     const bearer = credentials.authorization !== undefined && credentials.authorization !== '';
     if (this.appTokens) {
       if (!JWT_SHAPE.test(token)) return { kind: 'invalid', reason: UNKNOWN_KEY_OR_TOKEN_APP };
-      const verified = await this.appTokens.verify(token);
+      const verified = await this.appTokens.verify(token, options.audience);
       if (!verified.ok) return { kind: 'invalid', reason: verified.reason };
       const user = await this.connections.appUser(verified.issuer, verified.subject);
       if (user.revoked) return { kind: 'invalid', reason: REVOKED_USER };

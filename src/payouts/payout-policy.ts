@@ -20,10 +20,13 @@ export type PayoutLimits = Pick<MoneyConfig, 'payoutMaxMinor' | 'payoutDailyMaxM
  *   key's approval, so splitting an amount into payouts at the threshold does not avoid it.
  * A merchant key is the merchant itself: its payouts need no approval, have no daily cap beyond its own judgement,
  * and do not count toward its users' caps.
+ * - A payout an agent proposes (`alwaysApprove`) passes every limit above and then always waits for approval,
+ *   whatever its amount and whoever its owner: an agent never moves money on its own.
  */
-export function payoutAdmission(policy: PayoutLimits): Admission {
+export function payoutAdmission(policy: PayoutLimits, options: { alwaysApprove?: boolean } = {}): Admission {
   return async (trx: Transaction<Tables>, owner: PayoutOwner, request: ProviderWithdrawalRequest, now: number): Promise<string> => {
     const spent = await assertWithinLimits(trx, policy, owner, request, now);
+    if (options.alwaysApprove) return AWAITING_APPROVAL;
     if (owner.kind === 'merchant') return PENDING_SUBMISSION;
     return spent + request.amount_in_minor > policy.payoutApprovalAboveMinor ? AWAITING_APPROVAL : PENDING_SUBMISSION;
   };

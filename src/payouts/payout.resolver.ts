@@ -1,5 +1,5 @@
 import { Args, Ctx, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { requireAnyPrincipal, requireMerchant } from '../platform/access/principal';
+import { requireAnyPrincipal, requireMerchant, requirePerson } from '../platform/access/principal';
 import { noteIdempotentReplay } from '../platform/graphql/answer-extensions';
 import type { OperationContext } from '../platform/graphql/operation-context';
 import { validateTransactionId } from '../platform/validation/id.validator';
@@ -25,7 +25,10 @@ export class PayoutResolver {
   async createPayout(@Args() { input }: CreatePayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     const caller = requireAnyPrincipal(context.principal);
     const explicitId = input.transactionId !== undefined && input.transactionId !== null;
-    const payout = await this.payouts.create(caller, validatePayoutInput(input), explicitId, context.callOptions(), () => noteIdempotentReplay(context));
+    const payout = await this.payouts.create(caller, validatePayoutInput(input), explicitId, context.callOptions(), {
+      onRepeat: () => noteIdempotentReplay(context),
+      agent: context.agent,
+    });
     return toPayout(payout);
   }
 
@@ -35,12 +38,14 @@ export class PayoutResolver {
   })
   async approvePayout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     requireMerchant(context.principal);
+    requirePerson(context.agent, 'Approving a payout');
     return toPayout(await this.payouts.approve(validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)), context.callOptions()));
   }
 
   @Mutation(() => Payout, { description: 'Ends a payout that is awaiting approval with status declined; it is never sent. Needs a merchant key.' })
   async declinePayout(@Args() { transactionId, reason }: DeclinePayoutArgs, @Ctx() context: OperationContext): Promise<Payout> {
     requireMerchant(context.principal);
+    requirePerson(context.agent, 'Declining a payout');
     return toPayout(await this.payouts.decline(validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)), validateDeclineReason(reason)));
   }
 

@@ -22,6 +22,11 @@ import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, 
 /** Who asks: a signed-in user, or a merchant key (by its id, never the key). */
 export type PayoutCaller = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
 
+/** An agent (an MCP client) asking for a payout on its principal's behalf: its payout always awaits approval. */
+export interface PayoutAgent {
+  clientName: string;
+}
+
 /** Where payout changes go (payoutUpdated); bound to the event bus by payout.stream.ts. */
 export interface PayoutPublisher {
   publish(transactionId: string, withdrawal: ProviderWithdrawal): Promise<void>;
@@ -92,6 +97,12 @@ const INPUT_NAMES: Record<keyof ProviderWithdrawalRequest, string> = {
   context_code: 'contextCode',
 };
 
+/** What createPayout may be told beside the request: who to tell of a repeat, and the agent asking, if one is. */
+export interface CreateExtras {
+  onRepeat?: () => void;
+  agent?: PayoutAgent;
+}
+
 /** Passes an answer on after telling `onRepeat` that it is a repeat. */
 function repeated(onRepeat: () => void): (withdrawal: ProviderWithdrawal) => ProviderWithdrawal {
   return (withdrawal) => {
@@ -138,30 +149,34 @@ export class PayoutService {
    * Order matters for money: the verification and the policy refuse before any provider call; the record (with the
    * exact request) is committed before the provider call, so a crash or a failed call in between leaves something a
    * retry or the reconciler completes with the same bytes, which the provider deduplicates. `onRepeat` is called
-   * when the answer is a payout recorded before under the same transactionId or fingerprint.
+   * when the answer is a payout recorded before under the same transactionId or fingerprint; an `agent`'s payout
+   * always awaits approval.
    */
   async create(
     caller: PayoutCaller,
     request: ProviderWithdrawalRequest,
     explicitId: boolean,
     options: CallOptions,
-    onRepeat: () => void = () => {},
+    { onRepeat = () => {}, agent }: CreateExtras = {},
   ): Promise<ProviderWithdrawal> {
     const { ledger, settings, logger } = this.deps;
     const owner = ownerOf(caller);
     const known = await ledger.get(request.transaction_id);
     if (known) return this.answerRepeat(owner, known, request, options).then(repeated(onRepeat));
     await this.assertBeneficiaryVerified(caller, request);
+    // An agent's request never matches a person's identical one: the person's may have been sent without approval.
+    const fingerprint = explicitId ? undefined : { value: fingerprintOf(owner, request, agent), windowMs: IDENTICAL_PAYOUT_WINDOW_MS };
     const { record, created } = await ledger.record(
-      { owner, request, ...(explicitId ? {} : { fingerprint: { value: fingerprintOf(owner, request), windowMs: IDENTICAL_PAYOUT_WINDOW_MS } }) },
-      payoutAdmission(settings),
+      { owner, request, ...(fingerprint ? { fingerprint } : {}), ...(agent ? { agentClient: agent.clientName } : {}) },
+      payoutAdmission(settings, { alwaysApprove: agent !== undefined }),
     );
     if (!created) {
       // The same id raced in on another instance, or an identical request within the window: that payout.
       return this.answerRepeat(owner, record, { ...request, transaction_id: record.transactionId }, options).then(repeated(onRepeat));
     }
     if (record.status === AWAITING_APPROVAL) {
-      logger.info({ transactionId: record.transactionId, amountInMinor: request.amount_in_minor }, 'payout awaits approval');
+      const by = agent ? { initiatedBy: 'agent', agentClient: agent.clientName } : {};
+      logger.info({ transactionId: record.transactionId, amountInMinor: request.amount_in_minor, ...by }, 'payout awaits approval');
       return withdrawalView(record);
     }
     return this.submit(record, options);
@@ -536,7 +551,7 @@ function timeLeftMs(options: CallOptions): number {
 }
 
 /** The owner and every field that makes a payout what it is: identical requests share it. */
-export function fingerprintOf(owner: PayoutOwner, request: ProviderWithdrawalRequest): string {
+export function fingerprintOf(owner: PayoutOwner, request: ProviderWithdrawalRequest, agent?: PayoutAgent): string {
   const parts = [
     ownerKey(owner),
     request.beneficiary_iban,
@@ -544,6 +559,7 @@ export function fingerprintOf(owner: PayoutOwner, request: ProviderWithdrawalReq
     request.beneficiary_reference,
     String(request.amount_in_minor),
     request.currency,
+    ...(agent ? ['agent'] : []),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }

@@ -20,6 +20,8 @@ export interface PayoutRecord {
   /** The last failed submission, for logs and support: the error code the client got and when. */
   lastError?: { code: string; at: string };
   declineReason?: string;
+  /** Set when an agent proposed it (through /mcp) for its owner: the MCP client's name. */
+  agentClient?: string;
   createdAtMs: number;
   updatedAtMs: number;
   queuedAtMs: number;
@@ -39,6 +41,8 @@ export interface NewPayout {
   request: ProviderWithdrawalRequest;
   /** Set when the client sent no transactionId: an identical request within the window answers this payout. */
   fingerprint?: { value: string; windowMs: number };
+  /** The MCP client proposing it for its owner, when an agent asks. */
+  agentClient?: string;
 }
 
 /**
@@ -133,6 +137,7 @@ export class PayoutLedger {
       withdrawal: null,
       lastError: null,
       declineReason: null,
+      agentClient: payout.agentClient ?? null,
       claimedBy: null,
       claimedUntilMs: null,
       queuedAtMs: now,
@@ -429,6 +434,7 @@ function fromRow(row: Selectable<PayoutsTable>): PayoutRecord {
     ...(row.withdrawal === null ? {} : { withdrawal: JSON.parse(row.withdrawal) as ProviderWithdrawal }),
     ...(row.lastError === null ? {} : { lastError: JSON.parse(row.lastError) as { code: string; at: string } }),
     ...(row.declineReason === null ? {} : { declineReason: row.declineReason }),
+    ...(row.agentClient === null || row.agentClient === undefined ? {} : { agentClient: row.agentClient }),
     createdAtMs: Number(row.createdAtMs),
     updatedAtMs: Number(row.updatedAtMs),
     queuedAtMs: Number(row.queuedAtMs),

@@ -1,5 +1,5 @@
 import { Args, Ctx, Mutation, Resolver, Root, Subscription } from 'type-graphql';
-import { requireMerchant } from '../platform/access/principal';
+import { requireMerchant, requirePerson } from '../platform/access/principal';
 import { noteIdempotentReplay } from '../platform/graphql/answer-extensions';
 import type { OperationContext } from '../platform/graphql/operation-context';
 import { RefundPaymentArgs } from './refund-payment.args';
@@ -22,6 +22,7 @@ export class RefundResolver {
   })
   async refundPayment(@Args() { input }: RefundPaymentArgs, @Ctx() context: OperationContext): Promise<Refund> {
     requireMerchant(context.principal);
+    requirePerson(context.agent, 'Refunding a payment');
     const valid = validateRefundInput({ ...input, paymentId: providerIdOf(input.paymentId, PAYMENT_TAG) });
     return toRefund(await this.refunds.refund(valid, context.callOptions(), () => noteIdempotentReplay(context)));
   }

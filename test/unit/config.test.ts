@@ -434,6 +434,19 @@ describe('loadConfig: what production refuses besides development defaults', () 
     expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '1000000' }).rateLimit.perSecond).toBe(1_000_000);
     expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0' }).rateLimit.perSecond).toBe(0);
   });
+
+  it('refuses MCP_ALLOW_ARBITRARY_OPERATIONS=true in production, and reads MCP_MUTATIONS as off or propose', () => {
+    expect(problemsOf({ ...remote, MCP_ALLOW_ARBITRARY_OPERATIONS: 'true' })).toEqual([
+      'MCP_ALLOW_ARBITRARY_OPERATIONS=true is refused with NODE_ENV=production: agents run only the vetted tools of operations/mcp/ there',
+    ]);
+    expect(loadConfig({ MCP_ALLOW_ARBITRARY_OPERATIONS: 'true' }).mcp.allowArbitraryOperations).toBe(true);
+    expect(loadConfig({ ...remote }).mcp).toEqual({ mutations: 'off', allowArbitraryOperations: false });
+    expect(loadConfig({ ...remote, MCP_MUTATIONS: 'propose' }).mcp.mutations).toBe('propose');
+    expect(problemsOf({ ...remote, MCP_MUTATIONS: 'all' })).toEqual(['MCP_MUTATIONS must be one of off, propose; got "all"']);
+    expect(() => loadConfig({ MCP_AUDIENCE: 'bankgraph-mcp' })).toThrow(
+      'MCP_AUDIENCE is only used with app identity (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE): it is the audience of the app tokens agents present on /mcp',
+    );
+  });
 });
 
 describe('loadConfig: REDIS_KEY_PREFIX', () => {

@@ -97,7 +97,18 @@ export const VERIFY: TypedDocumentNode<
 export interface PayoutView {
   id: string;
   transactionId: string;
-  state: 'PENDING_SUBMISSION' | 'AWAITING_APPROVAL' | 'AUTHORISED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED' | 'FAILED' | 'DECLINED' | 'EXPIRED' | 'CONFLICT' | 'UNKNOWN';
+  state:
+    | 'PENDING_SUBMISSION'
+    | 'AWAITING_APPROVAL'
+    | 'AUTHORISED'
+    | 'SUBMITTED'
+    | 'SETTLED'
+    | 'REJECTED'
+    | 'FAILED'
+    | 'DECLINED'
+    | 'EXPIRED'
+    | 'CONFLICT'
+    | 'UNKNOWN';
   amountInMinor: number;
   currency: string;
   beneficiaryName: string;

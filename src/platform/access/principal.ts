@@ -17,6 +17,11 @@ export type Principal =
 
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 
+export interface ResolveOptions {
+  use?: boolean;
+  audience?: string;
+}
+
 /** What a request or a WebSocket carries that may name a principal. */
 export interface Credentials {
   authorization?: string;
@@ -28,8 +33,11 @@ export interface Credentials {
  * know how sessions, merchant keys or app tokens are checked.
  */
 export interface PrincipalSource {
-  /** `use: false` checks a session without counting as its use (the periodic check of an open socket). */
-  resolve(credentials: Credentials, options?: { use?: boolean }): Promise<Principal>;
+  /**
+   * `use: false` checks a session without counting as its use (the periodic check of an open socket); `audience`
+   * is the one an app access token must name instead of AUTH_AUDIENCE (MCP_AUDIENCE on /mcp).
+   */
+  resolve(credentials: Credentials, options?: ResolveOptions): Promise<Principal>;
   /** The session key a session token would have, before it is looked up (undefined: a merchant key, an app token or none). */
   claimedSessionKey(credentials: Credentials): string | undefined;
 }
@@ -53,6 +61,18 @@ export function requireMerchant(principal: Principal): Extract<Principal, { kind
 export function requireAnyPrincipal(principal: Principal): Exclude<Principal, { kind: 'anonymous' | 'invalid' }> {
   if (principal.kind === 'user' || principal.kind === 'merchant') return principal;
   throw unauthenticated(principal);
+}
+
+/** `extensions.reason` of the FORBIDDEN that refuses an agent what only a person decides. */
+export const AGENT_NOT_ALLOWED_REASON = 'AGENT_NOT_ALLOWED';
+
+/** Approving, declining and refunding are a person's decisions: refused to an agent acting through /mcp, whatever its credential. */
+export function requirePerson(agent: { clientName: string } | undefined, action: string): void {
+  if (!agent) return;
+  throw new ForbiddenError(
+    `${action} is decided by a person, never by an agent (this request came through /mcp from "${agent.clientName}"). Use the app or the back office with your own credentials.`,
+    { reason: AGENT_NOT_ALLOWED_REASON },
+  );
 }
 
 function unauthenticated(principal: Extract<Principal, { kind: 'anonymous' | 'invalid' }>): UnauthenticatedError {

@@ -193,6 +193,18 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   persistedDocuments: PersistedDocumentsConfig;
   telemetry: TelemetryConfig;
+  /** The MCP endpoint at /mcp (docs/agents.md). */
+  mcp: McpConfig;
+}
+
+/** What agents may do through /mcp: mutations off or propose-only, and whether a document of their own is run. */
+export interface McpConfig {
+  /** MCP_MUTATIONS: off offers read tools only; propose adds propose_payout, whose payouts always await approval. */
+  mutations: 'off' | 'propose';
+  /** MCP_ALLOW_ARBITRARY_OPERATIONS: a tool that runs any document the agent sends; refused in production. */
+  allowArbitraryOperations: boolean;
+  /** MCP_AUDIENCE (app identity): the `aud` an app access token must name on /mcp, instead of AUTH_AUDIENCE. */
+  audience: string | undefined;
 }
 
 export interface AppIdentityConfig {
@@ -333,6 +345,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, nodeEnv === 'test' ? 'silent' : 'info'),
     persistedDocuments: readPersistedDocuments(env, read, problems),
     telemetry: readTelemetry(env, read, problems),
+    mcp: {
+      mutations: read.oneOf('MCP_MUTATIONS', ['off', 'propose'] as const, 'off'),
+      allowArbitraryOperations: read.oneOf('MCP_ALLOW_ARBITRARY_OPERATIONS', ['true', 'false'] as const, 'false') === 'true',
+      audience: env.MCP_AUDIENCE?.trim() || undefined,
+    },
   };
 
   if (nodeEnv === 'production') {
@@ -341,8 +358,21 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     refuseWeakMerchantKeys(env, config.merchantKeys, problems);
     if (read.oneOf('ALLOW_NO_RATE_LIMIT', ['true', 'false'] as const, 'false') !== 'true') refuseRateLimitsOff(config.rateLimit, problems);
   }
+  refuseMcpMisuse(config, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** Agents run only vetted tools in production, and MCP_AUDIENCE means something only where app tokens are checked. */
+function refuseMcpMisuse(config: Config, problems: string[]): void {
+  if (config.nodeEnv === 'production' && config.mcp.allowArbitraryOperations) {
+    problems.push('MCP_ALLOW_ARBITRARY_OPERATIONS=true is refused with NODE_ENV=production: agents run only the vetted tools of operations/mcp/ there');
+  }
+  if (config.mcp.audience !== undefined && config.appIdentity === undefined) {
+    problems.push(
+      'MCP_AUDIENCE is only used with app identity (AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE): it is the audience of the app tokens agents present on /mcp',
+    );
+  }
 }
 
 /**

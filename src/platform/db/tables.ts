@@ -42,6 +42,8 @@ export interface PayoutsTable {
   /** The last failed submission (JSON: code and when), for logs and support. */
   lastError: string | null;
   declineReason: string | null;
+  /** The MCP client that proposed it for its owner (initiatedBy agent); null when the owner asked directly. */
+  agentClient: string | null;
   /** Which instance is sending it to the provider, and until when that claim holds. */
   claimedBy: string | null;
   claimedUntilMs: number | null;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { Principal } from '../access/principal';
-import { describePrincipal, type OperationContext } from './operation-context';
+import { describePrincipal, type AgentLabel, type OperationContext } from './operation-context';
 import type { OperationPipeline } from './operation-pipeline';
 import { isOwnPage, type DocumentRequest } from './persisted/persisted-documents';
 import { GatewayError } from '../errors/gateway-errors';
@@ -41,7 +41,7 @@ export interface GraphqlHttpDeps {
   operationTimeoutMs: number;
   /** Resolves the caller; ends the lookup when the response closes, so a revocation heard meanwhile is still seen. */
   lookupPrincipal(req: IncomingMessage, res: ServerResponse): Promise<PrincipalLookup>;
-  createContext(principal: Principal, requestId: string, cacheMode: CacheMode, deadline: OperationDeadline): OperationContext;
+  createContext(principal: Principal, requestId: string, cacheMode: CacheMode, deadline: OperationDeadline, agent?: AgentLabel): OperationContext;
   /** Streams a subscription whose request accepts Apollo's multipart subscriptions (src/platform/live/multipart-subscriptions.ts). */
   streamSubscription?(
     req: IncomingMessage,
@@ -210,6 +210,43 @@ export class GraphqlHttpHandler {
     res.end(bytes);
   }
 
+  /**
+   * One query or mutation for a transport that reads its own requests (MCP): the document resolved as for HTTP
+   * (persisted documents), then Apollo on the pipeline (limits, cost, masking, the operation record) for the
+   * principal looked up; a refused document throws its GatewayError. The caller has already passed the rate limit.
+   */
+  async execute(
+    lookup: PrincipalLookup,
+    requestId: string,
+    request: OperationRequest,
+    remoteAddress: () => string | undefined,
+    agent?: AgentLabel,
+  ): Promise<OperationAnswer> {
+    const query = await this.deps.pipeline.resolveDocument(request, false, rateLimitKey(lookup.principal, remoteAddress));
+    const headers = new HeaderMap([['content-type', 'application/json']]);
+    const deadline = operationDeadline(this.deps.operationTimeoutMs);
+    // Apollo refuses an operationName or variables present but undefined, so absent ones are left out.
+    const body = {
+      query,
+      ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
+      ...(request.variables === undefined ? {} : { variables: request.variables }),
+    };
+    const result = await traceOperation(this.deps.telemetry, 'http', requestId, () =>
+      this.apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: 'POST', headers, search: '', body },
+        context: () => Promise.resolve(this.deps.createContext(lookup.trusted(), requestId, 'use', deadline, agent)),
+      }),
+    );
+    if (result.body.kind !== 'complete') {
+      await result.body.asyncIterator.return?.(undefined);
+      return {
+        status: 400,
+        body: { errors: [{ message: 'Subscriptions and incremental delivery are not served here.', extensions: { code: 'BAD_USER_INPUT' } }] },
+      };
+    }
+    return { status: result.status ?? 200, body: JSON.parse(withRequestIdOnErrors(result.body.string, requestId)) as OperationAnswer['body'] };
+  }
+
   /** The text to run (undefined: none given), or false when the request was refused and answered. */
   private async resolveDocument({ req, res, principal, requestId, started }: Request, document: DocumentRequest): Promise<string | undefined | false> {
     try {
@@ -242,6 +279,18 @@ export class GraphqlHttpHandler {
       answerCache: 'hit',
     });
   }
+}
+
+/** An operation a transport of its own hands to execute: a document (text or persisted id) and its variables. */
+export interface OperationRequest extends DocumentRequest {
+  operationName?: string;
+  variables?: Record<string, unknown>;
+}
+
+/** The GraphQL answer of execute, with Apollo's HTTP status. */
+export interface OperationAnswer {
+  status: number;
+  body: { data?: Record<string, unknown> | null; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[] };
 }
 
 interface Request {

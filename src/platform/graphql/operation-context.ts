@@ -30,7 +30,9 @@ export function scopedKey<T>(description: string): ScopedKey<T> {
 export interface OperationContext {
   readonly requestId: string;
   readonly principal: Principal;
-  /** The gateway's logger with this request's id and principal. */
+  /** Set when an agent asked through /mcp: it acts for the principal, and what it starts is marked as its own. */
+  readonly agent: AgentLabel | undefined;
+  /** The gateway's logger with this request's id and principal (and the agent, when one asked). */
   readonly logger: Logger;
   /** Whether this request's provider reads may be answered from the response cache (Cache-Control: no-cache bypasses it). */
   readonly cacheMode: CacheMode;
@@ -91,8 +93,14 @@ export class Sources {
   }
 }
 
+/** An MCP client acting for a principal, by the name it gives itself. */
+export interface AgentLabel {
+  clientName: string;
+}
+
 export interface OperationContextInit {
   principal: Principal;
+  agent?: AgentLabel;
   requestId: string;
   /** The gateway's logger; the context makes its request's child on first use. */
   logger: Logger;
@@ -102,7 +110,9 @@ export interface OperationContextInit {
 }
 
 export function createOperationContext(init: OperationContextInit): OperationContext {
-  return new RequestContext(init.logger, init.sources, init.principal, init.requestId, init.cacheMode, init.deadline);
+  const context = new RequestContext(init.logger, init.sources, init.principal, init.requestId, init.cacheMode, init.deadline);
+  if (init.agent) context.agent = init.agent;
+  return context;
 }
 
 /**
@@ -115,6 +125,7 @@ class RequestContext implements OperationContext {
   readonly partialFailures: PartialFailure[] = [];
   readonly answer: OperationContext['answer'] = { cacheable: false };
   readonly extensions: Record<string, unknown> = {};
+  agent: AgentLabel | undefined;
   /** In an object so that Apollo's copies share it too; the map and the logger are made on first use. */
   private readonly state: { freshUntilMs: number; scoped?: Map<ScopedKey<unknown>, unknown>; logger?: Logger } = {
     freshUntilMs: Number.POSITIVE_INFINITY,
@@ -136,7 +147,8 @@ class RequestContext implements OperationContext {
 
   // Made on first use: most operations never log, and an idle subscription should not carry a logger of its own.
   get logger(): Logger {
-    return (this.state.logger ??= this.rootLogger.child({ requestId: this.requestId, principal: describePrincipal(this.principal) }));
+    const agent = this.agent === undefined ? {} : { initiatedBy: 'agent', agentClient: this.agent.clientName };
+    return (this.state.logger ??= this.rootLogger.child({ requestId: this.requestId, principal: describePrincipal(this.principal), ...agent }));
   }
 
   scoped<T>(key: ScopedKey<T>, make: () => T): T {

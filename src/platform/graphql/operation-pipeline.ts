@@ -63,6 +63,11 @@ export class OperationPipeline {
     return this.deps.limits;
   }
 
+  /** Whether text, manifest documents or both are accepted (PERSISTED_DOCUMENTS), for a transport choosing how to name its own documents. */
+  get persistedMode(): PersistedDocuments['mode'] {
+    return this.deps.persisted.mode;
+  }
+
   /** The text to run (undefined: none given); throws the domain error of a refused id, hash or text. */
   resolveDocument(request: DocumentRequest, fromPlayground: boolean, principalKey: string): Promise<string | undefined> {
     return this.deps.persisted.resolve(request, fromPlayground, principalKey);

@@ -9,6 +9,7 @@ import * as dataTasks from './0007_data_tasks';
 import * as refundAttempts from './0008_refund_attempts';
 import * as hardening from './0009_hardening';
 import * as loginOrigin from './0010_login_origin';
+import * as payoutAgent from './0011_payout_agent';
 
 /**
  * Every migration, in order. Listed here rather than read from a folder, so the same list runs from dist/, from
@@ -25,4 +26,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008_refund_attempts': refundAttempts,
   '0009_hardening': hardening,
   '0010_login_origin': loginOrigin,
+  '0011_payout_agent': payoutAgent,
 };
