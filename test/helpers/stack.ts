@@ -9,6 +9,7 @@ import { pointSandboxWebhooksAt, startEmbeddedSandbox } from '../../src/embedded
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/app/gateway';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/sandbox';
 import { signInAt as signInThroughBank, type SignInOptions as SignInAtOptions } from '../../src/cli/gateway-sign-in';
+import { REDIS_URL } from './redis';
 
 export type { SignInAtOptions };
 
@@ -39,6 +40,26 @@ export interface GraphQLResult<T> {
 }
 
 export const MERCHANT_KEY = 'test-merchant-key-0123456789abcdef';
+
+/**
+ * The environment of gateways that act as one deployment: one store (a PostgreSQL schema), one Redis under one key
+ * prefix for cache, bus and rate limits (lifted: these tests count money, not requests), the tests' short backoffs.
+ */
+export function oneDeploymentEnv(storeUrl: string, redisKeyPrefix: string): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    PORT: '0',
+    SANDBOX_PORT: '0',
+    STORE_URL: storeUrl,
+    CACHE_URL: REDIS_URL,
+    PUBSUB_URL: REDIS_URL,
+    REDIS_KEY_PREFIX: redisKeyPrefix,
+    MERCHANT_KEYS: MERCHANT_KEY,
+    HTTP_BACKOFF_BASE_MS: '5',
+    HTTP_BACKOFF_CAP_MS: '20',
+    RATE_LIMIT_PER_SECOND: '0',
+  };
+}
 
 /** A sandbox and a gateway on port 0, wired as `npm start` wires them, with an in-memory store unless given one. */
 export async function startStack(

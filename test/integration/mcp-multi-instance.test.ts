@@ -9,8 +9,8 @@ import { createGateway, type Gateway } from '../../src/app/gateway';
 import { APPROVE_PAYOUT, dataOf, ibanOf, user, type LoggedRequest } from '../helpers/money';
 import { callTool, connectMcp, textOf } from '../helpers/mcp-client';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
-import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt } from '../helpers/stack';
-import { REDIS_URL, requireRedis } from '../helpers/redis';
+import { graphqlAt, MERCHANT_KEY, oneDeploymentEnv, sandboxJsonAt, signInAt } from '../helpers/stack';
+import { requireRedis } from '../helpers/redis';
 
 /*
  * The MCP endpoint on two gateway instances, A and B, sharing one PostgreSQL schema and one Redis, in front of one
@@ -33,17 +33,7 @@ describe('MCP on two gateway instances sharing PostgreSQL and Redis', () => {
     await requireRedis('The MCP multi-instance tests');
     schema = await createPostgresSchema('mcp_multi');
     const base = loadConfig({
-      NODE_ENV: 'test',
-      PORT: '0',
-      SANDBOX_PORT: '0',
-      STORE_URL: schema.url,
-      CACHE_URL: REDIS_URL,
-      PUBSUB_URL: REDIS_URL,
-      REDIS_KEY_PREFIX: PREFIX,
-      MERCHANT_KEYS: MERCHANT_KEY,
-      HTTP_BACKOFF_BASE_MS: '5',
-      HTTP_BACKOFF_CAP_MS: '20',
-      RATE_LIMIT_PER_SECOND: '0',
+      ...oneDeploymentEnv(schema.url, PREFIX),
       MCP_MUTATIONS: 'propose',
       PAYOUT_DAILY_MAX_MINOR: String(DAILY_MAX),
       // Above the daily cap: only the agent rule makes these payouts wait.

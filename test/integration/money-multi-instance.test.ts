@@ -21,8 +21,8 @@ import {
   type RefundView,
 } from '../helpers/money';
 import { createPostgresSchema, POSTGRES_URL, type PostgresSchema } from '../helpers/postgres';
-import { graphqlAt, MERCHANT_KEY, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
-import { REDIS_URL, requireRedis } from '../helpers/redis';
+import { graphqlAt, MERCHANT_KEY, oneDeploymentEnv, sandboxJsonAt, signInAt, type GraphQLResult } from '../helpers/stack';
+import { requireRedis } from '../helpers/redis';
 import { waitFor } from '../helpers/wait-for';
 
 /*
@@ -46,17 +46,7 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     await requireRedis('The money multi-instance tests');
     schema = await createPostgresSchema('money_multi');
     const base = loadConfig({
-      NODE_ENV: 'test',
-      PORT: '0',
-      SANDBOX_PORT: '0',
-      STORE_URL: schema.url,
-      CACHE_URL: REDIS_URL,
-      PUBSUB_URL: REDIS_URL,
-      REDIS_KEY_PREFIX: PREFIX,
-      MERCHANT_KEYS: MERCHANT_KEY,
-      HTTP_BACKOFF_BASE_MS: '5',
-      HTTP_BACKOFF_CAP_MS: '20',
-      RATE_LIMIT_PER_SECOND: '0',
+      ...oneDeploymentEnv(schema.url, PREFIX),
       // At the daily cap: no payout here waits for approval, so the provider's ledger shows every one admitted.
       PAYOUT_APPROVAL_ABOVE_MINOR: '500000',
     });
