@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { varyAlsoBy } from '../platform/http/cors';
 import { PlaygroundAssets } from './playground-assets';
 
 /** Who the page is signed in as, for its banner; `reason` says why a session cookie was not accepted. */
@@ -73,7 +74,7 @@ export class Playground {
       'cache-control': 'public, max-age=31536000, immutable',
       'x-content-type-options': 'nosniff',
       'cross-origin-resource-policy': 'same-origin',
-      vary: 'accept-encoding',
+      vary: varyAlsoBy(res, 'accept-encoding'),
       ...(gzip ? { 'content-encoding': 'gzip' } : {}),
     });
     res.end(req.method === 'HEAD' ? undefined : body);
@@ -93,7 +94,7 @@ export class Playground {
       'x-frame-options': 'DENY',
       'referrer-policy': 'no-referrer',
       'cross-origin-opener-policy': 'same-origin',
-      vary: 'accept',
+      vary: varyAlsoBy(res, 'accept'),
     });
     res.end(req.method === 'HEAD' ? undefined : page);
   }
