@@ -231,7 +231,7 @@ export class GraphqlHttpHandler {
       ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
       ...(request.variables === undefined ? {} : { variables: request.variables }),
     };
-    const result = await traceOperation(this.deps.telemetry, 'http', requestId, () =>
+    const result = await traceOperation(this.deps.telemetry, agent ? 'mcp' : 'http', requestId, () =>
       this.apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: 'POST', headers, search: '', body },
         context: () => Promise.resolve(this.deps.createContext(lookup.trusted(), requestId, 'use', deadline, agent)),
