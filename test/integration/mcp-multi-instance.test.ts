@@ -114,4 +114,14 @@ describe('MCP on two gateway instances sharing PostgreSQL and Redis', () => {
       expect((spreadRead.structuredContent as { payout: { transactionId: string } | null }).payout?.transactionId).toBe(first);
     }
   });
+
+  it("ends an agent's access on A once its user is revoked through B", async () => {
+    const person = seeded.users.filter((candidate) => candidate.username !== 'john').at(-1)!;
+    const session = await signInAt(a.url, person.username, person.password);
+    const agent = await agentOn(a, session);
+    expect((await callTool(agent, 'viewer_accounts')).isError).toBeFalsy();
+    const { viewer } = dataOf(await graphqlAt<{ viewer: { userId: string } }>(a.url, '{ viewer { userId } }', {}, session));
+    dataOf(await graphqlAt(b.url, 'mutation ($id: ID!) { revokeUser(userId: $id) }', { id: viewer.userId }, MERCHANT_KEY));
+    await expect(callTool(agent, 'viewer_accounts')).rejects.toMatchObject({ code: 401 });
+  });
 });
