@@ -446,6 +446,7 @@ describe('MCP endpoint', () => {
         const own = await call(client, 'graphql_operation', { query: '{ viewer { userId } }' });
         expect(own.isError).toBe(true);
         expect(textOf(own)).toMatch(/^PERSISTED_DOCUMENT_REQUIRED: /);
+        expect(sample(await metricsOf(stack), 'bankgraph_graphql_refusals_total{reason="persisted_documents",transport="mcp"}')).toBe(1);
       } finally {
         await client.close();
       }
