@@ -5,6 +5,8 @@ import type { ResolvedConfig } from '../platform/config/config';
 import type { GraphqlHttpHandler, GraphqlHttpDeps } from '../platform/graphql/http-handler';
 import type { OperationPipeline } from '../platform/graphql/operation-pipeline';
 import type { HttpOperationGuard } from '../platform/http/http-operation-guard';
+import { tokenEncryptionKey } from '../identity';
+import { AgentSessions } from '../platform/mcp/agent-session';
 import { McpEndpoint } from '../platform/mcp/mcp-endpoint';
 import type { Logger } from '../platform/observability/logger';
 import { operationTool, type OperationTool } from '../platform/mcp/operation-tool';
@@ -51,6 +53,8 @@ export function createMcpEndpoint(wiring: McpWiring): McpEndpoint {
     execute: (call, request) => graphql.execute(call.lookup, call.requestId, request, call.remoteAddress, { clientName: call.clientName }),
     lookupPrincipal: wiring.lookupPrincipal,
     guard: wiring.guard,
+    // The token encryption key is the secret every instance of a deployment already shares (resolved as identity does).
+    sessions: new AgentSessions(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)),
     maxBodyBytes: config.limits.maxBodyBytes,
     publicUrl: wiring.publicUrl,
     authorizationServer: config.appIdentity?.issuer,

@@ -4,6 +4,7 @@
  * transport needs it.
  */
 export { createIdentity, type Identity, type IdentityDeps } from './identity.module';
+export { tokenEncryptionKey } from './encryption-key';
 export { IdentityService, type HeldForUsers } from './identity.service';
 export { IdentityEvents, type IdentityEvent } from './identity-events';
 export type { BankConnectionRecord, BankConnectionStatus, ConnectionStore } from './connection.store';

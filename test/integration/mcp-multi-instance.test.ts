@@ -7,15 +7,15 @@ import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import type { Sandbox } from '../../src/sandbox/sandbox';
 import { createGateway, type Gateway } from '../../src/app/gateway';
 import { APPROVE_PAYOUT, dataOf, ibanOf, user, type LoggedRequest } from '../helpers/money';
-import { callTool, connectMcp, textOf } from '../helpers/mcp-client';
+import { callTool, connectMcp, roundRobin, TEST_AGENT, textOf, type McpClientOptions } from '../helpers/mcp-client';
 import { createPostgresSchema, type PostgresSchema } from '../helpers/postgres';
 import { graphqlAt, MERCHANT_KEY, oneDeploymentEnv, sandboxJsonAt, signInAt } from '../helpers/stack';
 import { requireRedis } from '../helpers/redis';
 
 /*
  * The MCP endpoint on two gateway instances, A and B, sharing one PostgreSQL schema and one Redis, in front of one
- * sandbox: stateless MCP requests go to either, an agent's proposals are admitted under the same caps across both,
- * and a proposal made through one is approved through the other.
+ * sandbox: stateless MCP requests go to either (the session id one minted is read by the other), an agent's
+ * proposals are admitted under the same caps across both, and a proposal made through one is approved through the other.
  */
 
 const PREFIX = `bankgraph-mcp-${randomUUID().slice(0, 8)}:`;
@@ -55,8 +55,8 @@ describe('MCP on two gateway instances sharing PostgreSQL and Redis', () => {
     await schema?.drop();
   });
 
-  async function agentOn(gateway: Gateway, token: string): Promise<Client> {
-    const client = await connectMcp(gateway.url, token);
+  async function agentOn(gateway: Gateway, token: string, options?: McpClientOptions): Promise<Client> {
+    const client = await connectMcp(gateway.url, token, options);
     clients.push(client);
     return client;
   }
@@ -80,24 +80,48 @@ describe('MCP on two gateway instances sharing PostgreSQL and Redis', () => {
   it('admits a parallel rush of proposals on both instances exactly up to the daily cap, sends none, and B approves what A recorded', async () => {
     const session = await signInAt(a.url, 'john', 'doe');
     const [onA, onB] = [await agentOn(a, session), await agentOn(b, session)];
-    expect((await callTool(onA, 'verify_account_holder', { name: 'John Doe' })).isError).toBeFalsy();
+    // Initialized on A, then every request on the other instance in turn, as behind a round-robin balancer.
+    const spread = await agentOn(a, session, { fetch: roundRobin([a.url, b.url]) });
+    for (let call = 0; call < 2; call += 1) expect((await callTool(spread, 'verify_account_holder', { name: 'John Doe' })).isError).toBeFalsy();
     const iban = ibanOf(user(seeded, 'john'));
     const before = await withdrawalPosts();
-    // Twelve proposals of 1000 against a cap of 5000: exactly five fit, whichever instance admits them.
-    const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, index) => callTool(index % 2 ? onB : onA, 'propose_payout', { input: proposal(iban, 1_000) })),
-    );
+    // Twenty proposals of 1000 against a cap of 5000: exactly five fit, whichever instance admits them.
+    const inputs = Array.from({ length: 20 }, () => proposal(iban, 1_000));
+    const answers = await Promise.all(inputs.map((input, index) => callTool([onA, onB, spread][index % 3]!, 'propose_payout', { input })));
     const admitted = answers.filter((answer) => !answer.isError);
     expect(admitted).toHaveLength(DAILY_MAX / 1_000);
     for (const answer of admitted) expect((answer.structuredContent as { createPayout: { status: string } }).createPayout.status).toBe('awaiting-approval');
     for (const refused of answers.filter((answer) => answer.isError)) expect(textOf(refused)).toMatch(/^PAYOUT_LIMIT_EXCEEDED: /);
     expect(await withdrawalPosts()).toBe(before);
+    const recorded = (await Promise.all(inputs.map((input) => b.services.payoutLedger.get(input.transactionId as string)))).filter(
+      (payout) => payout !== undefined,
+    );
+    expect(recorded.map((payout) => [payout.status, payout.agentClient])).toEqual(
+      Array.from({ length: DAILY_MAX / 1_000 }, () => ['awaiting-approval', TEST_AGENT]),
+    );
 
-    const first = (admitted[0]!.structuredContent as { createPayout: { transactionId: string } }).createPayout.transactionId;
+    const throughA = inputs.findIndex((input, index) => index % 3 === 0 && recorded.some((payout) => payout.transactionId === input.transactionId));
+    expect(throughA).toBeGreaterThanOrEqual(0);
+    const first = inputs[throughA]!.transactionId as string;
     const approved = dataOf(await graphqlAt<{ approvePayout: { status: string } }>(b.url, APPROVE_PAYOUT, { id: first }, MERCHANT_KEY));
     expect(approved.approvePayout.status).not.toBe('awaiting-approval');
     expect(await withdrawalPosts()).toBe(before + 1);
     const read = await callTool(onA, 'payout_status', { transactionId: first });
     expect((read.structuredContent as { payout: { status: string } }).payout.status).toBe(approved.approvePayout.status);
+    // Read on both instances with the one session id.
+    for (let call = 0; call < 2; call += 1) {
+      const spreadRead = await callTool(spread, 'payout_status', { transactionId: first });
+      expect((spreadRead.structuredContent as { payout: { transactionId: string } | null }).payout?.transactionId).toBe(first);
+    }
+  });
+
+  it("ends an agent's access on A once its user is revoked through B", async () => {
+    const person = seeded.users.filter((candidate) => candidate.username !== 'john').at(-1)!;
+    const session = await signInAt(a.url, person.username, person.password);
+    const agent = await agentOn(a, session);
+    expect((await callTool(agent, 'viewer_accounts')).isError).toBeFalsy();
+    const { viewer } = dataOf(await graphqlAt<{ viewer: { userId: string } }>(a.url, '{ viewer { userId } }', {}, session));
+    dataOf(await graphqlAt(b.url, 'mutation ($id: ID!) { revokeUser(userId: $id) }', { id: viewer.userId }, MERCHANT_KEY));
+    await expect(callTool(agent, 'viewer_accounts')).rejects.toMatchObject({ code: 401 });
   });
 });

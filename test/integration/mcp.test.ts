@@ -3,17 +3,43 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { advanceSandboxClock, APPROVE_PAYOUT, CREATE_PAYOUT, dataOf, fixtures, ibanOf, providerRequests, user } from '../helpers/money';
 import { startTestIdp, type TestIdp } from '../helpers/jwks-server';
-import { callTool, connectMcp, TEST_AGENT, textOf } from '../helpers/mcp-client';
+import { callTool, connectMcp, sessionIdOf, TEST_AGENT, textOf } from '../helpers/mcp-client';
 import { startStack, type Stack } from '../helpers/stack';
 import { MCP_TOOLS_DIR } from '../../src/app/mcp';
 import { buildAppSchema } from '../../src/app/schema';
 import { buildManifest } from '../../src/platform/graphql/persisted/build-manifest';
 
-function connect(stack: Stack, token: string | undefined): Promise<Client> {
-  return connectMcp(stack.gateway.url, token);
+function connect(stack: Stack, token: string | undefined, clientName?: string): Promise<Client> {
+  return connectMcp(stack.gateway.url, token, { clientName });
+}
+
+/** One tools/list POSTed by hand, with `token` and, when given, an Mcp-Session-Id. */
+function listToolsRaw(stack: Stack, token: string, sessionId?: string): Promise<Response> {
+  return fetch(`${stack.gateway.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+      ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+}
+
+async function metricsOf(stack: Stack): Promise<string> {
+  return (await fetch(`${stack.gateway.url}/metrics`)).text();
+}
+
+/** A sample's value in Prometheus text, or undefined when the series is absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 const call = callTool;
@@ -27,6 +53,11 @@ type Transactions = {
     };
   };
 };
+
+/** The text of one tool's file in operations/mcp. */
+function loadedTool(file: string): string {
+  return readFileSync(join(MCP_TOOLS_DIR, file), 'utf8');
+}
 
 describe('MCP endpoint', () => {
   describe('read tools, mutations off', () => {
@@ -153,6 +184,45 @@ describe('MCP endpoint', () => {
       expect(raw.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="/);
     });
 
+    it('carries the agent in a signed Mcp-Session-Id, and refuses a request without one, an altered one or one minted for another principal', async () => {
+      const session = await stack.signIn();
+      const client = await signedIn();
+      const sessionId = sessionIdOf(client);
+      expect((await listToolsRaw(stack, session, sessionId)).status).toBe(200);
+
+      const missing = await listToolsRaw(stack, session);
+      expect(missing.status).toBe(400);
+      expect(((await missing.json()) as { error: { message: string } }).error.message).toMatch(/Send initialize first/);
+
+      const [version, , mac] = sessionId.split('.');
+      const renamed = `${version}.${Buffer.from('some-other-agent').toString('base64url')}.${mac}`;
+      const altered = await listToolsRaw(stack, session, renamed);
+      expect(altered.status).toBe(404);
+      expect(((await altered.json()) as { error: { message: string } }).error.message).toMatch(/^Session not found: .*Send initialize again\.$/);
+
+      const other = (await fixtures(stack)).users.find((candidate) => candidate.username !== 'john')!;
+      const borrowed = await listToolsRaw(stack, await stack.signIn(other.username, other.password), sessionId);
+      expect(borrowed.status).toBe(404);
+    });
+
+    it('labels its operations transport mcp in /metrics, and the same operation over /graphql http', async () => {
+      const client = await signedIn();
+      const before = await metricsOf(stack);
+      const series = (transport: string) =>
+        `bankgraph_graphql_operations_total{operation="ViewerAccounts",type="query",transport="${transport}",outcome="success"}`;
+      const count = (text: string, transport: string) => sample(text, series(transport)) ?? 0;
+      expect((await call(client, 'viewer_accounts')).isError).toBeFalsy();
+      expect((await call(client, 'viewer_accounts')).isError).toBeFalsy();
+      const tool = loadedTool('viewer-accounts.graphql');
+      dataOf(await stack.graphql(tool, {}, await stack.signIn(), { 'cache-control': 'no-cache' }));
+      const after = await metricsOf(stack);
+      expect(count(after, 'mcp') - count(before, 'mcp')).toBe(2);
+      expect(count(after, 'http') - count(before, 'http')).toBe(1);
+      expect(
+        sample(after, 'bankgraph_graphql_operation_duration_seconds_count{operation="ViewerAccounts",type="query",transport="mcp"}'),
+      ).toBeGreaterThanOrEqual(2);
+    });
+
     it("refuses a document of the agent's own unless MCP_ALLOW_ARBITRARY_OPERATIONS is on", async () => {
       const client = await signedIn();
       const answer = await call(client, 'graphql_operation', { query: '{ viewer { userId } }' });
@@ -179,8 +249,8 @@ describe('MCP endpoint', () => {
       await stack?.close();
     });
 
-    async function agentOf(token: string): Promise<Client> {
-      const client = await connect(stack, token);
+    async function agentOf(token: string, clientName?: string): Promise<Client> {
+      const client = await connect(stack, token, clientName);
       clients.push(client);
       return client;
     }
@@ -229,6 +299,23 @@ describe('MCP endpoint', () => {
       expect(status).toBe('settled');
     });
 
+    it("records the client's name from initialize cleaned of control characters and cut to 64 characters, and shows another user nothing of it", async () => {
+      const session = await stack.signIn('john', 'doe');
+      const agent = await agentOf(session, `Evil\u0000\u202eAgent\n\t${'x'.repeat(300)}`);
+      await call(agent, 'verify_account_holder', { name: 'John Doe' });
+      const input = proposal(150);
+      expect((await call(agent, 'propose_payout', { input })).isError).toBeFalsy();
+      const recorded = await stack.gateway.services.payoutLedger.get(input.transactionId as string);
+      expect(recorded?.agentClient).toBe(`EvilAgent ${'x'.repeat(54)}`);
+
+      const other = (await fixtures(stack)).users.find((candidate) => candidate.username !== 'john')!;
+      const stranger = await agentOf(await stack.signIn(other.username, other.password));
+      const read = await call(stranger, 'payout_status', { transactionId: input.transactionId });
+      // As on /graphql: another user's payout reads as null, which does not even confirm that it exists.
+      expect(read.isError).toBeFalsy();
+      expect(read.structuredContent).toEqual({ payout: null });
+    });
+
     it('refuses a proposal above a cap as a tool error, recording nothing', async () => {
       const agent = await agentOf(await stack.signIn('john', 'doe'));
       await call(agent, 'verify_account_holder', { name: 'John Doe' });
@@ -262,6 +349,78 @@ describe('MCP endpoint', () => {
     });
   });
 
+  describe('a parallel rush of agent proposals near the daily cap', () => {
+    const DAILY_MAX = 7_000;
+    let stack: Stack;
+    let client: Client | undefined;
+
+    beforeAll(async () => {
+      // No approval threshold in reach: only the agent rule can make these payouts wait.
+      stack = await startStack({
+        env: { MCP_MUTATIONS: 'propose', PAYOUT_DAILY_MAX_MINOR: String(DAILY_MAX), PAYOUT_APPROVAL_ABOVE_MINOR: String(DAILY_MAX * 2) },
+      });
+    });
+
+    afterAll(async () => {
+      await client?.close().catch(() => undefined);
+      await stack?.close();
+    });
+
+    it('records exactly what the cap admits, every one awaiting approval, and sends the provider no payout', async () => {
+      client = await connect(stack, await stack.signIn('john', 'doe'));
+      expect((await call(client, 'verify_account_holder', { name: 'John Doe' })).isError).toBeFalsy();
+      const iban = ibanOf(user(await fixtures(stack), 'john'));
+      const inputs = Array.from({ length: 20 }, () => ({
+        transactionId: randomUUID(),
+        beneficiaryName: 'John Doe',
+        beneficiaryIban: iban,
+        beneficiaryReference: 'Agent rush',
+        amountInMinor: 1_000,
+        currency: 'GBP',
+      }));
+      const answers = await Promise.all(inputs.map((input) => call(client!, 'propose_payout', { input })));
+
+      const admitted = answers.filter((answer) => !answer.isError);
+      expect(admitted).toHaveLength(DAILY_MAX / 1_000);
+      for (const answer of admitted) expect((answer.structuredContent as { createPayout: { status: string } }).createPayout.status).toBe('awaiting-approval');
+      for (const refused of answers.filter((answer) => answer.isError)) expect(textOf(refused)).toMatch(/^PAYOUT_LIMIT_EXCEEDED: /);
+      const recorded = (await Promise.all(inputs.map((input) => stack.gateway.services.payoutLedger.get(input.transactionId)))).filter(
+        (payout) => payout !== undefined,
+      );
+      expect(recorded).toHaveLength(DAILY_MAX / 1_000);
+      for (const payout of recorded) {
+        expect(payout.status).toBe('awaiting-approval');
+        expect(payout.agentClient).toBe(TEST_AGENT);
+      }
+      const payoutRequests = (await providerRequests(stack)).filter((request) => request.path.startsWith('/v1/withdrawals'));
+      expect(payoutRequests).toEqual([]);
+    });
+  });
+
+  describe('over the rate limit', () => {
+    let stack: Stack;
+    let client: Client | undefined;
+
+    beforeAll(async () => {
+      stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: '4' } });
+    });
+
+    afterAll(async () => {
+      await client?.close().catch(() => undefined);
+      await stack?.close();
+    });
+
+    it('answers 429 once the principal has spent its allowance, counted as a refusal of transport mcp', async () => {
+      // initialize and notifications/initialized spend two of the four tokens, the first two tool calls the rest.
+      client = await connect(stack, await stack.signIn('john', 'doe'));
+      for (let spent = 0; spent < 2; spent += 1) expect((await call(client, 'viewer_accounts')).isError).toBeFalsy();
+      await expect(call(client, 'viewer_accounts')).rejects.toMatchObject({ code: 429 });
+      const text = await metricsOf(stack);
+      expect(sample(text, 'bankgraph_graphql_refusals_total{reason="rate_limit",transport="mcp"}')).toBe(1);
+      expect(sample(text, 'bankgraph_graphql_refusals_total{reason="rate_limit",transport="http"}')).toBeUndefined();
+    });
+  });
+
   describe('with PERSISTED_DOCUMENTS=only and the manifest npm run persist builds', () => {
     let stack: Stack | undefined;
     const dir = mkdtempSync(join(tmpdir(), 'bankgraph-mcp-manifest-'));
@@ -287,6 +446,7 @@ describe('MCP endpoint', () => {
         const own = await call(client, 'graphql_operation', { query: '{ viewer { userId } }' });
         expect(own.isError).toBe(true);
         expect(textOf(own)).toMatch(/^PERSISTED_DOCUMENT_REQUIRED: /);
+        expect(sample(await metricsOf(stack), 'bankgraph_graphql_refusals_total{reason="persisted_documents",transport="mcp"}')).toBe(1);
       } finally {
         await client.close();
       }

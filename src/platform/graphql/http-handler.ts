@@ -213,7 +213,8 @@ export class GraphqlHttpHandler {
   /**
    * One query or mutation for a transport that reads its own requests (MCP): the document resolved as for HTTP
    * (persisted documents), then Apollo on the pipeline (limits, cost, masking, the operation record) for the
-   * principal looked up; a refused document throws its GatewayError. The caller has already passed the rate limit.
+   * principal looked up; a refused document is recorded as a refusal and throws its GatewayError. The caller has
+   * already passed the rate limit.
    */
   async execute(
     lookup: PrincipalLookup,
@@ -222,7 +223,27 @@ export class GraphqlHttpHandler {
     remoteAddress: () => string | undefined,
     agent?: AgentLabel,
   ): Promise<OperationAnswer> {
-    const query = await this.deps.pipeline.resolveDocument(request, false, rateLimitKey(lookup.principal, remoteAddress));
+    const started = performance.now();
+    const transport = agent ? 'mcp' : 'http';
+    let query: string | undefined;
+    try {
+      query = await this.deps.pipeline.resolveDocument(request, false, rateLimitKey(lookup.principal, remoteAddress));
+    } catch (error) {
+      if (error instanceof GatewayError) {
+        this.deps.recorder.record({
+          requestId,
+          principal: describePrincipal(lookup.principal),
+          transport,
+          operationName: request.operationName,
+          operationType: undefined,
+          durationMs: performance.now() - started,
+          outcome: 'refused',
+          errorCodes: [error.code],
+          refusal: 'persisted_documents',
+        });
+      }
+      throw error;
+    }
     const headers = new HeaderMap([['content-type', 'application/json']]);
     const deadline = operationDeadline(this.deps.operationTimeoutMs);
     // Apollo refuses an operationName or variables present but undefined, so absent ones are left out.
@@ -231,7 +252,7 @@ export class GraphqlHttpHandler {
       ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
       ...(request.variables === undefined ? {} : { variables: request.variables }),
     };
-    const result = await traceOperation(this.deps.telemetry, 'http', requestId, () =>
+    const result = await traceOperation(this.deps.telemetry, transport, requestId, () =>
       this.apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: 'POST', headers, search: '', body },
         context: () => Promise.resolve(this.deps.createContext(lookup.trusted(), requestId, 'use', deadline, agent)),

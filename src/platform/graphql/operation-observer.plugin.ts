@@ -26,7 +26,8 @@ export function operationObserverPlugin(recorder: OperationRecorder, logger: Log
           recorder.record({
             requestId: contextValue.requestId,
             principal: describePrincipal(contextValue.principal),
-            transport: 'http',
+            // An agent's operation came through /mcp, which runs it on this same Apollo.
+            transport: contextValue.agent ? 'mcp' : 'http',
             operationName: operationName ?? written?.name?.value ?? request.operationName ?? undefined,
             operationType: written?.operation,
             durationMs: performance.now() - started,

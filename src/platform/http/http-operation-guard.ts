@@ -4,6 +4,7 @@ import { describePrincipal } from '../graphql/operation-context';
 import { PersistedQueryNotFoundError, PersistedQueryNotSupportedError, type GatewayError } from '../errors/gateway-errors';
 import { sendError } from './respond';
 import type { OperationRecorder } from '../observability/operation-recorder';
+import type { Transport } from '../observability/gateway-metrics';
 import { operationLimitError } from '../graphql/operation-limits';
 import { rateLimitKey } from './principal-key';
 import type { RateLimiter } from './rate-limiter';
@@ -22,12 +23,19 @@ export class HttpOperationGuard {
   ) {}
 
   /** Spends one token of the principal's allowance; false (and the 429 sent) when there is none left. */
-  async admit(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number): Promise<boolean> {
+  async admit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: Principal,
+    requestId: string,
+    started: number,
+    transport: Extract<Transport, 'http' | 'mcp'> = 'http',
+  ): Promise<boolean> {
     const decision = await this.limiter.admit(rateLimitKey(principal, () => req.socket.remoteAddress));
     if (decision.allowed) return true;
     const error = rateLimitedError(decision.retryAfterSeconds);
     sendGraphQLRefusal(req, res, 429, formattedRefusal(error), requestId, { 'retry-after': String(decision.retryAfterSeconds) });
-    this.recordUnexecuted(principal, requestId, started, 429, 'FORBIDDEN', 'rate_limit');
+    this.recordUnexecuted(principal, requestId, started, 429, 'FORBIDDEN', 'rate_limit', transport);
     return false;
   }
 
@@ -94,11 +102,19 @@ export class HttpOperationGuard {
   }
 
   /** An HTTP request answered before anything ran: refused by a limit (`refusal` names it), or a client error. */
-  private recordUnexecuted(principal: Principal, requestId: string, started: number, status: number, code: string, refusal?: string): void {
+  private recordUnexecuted(
+    principal: Principal,
+    requestId: string,
+    started: number,
+    status: number,
+    code: string,
+    refusal?: string,
+    transport: Transport = 'http',
+  ): void {
     this.recorder.record({
       requestId,
       principal: describePrincipal(principal),
-      transport: 'http',
+      transport,
       operationName: undefined,
       operationType: undefined,
       durationMs: performance.now() - started,

@@ -3,12 +3,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../access/principal';
+import { describePrincipal } from '../graphql/operation-context';
 import { GatewayError } from '../errors/gateway-errors';
 import type { OperationAnswer, OperationRequest, PrincipalLookup } from '../graphql/http-handler';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
 import { sendJson } from '../http/respond';
 import type { Logger } from '../observability/logger';
+import { cleanClientName, type AgentSessions } from './agent-session';
 import type { OperationTool } from './operation-tool';
 
 /** The path of the MCP endpoint, and of the RFC 9728 document that says how to get a token for it. */
@@ -18,7 +20,7 @@ export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 /** The tool that runs a document the agent wrote, offered only with MCP_ALLOW_ARBITRARY_OPERATIONS=true. */
 export const ARBITRARY_TOOL = 'graphql_operation';
 
-/** Who an operation runs as and for which agent: the principal looked up, and the MCP client's self-declared name. */
+/** Who an operation runs as and for which agent: the principal looked up, and the name the MCP client gave at initialize. */
 export interface AgentCall {
   lookup: PrincipalLookup;
   requestId: string;
@@ -36,6 +38,8 @@ export interface McpEndpointDeps {
   execute(call: AgentCall, request: OperationRequest): Promise<OperationAnswer>;
   lookupPrincipal(req: IncomingMessage, res: ServerResponse): Promise<PrincipalLookup>;
   guard: HttpOperationGuard;
+  /** Mints and reads the Mcp-Session-Id that carries the client's name from initialize to every later request. */
+  sessions: AgentSessions;
   maxBodyBytes: number;
   publicUrl(): string;
   /** The app identity's issuer (AUTH_ISSUER), named as the authorization server; none in bank identity. */
@@ -45,9 +49,10 @@ export interface McpEndpointDeps {
 }
 
 /**
- * MCP over Streamable HTTP at /mcp, stateless (no Mcp-Session-Id: every POST stands alone, so any instance serves
- * any request): the caller's principal as for /graphql, 401 with the RFC 9728 metadata without one, the rate limit,
- * then a JSON-RPC answer from the SDK's server whose tools are vetted operations run through the pipeline.
+ * MCP over Streamable HTTP at /mcp, stateless on the server (every POST stands alone, so any instance serves any
+ * request; the Mcp-Session-Id is signed and only carries the client's name): the caller's principal as for /graphql,
+ * 401 with the RFC 9728 metadata without one, the rate limit, the session id, then a JSON-RPC answer from the SDK's
+ * server whose tools are vetted operations run through the pipeline.
  */
 export class McpEndpoint {
   constructor(private readonly deps: McpEndpointDeps) {}
@@ -82,7 +87,7 @@ export class McpEndpoint {
       });
       return;
     }
-    if (!(await this.deps.guard.admit(req, res, principal, requestId, started))) return;
+    if (!(await this.deps.guard.admit(req, res, principal, requestId, started, 'mcp'))) return;
     let body: unknown;
     try {
       body = JSON.parse((await readBody(req, this.deps.maxBodyBytes)).toString('utf8'));
@@ -96,12 +101,48 @@ export class McpEndpoint {
       sendJson(res, 400, jsonRpcError(-32600, 'Send one JSON-RPC message per request; batches are not accepted here.'));
       return;
     }
-    const call: AgentCall = { lookup, requestId, clientName: clientNameOf(req), remoteAddress: () => req.socket.remoteAddress };
+    const session = this.session(req, Array.isArray(body) ? (body[0] as unknown) : body, principal);
+    if ('refusal' in session) {
+      sendJson(res, session.status, jsonRpcError(session.code, session.refusal));
+      return;
+    }
+    const call: AgentCall = { lookup, requestId, clientName: session.clientName, remoteAddress: () => req.socket.remoteAddress };
     const server = this.server(call);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // Only an initialize gets a session id (the SDK sends it back); later requests are checked above, not by the SDK.
+    const minted = session.minted;
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: minted === undefined ? undefined : () => minted, enableJsonResponse: true });
     res.once('close', () => void server.close());
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * The client's name: from an initialize's clientInfo (and a session id minted to carry it), else from the
+   * Mcp-Session-Id the client was given, which must have been minted for this principal.
+   */
+  private session(
+    req: IncomingMessage,
+    message: unknown,
+    principal: Principal,
+  ): { clientName: string; minted?: string } | { status: number; code: number; refusal: string } {
+    const binding = `${principal.kind}:${describePrincipal(principal)}`;
+    const { method, params } = (typeof message === 'object' && message !== null ? message : {}) as {
+      method?: unknown;
+      params?: { clientInfo?: { name?: unknown } };
+    };
+    if (method === 'initialize') {
+      const clientName = cleanClientName(params?.clientInfo?.name);
+      return { clientName, minted: this.deps.sessions.mint(clientName, binding) };
+    }
+    const presented = req.headers['mcp-session-id'];
+    if (typeof presented !== 'string' || presented === '') {
+      return { status: 400, code: -32000, refusal: 'Send initialize first, then the Mcp-Session-Id header its answer gave with every later request.' };
+    }
+    const clientName = this.deps.sessions.read(presented, binding);
+    if (clientName === undefined) {
+      return { status: 404, code: -32001, refusal: 'Session not found: this Mcp-Session-Id was not issued here for these credentials. Send initialize again.' };
+    }
+    return { clientName };
   }
 
   private server(call: AgentCall): Server {
@@ -177,10 +218,4 @@ function toolError(message: string, code: string): CallToolResult {
 
 function jsonRpcError(code: number, message: string): Record<string, unknown> {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
-}
-
-/** The MCP client as it names itself (its User-Agent): self-declared, so it labels the agent and proves nothing. */
-function clientNameOf(req: IncomingMessage): string {
-  const agent = (req.headers['user-agent'] ?? '').trim().slice(0, 100);
-  return agent === '' ? 'unnamed MCP client' : agent;
 }

@@ -4,8 +4,8 @@ import type { AttemptEvent } from '../provider/http.client';
 import type { DataResource } from '../provider/data.client';
 import type { CacheEvents } from '../provider/response-cache';
 
-/** How an operation arrived: plain HTTP, WebSocket, or a subscription streamed over HTTP (SSE, multipart). */
-export type Transport = 'http' | 'ws' | 'sse' | 'multipart';
+/** How an operation arrived: plain HTTP, WebSocket, a subscription streamed over HTTP (SSE, multipart), or an agent's tool call (MCP). */
+export type Transport = 'http' | 'ws' | 'sse' | 'multipart' | 'mcp';
 /** success: no errors; partial: data and errors; error: errors and no data; refused: stopped before execution. */
 export type OperationOutcome = 'success' | 'partial' | 'error' | 'refused' | 'aborted';
 

@@ -35,7 +35,7 @@ export class OperationRecorder {
   record(entry: OperationRecord): void {
     const { durationMs, ...rest } = entry;
     this.logger.info({ ...rest, durationMs: Math.round(durationMs * 10) / 10 }, 'graphql operation');
-    if (entry.transport === 'http') annotateOperation(entry);
+    if (entry.transport === 'http' || entry.transport === 'mcp') annotateOperation(entry);
     this.metrics.operation({
       operationName: entry.operationName,
       operationType: entry.operationType,

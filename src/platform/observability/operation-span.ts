@@ -10,7 +10,7 @@ const operationSpans = new WeakSet<Span>();
  */
 export function traceOperation<T>(
   telemetry: Telemetry,
-  transport: 'http' | 'ws',
+  transport: 'http' | 'ws' | 'mcp',
   requestId: string | undefined,
   fn: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
