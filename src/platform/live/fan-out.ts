@@ -21,7 +21,6 @@ import { deliverDirectly, sharedSubscribe, type DirectDelivery } from './shared-
  *   nothing of its own in flight (next-frame.ts, which reads ws 8.23.0's private fields; package.json pins it).
  */
 export interface FanOut {
-  readonly name: 'fast' | 'ordinary';
   /** graphql-ws's and the HTTP streams' `subscribe`. */
   subscribe(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
   /**
@@ -34,14 +33,12 @@ export interface FanOut {
 }
 
 export const ORDINARY_FAN_OUT: FanOut = {
-  name: 'ordinary',
   subscribe: (args) => Promise.resolve(subscribe(args)),
   deliverDirectly: () => undefined,
   writeText: () => false,
 };
 
 export const FAST_FAN_OUT: FanOut = {
-  name: 'fast',
   subscribe: sharedSubscribe,
   deliverDirectly,
   writeText,
