@@ -20,6 +20,7 @@ import { createHttpServer } from '../platform/http/http-router';
 import { RateLimiter } from '../platform/http/rate-limiter';
 import { RedisBuckets } from '../platform/http/redis-buckets';
 import { typeGraphqlPubSub } from '../platform/live/event-bus';
+import { fanOutFor } from '../platform/live/fan-out';
 import { startGraphqlWs } from '../platform/live/graphql-ws.server';
 import { PrincipalSockets } from '../platform/live/principal-sockets';
 import { SubscriptionCaps } from '../platform/live/subscription-caps';
@@ -272,6 +273,7 @@ function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimi
     logger,
     originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
     heartbeatMs: config.live.streamHeartbeatMs,
+    fanOut: fanOutFor(config.fastPaths),
     operationTimeoutMs: config.operationTimeoutMs,
     createContext: (principal, requestId) =>
       createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
@@ -293,6 +295,7 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
     production: config.nodeEnv === 'production',
     originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
     telemetry: parts.telemetry,
+    fanOut: fanOutFor(config.fastPaths),
     wrap: (serverOptions) => guard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).

@@ -113,7 +113,7 @@ export async function createServices(
   const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, `${config.redisKeyPrefix}cache`);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const data = new DataClient(http, { dataUrl: provider.dataUrl });
+  const data = new DataClient(http, { dataUrl: provider.dataUrl, lazyLists: config.fastPaths });
   // Bound late: identity is built after live, whose data tasks it deletes on revocation.
   const connectionBearer = async (id: string): Promise<BearerAuth | undefined> =>
     (await identity.connections.tokens(id)) ? identity.userTokens.bearerFor(id) : undefined;

@@ -184,6 +184,8 @@ export interface Config {
   limits: OperationLimitsConfig;
   rateLimit: RateLimitConfig;
   live: LiveLimitsConfig;
+  /** FAST_PATHS: false sends every subscriber's results the ordinary way (src/platform/live/fan-out.ts). */
+  fastPaths: boolean;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
   /** Every query and mutation's deadline: provider calls and their retries spend only what is left of it. */
@@ -339,6 +341,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxSocketsPerPrincipal: read.integer('WS_MAX_SOCKETS_PER_PRINCIPAL', 50, { min: 1, max: 1_000_000 }),
       streamHeartbeatMs: read.integer('STREAM_HEARTBEAT_MS', 12_000, { min: 50, max: 3600 * 1000 }),
     },
+    fastPaths: read.oneOf('FAST_PATHS', ['on', 'off'] as const, 'on') === 'on',
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, { min: 0, max: 600_000 }),
     operationTimeoutMs: read.integer('OPERATION_TIMEOUT_MS', 10_000, { min: 100, max: 600_000 }),
     metricsToken: read.optionalSecret('METRICS_TOKEN'),
