@@ -166,7 +166,7 @@ export interface BankConnectionsTable {
   status: ConnectionStatus;
   createdAtMs: number;
   refreshedAtMs: number;
-  /** 0004: the keyed digest of the login's full name as the bank gave it (src/identity/holder-name.ts); null: none given. */
+  /** 0004: the keyed digest of the login's full name as the bank gave it (src/identity/holder-name-digest.ts); null: none given. */
   holderDigest: string | null;
   /** 0004: the newer grant of the same login that replaced this one; null while it is the login's latest. */
   replacedBy: string | null;
