@@ -1,13 +1,13 @@
-import { createLogger } from '../../../src/platform/observability/logger';
-import { MemoryEventBus } from '../../../src/platform/live/event-bus';
-import { topics } from '../../../src/platform/live/topics';
-import { InProcessLeases, type Leases } from '../../../src/platform/scheduler/lease';
-import { Scheduler, type PassJob } from '../../../src/platform/scheduler/scheduler';
-import { PayoutService, payoutWatch, type PayoutLedger, type PayoutRecord } from '../../../src/payouts';
-import type { MoneyConfig } from '../../../src/platform/config/config';
-import type { PayoutClient } from '../../../src/platform/provider/payout.client';
-import type { ProviderWithdrawal } from '../../../src/platform/provider/provider-types';
-import { waitFor } from '../../helpers/wait-for';
+import { createLogger } from '../../../../src/platform/observability/logger';
+import { MemoryEventBus } from '../../../../src/platform/live/event-bus';
+import { topics } from '../../../../src/platform/live/topics';
+import { InProcessLeases, type Leases } from '../../../../src/platform/scheduler/lease';
+import { Scheduler, type PassJob } from '../../../../src/platform/scheduler/scheduler';
+import { PayoutService, payoutWatch, type PayoutLedger, type PayoutRecord } from '../../../../src/payouts';
+import type { MoneyConfig } from '../../../../src/platform/config/config';
+import type { PayoutClient } from '../../../../src/platform/provider/payout.client';
+import type { ProviderWithdrawal } from '../../../../src/platform/provider/provider-types';
+import { waitFor } from '../../../helpers/wait-for';
 
 const logger = createLogger('silent');
 const ID = '8d7c1b52-3f7e-4a6b-9c1d-2e3f4a5b6c7d';

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
-import { openDatabase, migrateToLatest, type Database } from '../../../src/platform/db/database';
-import { DatabaseLeases } from '../../../src/platform/scheduler/database-leases';
-import { inTransaction, isUniqueViolation } from '../../../src/platform/db/transaction';
-import { MIGRATIONS } from '../../../src/platform/db/migrations';
-import { createPostgresSchema } from '../../helpers/postgres';
-import { storeBackends } from '../../helpers/store-backends';
+import { openDatabase, migrateToLatest, type Database } from '../../../../src/platform/db/database';
+import { DatabaseLeases } from '../../../../src/platform/scheduler/database-leases';
+import { inTransaction, isUniqueViolation } from '../../../../src/platform/db/transaction';
+import { MIGRATIONS } from '../../../../src/platform/db/migrations';
+import { createPostgresSchema } from '../../../helpers/postgres';
+import { storeBackends } from '../../../helpers/store-backends';
 
 const BACKENDS = storeBackends('db_unit');
 

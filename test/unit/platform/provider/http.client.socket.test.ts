@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ProviderHttpClient, type AttemptEvent, type HttpClientConfig } from '../../../src/platform/provider/http.client';
-import { operationDeadline } from '../../../src/platform/provider/operation-deadline';
-import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../src/platform/errors/gateway-errors';
+import { ProviderHttpClient, type AttemptEvent, type HttpClientConfig } from '../../../../src/platform/provider/http.client';
+import { operationDeadline } from '../../../../src/platform/provider/operation-deadline';
+import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../../src/platform/errors/gateway-errors';
 
 // Real sockets: what a mock dispatcher cannot show (connection reuse, resets, timeouts).
 

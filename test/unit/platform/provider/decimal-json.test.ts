@@ -1,4 +1,4 @@
-import { JsonSyntaxError, parseDecimalJson } from '../../../src/platform/provider/decimal-json';
+import { JsonSyntaxError, parseDecimalJson } from '../../../../src/platform/provider/decimal-json';
 
 describe('parseDecimalJson', () => {
   it('keeps every number as its source digits', () => {

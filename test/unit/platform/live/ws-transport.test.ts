@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { buildSchema } from 'graphql';
 import { GRAPHQL_TRANSPORT_WS_PROTOCOL } from 'graphql-ws';
 import WebSocket, { WebSocketServer } from 'ws';
-import { createLogger } from '../../../src/platform/observability/logger';
-import { serveGraphqlWs, type SocketConnection } from '../../../src/platform/live/ws-transport';
+import { createLogger } from '../../../../src/platform/observability/logger';
+import { serveGraphqlWs, type SocketConnection } from '../../../../src/platform/live/ws-transport';
 
 const schema = buildSchema('type Query { hello: String }');
 const KEEP_ALIVE_MS = 240;

@@ -1,6 +1,6 @@
-import type { Database } from '../../../src/platform/db/database';
-import { inTransaction, retryDelayMs } from '../../../src/platform/db/transaction';
-import { TryAgainError } from '../../../src/platform/errors/gateway-errors';
+import type { Database } from '../../../../src/platform/db/database';
+import { inTransaction, retryDelayMs } from '../../../../src/platform/db/transaction';
+import { TryAgainError } from '../../../../src/platform/errors/gateway-errors';
 
 /** A PostgreSQL store whose first `failures` transactions end in a serialization failure (40001). */
 function conflictingStore(failures: number): { database: Database; attempts: () => number } {

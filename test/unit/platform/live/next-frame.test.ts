@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { nextPrefix, SharedNext, writeNext, writeText } from '../../../src/platform/live/next-frame';
+import { nextPrefix, SharedNext, writeNext, writeText } from '../../../../src/platform/live/next-frame';
 
 /** A ws server and one client connected to it; `received` collects the client's text messages. */
 async function pair(perMessageDeflate = false): Promise<{ server: WebSocket; received: string[]; close(): Promise<void> }> {

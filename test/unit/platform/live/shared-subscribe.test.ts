@@ -1,9 +1,9 @@
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse, type ExecutionResult } from 'graphql';
-import { createLogger } from '../../../src/platform/observability/logger';
-import { AsyncQueue } from '../../../src/platform/live/async-queue';
-import { MemoryEventBus } from '../../../src/platform/live/event-bus';
-import { liveStream } from '../../../src/platform/live/live-stream';
-import { deliverDirectly, sharedMapping, sharedSubscribe } from '../../../src/platform/live/shared-subscribe';
+import { createLogger } from '../../../../src/platform/observability/logger';
+import { AsyncQueue } from '../../../../src/platform/live/async-queue';
+import { MemoryEventBus } from '../../../../src/platform/live/event-bus';
+import { liveStream } from '../../../../src/platform/live/live-stream';
+import { deliverDirectly, sharedMapping, sharedSubscribe } from '../../../../src/platform/live/shared-subscribe';
 
 /**
  * Subscription.refundUpdated over `subscribe`, counting how often Refund.status resolves (a "broken" refund throws;

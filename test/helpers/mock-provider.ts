@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
 import type { MockInterceptor } from 'undici/types/mock-interceptor';
-import { ProviderHttpClient, type AttemptEvent, type HttpClientConfig } from '../../../src/platform/provider/http.client';
+import { ProviderHttpClient, type AttemptEvent, type HttpClientConfig } from '../../src/platform/provider/http.client';
 
 export const ORIGIN = 'https://provider.test';
 

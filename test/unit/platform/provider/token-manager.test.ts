@@ -1,5 +1,5 @@
-import { ClientCredentialsTokenManager } from '../../../src/platform/provider/token-manager';
-import type { ProviderScope, ProviderTokenResponse } from '../../../src/platform/provider/provider-types';
+import { ClientCredentialsTokenManager } from '../../../../src/platform/provider/token-manager';
+import type { ProviderScope, ProviderTokenResponse } from '../../../../src/platform/provider/provider-types';
 
 function fakeSource(expiresIn = 3600) {
   const calls: ProviderScope[] = [];

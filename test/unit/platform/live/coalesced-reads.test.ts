@@ -1,4 +1,4 @@
-import { CoalescedReads } from '../../../src/platform/live/coalesced-reads';
+import { CoalescedReads } from '../../../../src/platform/live/coalesced-reads';
 
 /** A watch the test drives: `change(key)` is an event on the key's topic. */
 class FakeWatch {

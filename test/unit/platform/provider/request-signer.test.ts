@@ -1,5 +1,5 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { decodeJwsHeader, SignatureReuse, signRequest, verifyRequestSignature, type SignableRequest } from '../../../src/platform/provider/request-signer';
+import { decodeJwsHeader, SignatureReuse, signRequest, verifyRequestSignature, type SignableRequest } from '../../../../src/platform/provider/request-signer';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
 const key = { keyId: 'test-key-1', privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };

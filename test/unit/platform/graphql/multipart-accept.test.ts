@@ -1,4 +1,4 @@
-import { acceptsMultipartSubscription } from '../../../src/platform/graphql/http-subscription.plugin';
+import { acceptsMultipartSubscription } from '../../../../src/platform/graphql/http-subscription.plugin';
 
 describe('which Accept asks for multipart subscriptions', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { CircuitBreakers, type ConnectionCircuitChange } from '../../../src/platform/provider/circuit-breakers';
+import { CircuitBreakers, type ConnectionCircuitChange } from '../../../../src/platform/provider/circuit-breakers';
 
 describe('the connection circuits kept per route', () => {
   it('are bounded: past 1,000 connections the oldest circuit is forgotten, and an open one is counted closed', async () => {

@@ -1,15 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { verifyRequestSignature } from '../../../src/platform/provider/request-signer';
-import type { BearerAuth } from '../../../src/platform/provider/http.client';
+import { verifyRequestSignature } from '../../../../src/platform/provider/request-signer';
+import type { BearerAuth } from '../../../../src/platform/provider/http.client';
 import {
   GatewayError,
   UnauthenticatedError,
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamUnavailableError,
-} from '../../../src/platform/errors/gateway-errors';
-import { ProviderResponseError } from '../../../src/platform/provider/provider-errors';
-import { mockProvider, networkError, ORIGIN, problem } from './mock-provider';
+} from '../../../../src/platform/errors/gateway-errors';
+import { ProviderResponseError } from '../../../../src/platform/provider/provider-errors';
+import { mockProvider, networkError, ORIGIN, problem } from '../../../helpers/mock-provider';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
 const signingKey = { keyId: 'kid-1', privateKey };

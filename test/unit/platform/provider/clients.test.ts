@@ -1,14 +1,14 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { AuthClient } from '../../../src/platform/provider/auth.client';
-import { DataClient } from '../../../src/platform/provider/data.client';
-import { PaymentsClient } from '../../../src/platform/provider/payments.client';
-import { PayoutClient } from '../../../src/platform/provider/payout.client';
-import { verifyRequestSignature, decodeJwsHeader } from '../../../src/platform/provider/request-signer';
-import { ClientCredentialsTokenManager } from '../../../src/platform/provider/token-manager';
-import { VerificationClient } from '../../../src/platform/provider/verification.client';
-import type { ProviderWithdrawalRequest } from '../../../src/platform/provider/provider-types';
-import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../../../src/platform/errors/gateway-errors';
-import { mockProvider, ORIGIN, problem, type Recorded } from './mock-provider';
+import { AuthClient } from '../../../../src/platform/provider/auth.client';
+import { DataClient } from '../../../../src/platform/provider/data.client';
+import { PaymentsClient } from '../../../../src/platform/provider/payments.client';
+import { PayoutClient } from '../../../../src/platform/provider/payout.client';
+import { verifyRequestSignature, decodeJwsHeader } from '../../../../src/platform/provider/request-signer';
+import { ClientCredentialsTokenManager } from '../../../../src/platform/provider/token-manager';
+import { VerificationClient } from '../../../../src/platform/provider/verification.client';
+import type { ProviderWithdrawalRequest } from '../../../../src/platform/provider/provider-types';
+import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../../../../src/platform/errors/gateway-errors';
+import { mockProvider, ORIGIN, problem, type Recorded } from '../../../helpers/mock-provider';
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
 const signingKey = { keyId: 'kid-1', privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() };

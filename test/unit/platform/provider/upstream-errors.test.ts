@@ -1,4 +1,4 @@
-import { AuthClient } from '../../../src/platform/provider/auth.client';
+import { AuthClient } from '../../../../src/platform/provider/auth.client';
 import {
   BadUserInputError,
   GatewayError,
@@ -10,9 +10,9 @@ import {
   UpstreamError,
   UpstreamRateLimitedError,
   UpstreamUnavailableError,
-} from '../../../src/platform/errors/gateway-errors';
-import { ProviderResponseError, upstreamErrorFrom } from '../../../src/platform/provider/provider-errors';
-import { mockProvider, ORIGIN, problem } from './mock-provider';
+} from '../../../../src/platform/errors/gateway-errors';
+import { ProviderResponseError, upstreamErrorFrom } from '../../../../src/platform/provider/provider-errors';
+import { mockProvider, ORIGIN, problem } from '../../../helpers/mock-provider';
 
 type ErrorClass = abstract new (...args: never[]) => GatewayError;
 

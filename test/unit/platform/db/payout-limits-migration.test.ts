@@ -1,5 +1,5 @@
-import { createMigrator, migrateToLatest, openDatabase, type Database } from '../../../src/platform/db/database';
-import { storeBackends } from '../../helpers/store-backends';
+import { createMigrator, migrateToLatest, openDatabase, type Database } from '../../../../src/platform/db/database';
+import { storeBackends } from '../../../helpers/store-backends';
 
 const BACKENDS = storeBackends('payout_limits_migration');
 

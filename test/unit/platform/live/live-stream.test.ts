@@ -1,8 +1,8 @@
-import { createLogger } from '../../../src/platform/observability/logger';
-import { AsyncQueue } from '../../../src/platform/live/async-queue';
-import { MemoryEventBus, typeGraphqlPubSub } from '../../../src/platform/live/event-bus';
-import { attachValueSink, liveStream } from '../../../src/platform/live/live-stream';
-import { waitFor } from '../../helpers/wait-for';
+import { createLogger } from '../../../../src/platform/observability/logger';
+import { AsyncQueue } from '../../../../src/platform/live/async-queue';
+import { MemoryEventBus, typeGraphqlPubSub } from '../../../../src/platform/live/event-bus';
+import { attachValueSink, liveStream } from '../../../../src/platform/live/live-stream';
+import { waitFor } from '../../../helpers/wait-for';
 
 const logger = createLogger('silent');
 

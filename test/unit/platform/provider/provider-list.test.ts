@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { JsonSyntaxError, parseDecimalJson } from '../../../src/platform/provider/decimal-json';
-import { LazyProviderList } from '../../../src/platform/provider/provider-list';
-import { ProviderBody } from '../../../src/platform/provider/provider-body';
+import { JsonSyntaxError, parseDecimalJson } from '../../../../src/platform/provider/decimal-json';
+import { LazyProviderList } from '../../../../src/platform/provider/provider-list';
+import { ProviderBody } from '../../../../src/platform/provider/provider-body';
 
 /** The text's UTF-8 bytes cut at the given byte offsets, as an answer that arrived in chunks is. */
 function inChunks(text: string, cuts: readonly number[]): ProviderBody {

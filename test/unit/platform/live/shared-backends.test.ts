@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '../../../src/platform/observability/logger';
-import { openDatabase, type Database } from '../../../src/platform/db/database';
-import { EventInbox, INBOX_TTL_MS, type InboxEntry } from '../../../src/webhooks/event-inbox';
-import { createPostgresSchema } from '../../helpers/postgres';
-import { RedisLeases, InProcessLeases } from '../../../src/platform/scheduler/lease';
-import { RedisConnection } from '../../../src/platform/store/redis-connection';
-import { RedisEventBus } from '../../../src/platform/live/redis-event-bus';
-import { deleteRedisKeys, REDIS_URL } from '../../helpers/redis';
-import { waitFor } from '../../helpers/wait-for';
+import { createLogger } from '../../../../src/platform/observability/logger';
+import { openDatabase, type Database } from '../../../../src/platform/db/database';
+import { EventInbox, INBOX_TTL_MS, type InboxEntry } from '../../../../src/webhooks/event-inbox';
+import { createPostgresSchema } from '../../../helpers/postgres';
+import { RedisLeases, InProcessLeases } from '../../../../src/platform/scheduler/lease';
+import { RedisConnection } from '../../../../src/platform/store/redis-connection';
+import { RedisEventBus } from '../../../../src/platform/live/redis-event-bus';
+import { deleteRedisKeys, REDIS_URL } from '../../../helpers/redis';
+import { waitFor } from '../../../helpers/wait-for';
 
 /*
  * The backends that make several instances act as one: the inbox's atomic claim, leases, and the Redis event bus.

@@ -1,6 +1,6 @@
-import { operationDeadline } from '../../../src/platform/provider/operation-deadline';
-import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../src/platform/errors/gateway-errors';
-import { mockProvider, ORIGIN, problem } from './mock-provider';
+import { operationDeadline } from '../../../../src/platform/provider/operation-deadline';
+import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../../src/platform/errors/gateway-errors';
+import { mockProvider, ORIGIN, problem } from '../../../helpers/mock-provider';
 
 let provider: ReturnType<typeof mockProvider>;
 afterEach(async () => {
