@@ -4,7 +4,7 @@
  * - times are epoch milliseconds in integer/bigint columns named `...AtMs` (exact, and cheap to compare for windows);
  * - amounts are integer minor units; JSON documents are text, parsed by the owning store;
  * - booleans are integers 0/1.
- * Each feature's tables are declared in its own section and created by its own migration (src/db/migrations/).
+ * Each feature's tables are declared in its own section and created by its own migration (src/platform/db/migrations/).
  */
 export interface Tables extends IdentityTables {
   leases: LeasesTable;
