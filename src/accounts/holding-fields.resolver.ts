@@ -24,7 +24,7 @@ export interface HoldingKind<T extends Account | Card, B extends object> {
 export function holdingFieldsResolver<T extends Account | Card, B extends object>(kind: HoldingKind<T, B>): ClassType {
   @Resolver(() => kind.type)
   class HoldingFieldsResolver {
-    constructor(readonly accountGraph: AccountGraphService) {}
+    constructor(private readonly accountGraph: AccountGraphService) {}
 
     /** From the connections read once per request, so it costs no provider call. */
     @FieldResolver(() => BankConnection, { description: `The bank connection this ${kind.holder} was read through.` })
