@@ -45,7 +45,7 @@ interface Measured {
 }
 
 /**
- * Scenario 9 (`fan-out`, issue 26): what delivering one message costs bankgraph over each transport, beside the
+ * Scenario 9 (`fan-out`): what delivering one message costs bankgraph over each transport, beside the
  * least any server must spend to write that message. For each transport in turn, N subscribers on refundUpdated of
  * one payment (scenario 4's fixture and events: a refund executed by the sandbox's clock, its webhook relayed,
  * read back and published), then the same number of subscribers of that transport on the transport's floor

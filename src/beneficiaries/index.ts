@@ -1,7 +1,7 @@
 /** The beneficiaries module (account-holder verification, verified beneficiaries): what the rest of the gateway may use of it. */
 export { BeneficiaryService, type BankAccess, type BeneficiaryServiceDeps, type VerifyingUser } from './beneficiary.service';
 export { BeneficiaryLedger, type IbanHolderRecord, type VerifiedBeneficiaryRecord } from './beneficiary.store';
-export { holderNameProblem, sameHolderName } from './holder-name';
+export { holderNameProblem, sameHolderName } from './beneficiary-name';
 export { ibanProblem, normaliseIban } from './iban';
 export { VerificationResolver } from './verification.resolver';
 export { VerifiedBeneficiaryResolver } from './verified-beneficiary.resolver';

@@ -6,7 +6,7 @@ import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
 import { BoundedMap } from '../platform/store/bounded-map';
 import { RecentMap } from '../platform/store/recent-map';
 import { recognisedLogins, type KnownLogin } from './grant-owner.rule';
-import { holderDigests } from './holder-name';
+import { holderDigests } from './holder-name-digest';
 import type { TokenCipher } from './token-cipher';
 
 export interface ProviderTokens {

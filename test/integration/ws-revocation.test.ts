@@ -6,9 +6,9 @@ import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients, type LiveSubscription } from '../helpers/ws-client';
 
 /*
- * Issue 28, finding 1: a socket's owner was looked up on its first operation and the socket registered for closing
- * only after the lookup answered, so a logout or revokeUser landing in between closed nothing. Here the lookup is
- * held (the store has answered; the answer is not yet back) until the revocation has been announced.
+ * A socket's owner is looked up on its first operation; were the socket registered for closing only after the lookup
+ * answered, a logout or revokeUser landing in between would close nothing. Here the lookup is held (the store has
+ * answered; the answer is not yet back) until the revocation has been announced.
  */
 
 const VIEWER = '{ viewer { id } }';

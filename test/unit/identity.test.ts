@@ -9,7 +9,7 @@ import { ConnectionStore, type Grant, type GrantOutcome } from '../../src/identi
 import { tokenEncryptionKey } from '../../src/identity/encryption-key';
 import { TokenCipher } from '../../src/identity/token-cipher';
 import { SessionStore } from '../../src/identity/session.store';
-import { earlierNormalisedHolderName, normaliseHolderName } from '../../src/identity/holder-name';
+import { earlierNormalisedHolderName, normaliseHolderName } from '../../src/identity/holder-name-digest';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {

@@ -9,7 +9,7 @@ import { InProcessLeases } from '../../src/platform/scheduler/lease';
 import { payoutWatchers } from '../helpers/payout-watch';
 import { TracedEventBus } from '../../src/platform/live/traced-event-bus';
 import { waitFor } from '../helpers/wait-for';
-import { networkError, mockProvider, problem, ORIGIN } from './datasources/mock-provider';
+import { networkError, mockProvider, problem, ORIGIN } from '../helpers/mock-provider';
 
 const telemetryConfig = loadConfig({}).telemetry;
 

@@ -1,7 +1,7 @@
 import { BadUserInputError } from '../../src/platform/errors/gateway-errors';
 import type { CreatePayoutInput } from '../../src/payouts/create-payout.input';
 import type { RefundPaymentInput } from '../../src/refunds/refund-payment.input';
-import { sameHolderName, validateHolderName } from '../../src/beneficiaries/holder-name';
+import { sameHolderName, validateHolderName } from '../../src/beneficiaries/beneficiary-name';
 import { ibanProblem, normaliseIban } from '../../src/beneficiaries/iban';
 import { validatePaymentId, validateTransactionId } from '../../src/platform/validation/id.validator';
 import { validatePayoutInput } from '../../src/payouts/payout-input.validator';

@@ -46,8 +46,8 @@ export class ResponseCache {
   ) {}
 
   /** The value, and until when it may be served (so an answer built from several values knows its own limit). */
-  async getOrLoad<T>(userId: string, request: DataRequest, mode: CacheMode, load: () => Promise<T>): Promise<CacheEntry<T>> {
-    const key = `${userId}|${requestKey(request)}`;
+  async getOrLoad<T>(connectionId: string, request: DataRequest, mode: CacheMode, load: () => Promise<T>): Promise<CacheEntry<T>> {
+    const key = `${connectionId}|${requestKey(request)}`;
     if (mode === 'use') {
       const cached = (await this.guarded('get', () => this.keyv.get(key))) as CacheEntry<T> | undefined;
       if (cached !== undefined) {
