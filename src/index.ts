@@ -54,9 +54,11 @@ async function main(): Promise<void> {
   } else if (sandboxUrl) {
     lines.push(`  sign in with the sandbox bank at ${publicUrl}/auth/login${login}`);
   }
-  if (config.provider.kind === 'sandbox' && config.provider.url) lines.push(`  sandbox provider: ${sandboxUrl} (SANDBOX_URL; its logins: GET ${sandboxUrl}/sandbox/fixtures)`);
+  if (config.provider.kind === 'sandbox' && config.provider.url)
+    lines.push(`  sandbox provider: ${sandboxUrl} (SANDBOX_URL; its logins: GET ${sandboxUrl}/sandbox/fixtures)`);
   else if (sandboxUrl) lines.push(`  embedded sandbox provider: ${sandboxUrl} (SANDBOX_PORT fixes its port)`);
-  if (config.identity.merchantKeysGenerated) lines.push(`  merchant key for this run (set MERCHANT_KEYS to choose your own): ${config.identity.merchantKeys[0]}`);
+  if (config.identity.merchantKeysGenerated)
+    lines.push(`  merchant key for this run (set MERCHANT_KEYS to choose your own): ${config.identity.merchantKeys[0]}`);
   console.log(lines.join('\n'));
 
   let stopping = false;

@@ -85,7 +85,11 @@ interface Parts {
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.observability.logLevel);
-  maskLiterallyIn(logger, [...config.identity.merchantKeys, config.provider.clientSecret, ...(config.observability.metricsToken === undefined ? [] : [config.observability.metricsToken])]);
+  maskLiterallyIn(logger, [
+    ...config.identity.merchantKeys,
+    config.provider.clientSecret,
+    ...(config.observability.metricsToken === undefined ? [] : [config.observability.metricsToken]),
+  ]);
   const metrics = new GatewayMetrics();
   // Read first: a bad manifest stops start-up before anything is opened.
   const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
@@ -94,7 +98,16 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const database = await openDatabase(config.store.url);
   const services = await createServices(config, logger, database, { metrics, telemetry }, options);
   registerJobs(services);
-  const parts: Parts = { config, logger, metrics, telemetry, database, services, publicUrl: { value: config.server.publicUrl }, sources: streamSources(services) };
+  const parts: Parts = {
+    config,
+    logger,
+    metrics,
+    telemetry,
+    database,
+    services,
+    publicUrl: { value: config.server.publicUrl },
+    sources: streamSources(services),
+  };
   const schema = await buildAppSchema<OperationContext>({
     pubSub: typeGraphqlPubSub(services.live.bus),
     container: resolverContainer(services),

@@ -189,7 +189,11 @@ function createProviderHttp(config: ResolvedConfig, logger: Logger, metrics: Gat
     retryAfterCapMs: config.limits.providerCalls.maxRetryAfterMs,
     connectionsPerOrigin: config.limits.providerCalls.connectionsPerOrigin,
     maxBodyBytes: config.limits.providerCalls.maxBodyBytes,
-    breaker: { failures: config.limits.providerCalls.breakerFailures, cooldownMs: config.limits.providerCalls.breakerCooldownMs, spreadConnections: config.limits.providerCalls.breakerRouteConnections },
+    breaker: {
+      failures: config.limits.providerCalls.breakerFailures,
+      cooldownMs: config.limits.providerCalls.breakerCooldownMs,
+      spreadConnections: config.limits.providerCalls.breakerRouteConnections,
+    },
     onCircuitStateChange: (route, state) => {
       logger.warn({ route, state }, 'provider circuit breaker changed state');
       metrics.circuitState(route, state);

@@ -179,10 +179,9 @@ describe('loadConfig', () => {
       'http://localhost:5173',
       'https://app.example.com',
     ]);
-    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173', ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' }).server.corsOrigins).toEqual([
-      'http://localhost:5173',
-      'https://app.example.com',
-    ]);
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173', ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' }).server.corsOrigins).toEqual(
+      ['http://localhost:5173', 'https://app.example.com'],
+    );
     for (const bad of [
       '*',
       'https://*.example.com',
@@ -231,7 +230,9 @@ describe('loadConfig', () => {
       'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000; got "1.5"',
       'METRICS_TOKEN must be at least 16 characters without spaces',
     ]);
-    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0.5', GRAPHQL_MAX_DEPTH: '8' })).toMatchObject({ limits: { rateLimit: { perSecond: 0.5 }, operation: { maxDepth: 8 } } });
+    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0.5', GRAPHQL_MAX_DEPTH: '8' })).toMatchObject({
+      limits: { rateLimit: { perSecond: 0.5 }, operation: { maxDepth: 8 } },
+    });
   });
 });
 
@@ -273,9 +274,13 @@ describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
       tracesUrl: 'http://collector:4318/v1/traces',
     });
     expect(
-      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp' }).observability.telemetry,
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp' }).observability
+        .telemetry,
     ).toMatchObject({ exporter: 'otlp', tracesUrl: 'https://traces.example/otlp' });
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).observability.telemetry).toMatchObject({ exporter: 'otlp', tracesUrl: 'http://localhost:4318/v1/traces' });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).observability.telemetry).toMatchObject({
+      exporter: 'otlp',
+      tracesUrl: 'http://localhost:4318/v1/traces',
+    });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).observability.telemetry.exporter).toBeUndefined();
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).observability.telemetry.exporter).toBeUndefined();
   });
@@ -412,9 +417,9 @@ describe('loadConfig: what production refuses besides development defaults', () 
     ]);
     for (const key of weak) expect(problems.join('\n')).not.toContain(key);
     // Random keys as the usual tools make them pass: hex (16 possible characters) and base64.
-    expect(loadConfig({ ...remote, MERCHANT_KEYS: '3f9c0a7e12b45d86e0f1c2a3b4d5e6f7,kX2v+9LqP0rT7wYz3NcB5mH8jD1sF4gA6eR0uI2oQ4=' }).identity.merchantKeys).toHaveLength(
-      2,
-    );
+    expect(
+      loadConfig({ ...remote, MERCHANT_KEYS: '3f9c0a7e12b45d86e0f1c2a3b4d5e6f7,kX2v+9LqP0rT7wYz3NcB5mH8jD1sF4gA6eR0uI2oQ4=' }).identity.merchantKeys,
+    ).toHaveLength(2);
     // Outside production the 16-character rule stands.
     expect(loadConfig({ ...remote, NODE_ENV: 'development', MERCHANT_KEYS: 'Short-but-16-chars-x' }).identity.merchantKeys).toEqual(['Short-but-16-chars-x']);
   });

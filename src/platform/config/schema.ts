@@ -113,7 +113,9 @@ const remoteProvider = {
   SIGNING_KEY_ID: requiredRemote<string>('SIGNING_KEY_ID'),
   SIGNING_KEY_PEM: requiredRemote('SIGNING_KEY_PEM', privateKeyPemOf('SIGNING_KEY_PEM')),
   WEBHOOK_JWKS_URLS: requiredRemote('WEBHOOK_JWKS_URLS', urlListOf('WEBHOOK_JWKS_URLS')),
-  SANDBOX_URL: z.undefined({ error: 'SANDBOX_URL is only used with PROVIDER=sandbox (the gateway then reads every provider setting from that sandbox)' }).optional(),
+  SANDBOX_URL: z
+    .undefined({ error: 'SANDBOX_URL is only used with PROVIDER=sandbox (the gateway then reads every provider setting from that sandbox)' })
+    .optional(),
 };
 
 /** The provider client's timeouts, retries, connection pool and breakers, whichever provider it calls. */
