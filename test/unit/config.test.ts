@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/platform/config/config';
+import { ConfigError, loadConfig, withProvider } from '../../src/platform/config/config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -458,5 +458,70 @@ describe('loadConfig: REDIS_KEY_PREFIX', () => {
     expect(problemsOf({ REDIS_KEY_PREFIX: '' })).toEqual([problem('')]);
     expect(problemsOf({ REDIS_KEY_PREFIX: 'shop*:' })).toEqual([problem('shop*:')]);
     expect(problemsOf({ REDIS_KEY_PREFIX: 'a b' })).toEqual([problem('a b')]);
+  });
+});
+
+describe('loadConfig: one duration format', () => {
+  it('reads every duration as a whole number with its unit', () => {
+    const config = loadConfig({ SHUTDOWN_TIMEOUT: '30s', HTTP_BACKOFF_BASE: '250ms', PAYOUT_APPROVAL_EXPIRY: '2d', WS_PRINCIPAL_RECHECK: '5m' });
+    expect(config.limits.shutdownTimeoutMs).toBe(30_000);
+    expect(config.limits.providerCalls.backoffBaseMs).toBe(250);
+    expect(config.money.payoutApprovalExpiryMs).toBe(2 * 86_400_000);
+    expect(config.live.principalRecheckMs).toBe(300_000);
+    expect(config.notes).toEqual([]);
+    expect(problemsOf({ SHUTDOWN_TIMEOUT: '10000' })).toEqual([
+      'SHUTDOWN_TIMEOUT must be a whole number with a unit (ms, s, m, h or d), e.g. 12h, from 0 ms to 600000 ms; got "10000"',
+    ]);
+    expect(problemsOf({ RECONCILE_INTERVAL: '2d' })).toEqual([
+      'RECONCILE_INTERVAL must be a whole number with a unit (ms, s, m, h or d), e.g. 12h, from 100 ms to 1 day; got "2d"',
+    ]);
+  });
+
+  it('still reads the older *_MS spellings, and notes the new one at start', () => {
+    const config = loadConfig({ SHUTDOWN_TIMEOUT_MS: '30000', OPERATION_TIMEOUT_MS: '2500' });
+    expect(config.limits.shutdownTimeoutMs).toBe(30_000);
+    expect(config.limits.operationTimeoutMs).toBe(2_500);
+    expect(config.notes).toEqual([
+      'OPERATION_TIMEOUT_MS is now OPERATION_TIMEOUT (2500ms); rename the setting',
+      'SHUTDOWN_TIMEOUT_MS is now SHUTDOWN_TIMEOUT (30s); rename the setting',
+    ]);
+    expect(problemsOf({ SHUTDOWN_TIMEOUT: '30s', SHUTDOWN_TIMEOUT_MS: '30000' })).toEqual([
+      'SHUTDOWN_TIMEOUT_MS is the older spelling of SHUTDOWN_TIMEOUT: set only SHUTDOWN_TIMEOUT',
+    ]);
+  });
+
+  it('notes ALLOWED_ORIGINS as the older name of CORS_ORIGINS', () => {
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://app.example.com' }).notes).toEqual([
+      'ALLOWED_ORIGINS is now CORS_ORIGINS: its origins are admitted as CORS_ORIGINS are, on HTTP too; rename the setting',
+    ]);
+  });
+});
+
+describe('loadConfig: the provider, resolved once', () => {
+  it('is the sandbox or the remote provider, never both, and a bad PROVIDER says what is accepted', () => {
+    expect(loadConfig({ SANDBOX_PORT: '4010', SANDBOX_LATENCY: '20ms' }).provider).toEqual({
+      kind: 'sandbox',
+      url: undefined,
+      port: 4010,
+      latencyMs: 20,
+      timeScale: 1,
+    });
+    expect(problemsOf({ PROVIDER: 'truelayer' })).toEqual(['PROVIDER must be one of sandbox, remote; got "truelayer"']);
+  });
+
+  it('keeps which provider PROVIDER chose once the sandbox addresses are known', () => {
+    const config = loadConfig({});
+    const provider = {
+      authUrl: 'http://127.0.0.1:4010',
+      verificationUrl: 'http://127.0.0.1:4010',
+      payoutUrl: 'http://127.0.0.1:4010',
+      paymentsUrl: 'http://127.0.0.1:4010',
+      dataUrl: 'http://127.0.0.1:4010',
+      clientId: 'client',
+      clientSecret: 'secret',
+      signingKey: { keyId: 'kid', privateKeyPem: 'pem' },
+      webhookJwksUrls: ['http://127.0.0.1:4010/.well-known/jwks'],
+    };
+    expect(withProvider(config, provider).provider).toEqual({ ...provider, kind: 'sandbox' });
   });
 });

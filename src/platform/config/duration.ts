@@ -23,5 +23,6 @@ export function formatDuration(ms: number): string {
 
 /** A bound as the refusals say it: days when it is whole days, else milliseconds. */
 export function describeBound(ms: number): string {
-  return ms >= UNIT_MS.d && ms % UNIT_MS.d === 0 ? `${ms / UNIT_MS.d} days` : `${ms} ms`;
+  const days = ms / UNIT_MS.d;
+  return ms >= UNIT_MS.d && Number.isInteger(days) ? `${days} day${days === 1 ? '' : 's'}` : `${ms} ms`;
 }
