@@ -28,7 +28,7 @@ function renamedPairs(env: Env): [string, string][] {
 }
 
 /** The identity the gateway resolves IDENTITY to: `app` when any AUTH_* is given or in production (bank identity only when asked for there). */
-export function resolvedIdentity(vars: Variables): 'app' | 'bank' {
+function resolvedIdentity(vars: Variables): 'app' | 'bank' {
   const given = vars.AUTH_JWKS_URL !== undefined || vars.AUTH_ISSUER !== undefined || vars.AUTH_AUDIENCE !== undefined;
   return vars.IDENTITY ?? (given || vars.NODE_ENV === 'production' ? 'app' : 'bank');
 }

@@ -135,7 +135,7 @@ const providerClient = {
   PROVIDER_BREAKER_ROUTE_CONNECTIONS: integer('PROVIDER_BREAKER_ROUTE_CONNECTIONS', 3, { min: 1, max: 1_000 }),
 };
 
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 /** Whole seconds (the older spelling) or the one duration format, never below a second. */
 const tokenAge = z.string().transform((value, ctx) => {

@@ -229,7 +229,6 @@ function renamedNotes(vars: Variables): string[] {
 }
 
 export type Config = ReturnType<typeof toConfig>;
-export type NodeEnv = Config['server']['nodeEnv'];
 export type ProviderSetting = Config['provider'];
 export type SandboxConfig = Extract<ProviderSetting, { kind: 'sandbox' }>;
 /** Where the provider is and how to call it: PROVIDER=remote's settings, or the sandbox's once it runs. */
