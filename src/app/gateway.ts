@@ -85,17 +85,30 @@ interface Parts {
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  maskLiterallyIn(logger, [...config.merchantKeys, config.provider.clientSecret, ...(config.metricsToken === undefined ? [] : [config.metricsToken])]);
+  const logger = options.logger ?? createLogger(config.observability.logLevel);
+  maskLiterallyIn(logger, [
+    ...config.identity.merchantKeys,
+    config.provider.clientSecret,
+    ...(config.observability.metricsToken === undefined ? [] : [config.observability.metricsToken]),
+  ]);
   const metrics = new GatewayMetrics();
   // Read first: a bad manifest stops start-up before anything is opened.
   const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
-  const telemetry = await Telemetry.start(config.telemetry, options.spanExporter);
+  const telemetry = await Telemetry.start(config.observability.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
-  const database = await openDatabase(config.storeUrl);
+  const database = await openDatabase(config.store.url);
   const services = await createServices(config, logger, database, { metrics, telemetry }, options);
   registerJobs(services);
-  const parts: Parts = { config, logger, metrics, telemetry, database, services, publicUrl: { value: config.publicUrl }, sources: streamSources(services) };
+  const parts: Parts = {
+    config,
+    logger,
+    metrics,
+    telemetry,
+    database,
+    services,
+    publicUrl: { value: config.server.publicUrl },
+    sources: streamSources(services),
+  };
   const schema = await buildAppSchema<OperationContext>({
     pubSub: typeGraphqlPubSub(services.live.bus),
     container: resolverContainer(services),
@@ -104,7 +117,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const { pipeline, limiters, recorder, apqStore } = await createPipeline(parts, schema, manifest, options);
   const httpGuard = new HttpOperationGuard(limiters.limiter, recorder, limiters.webhookLimiter);
   const tracker = new HttpRequestTracker(metrics);
-  const apollo = createApollo(pipeline, config.nodeEnv === 'production');
+  const apollo = createApollo(pipeline, config.server.nodeEnv === 'production');
   await apollo.start();
   const live = createLive(parts, pipeline, limiters.limiter, recorder);
   const graphql = new GraphqlHttpHandler(apollo, graphqlHttpDeps(parts, pipeline, httpGuard, recorder, live.streams));
@@ -112,7 +125,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     streams: live.streams,
     pipeline,
     guard: httpGuard,
-    maxBodyBytes: config.limits.maxBodyBytes,
+    maxBodyBytes: config.limits.operation.maxBodyBytes,
     lookupPrincipal: lookupPrincipal(services),
   });
   const playground = createPlayground(config, services, logger);
@@ -132,7 +145,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const close = async (): Promise<void> => {
     // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS), end
     // the HTTP subscription streams, close WebSockets with 1001 Going Away, then the stores.
-    const deadline = performance.now() + config.shutdownTimeoutMs;
+    const deadline = performance.now() + config.limits.shutdownTimeoutMs;
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     tracker.startDraining(httpServer);
     await live.guard.drain(deadline);
@@ -155,8 +168,8 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
 /** The one operation pipeline both transports run, with the rate limiters and the APQ store it is built on. */
 async function createPipeline(parts: Parts, schema: GraphQLSchema, manifest: ReadonlyMap<string, string>, options: GatewayOptions) {
   const { config, logger, metrics } = parts;
-  const production = config.nodeEnv === 'production';
-  const limits = new OperationLimits(config.limits, production);
+  const production = config.server.nodeEnv === 'production';
+  const limits = new OperationLimits(config.limits.operation, production);
   const limiters = createLimiters(config, logger, options);
   const recorder = new OperationRecorder(logger, metrics);
   // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all. A hash
@@ -164,20 +177,20 @@ async function createPipeline(parts: Parts, schema: GraphQLSchema, manifest: Rea
   const apqStore =
     config.persistedDocuments.mode === 'allow'
       ? new ApqStore(
-          await createKeyv<string>(config.cacheUrl, `${config.redisKeyPrefix}apq`),
+          await createKeyv<string>(config.store.cacheUrl, `${config.store.redisKeyPrefix}apq`),
           (text) => 'document' in pipeline.check(text),
           config.persistedDocuments.apqQuota,
         )
       : undefined;
-  const persisted = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
+  const persisted = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.server.nodeEnv === 'development');
   const pipeline: OperationPipeline = new OperationPipeline({ schema, limits, persisted, recorder, logger, production });
   return { pipeline, limiters, recorder, apqStore };
 }
 
 /** The caller's rate limiters; with CACHE_URL on Redis, one connection holds the buckets every instance shares. */
 function createLimiters(config: ResolvedConfig, logger: Logger, options: GatewayOptions) {
-  const connection = isRedisUrl(config.cacheUrl) ? new RedisConnection(config.cacheUrl, 'rate-limit', logger) : undefined;
-  const shared = connection && new RedisBuckets(connection, config.redisKeyPrefix, config.rateLimit.storeTimeoutMs);
+  const connection = isRedisUrl(config.store.cacheUrl) ? new RedisConnection(config.store.cacheUrl, 'rate-limit', logger) : undefined;
+  const shared = connection && new RedisBuckets(connection, config.store.redisKeyPrefix, config.limits.rateLimit.storeTimeoutMs);
   // Shared buckets count on wall time, which the instances agree on; this process's own on a monotonic clock.
   const rateLimiter = (perSecond: number, burst: number): RateLimiter =>
     shared
@@ -187,8 +200,8 @@ function createLimiters(config: ResolvedConfig, logger: Logger, options: Gateway
       : new RateLimiter(perSecond, burst, undefined, options.rateLimitClock);
   return {
     connection,
-    limiter: rateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
-    webhookLimiter: rateLimiter(config.rateLimit.webhookPerSecond, config.rateLimit.webhookBurst),
+    limiter: rateLimiter(config.limits.rateLimit.perSecond, config.limits.rateLimit.burst),
+    webhookLimiter: rateLimiter(config.limits.rateLimit.webhookPerSecond, config.limits.rateLimit.webhookBurst),
   };
 }
 
@@ -207,9 +220,9 @@ function graphqlHttpDeps(
     recorder,
     metrics: parts.metrics,
     telemetry: parts.telemetry,
-    production: config.nodeEnv === 'production',
-    maxBodyBytes: config.limits.maxBodyBytes,
-    operationTimeoutMs: config.operationTimeoutMs,
+    production: config.server.nodeEnv === 'production',
+    maxBodyBytes: config.limits.operation.maxBodyBytes,
+    operationTimeoutMs: config.limits.operationTimeoutMs,
     lookupPrincipal: lookupPrincipal(services),
     createContext: (principal, requestId, cacheMode, deadline, agent) =>
       createOperationContext({ principal, agent, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
@@ -232,8 +245,8 @@ function lookupPrincipal(services: Services, audience?: string): GraphqlHttpDeps
 
 function createPlayground(config: ResolvedConfig, services: Services, logger: Logger): Playground {
   return new Playground({
-    sandbox: config.providerKind === 'sandbox',
-    appIdentity: config.appIdentity !== undefined,
+    sandbox: config.provider.kind === 'sandbox',
+    appIdentity: config.identity.app !== undefined,
     session: playgroundSession(services, logger),
     seededPaymentId: seededPaymentId(config, logger),
   });
@@ -271,10 +284,10 @@ function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimi
     recorder,
     metrics,
     logger,
-    originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
+    originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
     heartbeatMs: config.live.streamHeartbeatMs,
-    fanOut: fanOutFor(config.fastPaths),
-    operationTimeoutMs: config.operationTimeoutMs,
+    fanOut: fanOutFor(config.live.fastPaths),
+    operationTimeoutMs: config.limits.operationTimeoutMs,
     createContext: (principal, requestId) =>
       createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
   });
@@ -290,12 +303,12 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
       createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
     resolvePrincipal: (credentials) => services.principals.resolve(credentials),
     logger,
-    maxPayloadBytes: config.limits.maxBodyBytes,
-    operationTimeoutMs: config.operationTimeoutMs,
-    production: config.nodeEnv === 'production',
-    originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
+    maxPayloadBytes: config.limits.operation.maxBodyBytes,
+    operationTimeoutMs: config.limits.operationTimeoutMs,
+    production: config.server.nodeEnv === 'production',
+    originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
     telemetry: parts.telemetry,
-    fanOut: fanOutFor(config.fastPaths),
+    fanOut: fanOutFor(config.live.fastPaths),
     wrap: (serverOptions) => guard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
@@ -311,7 +324,7 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
 async function listen(httpServer: Server, config: ResolvedConfig): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, () => resolve());
+    httpServer.listen(config.server.port, config.server.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;

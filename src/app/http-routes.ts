@@ -33,8 +33,8 @@ export interface RoutesDeps {
 /** Every HTTP route of the gateway, in the order they are tried: the platform's, then the features' own. */
 export function gatewayRoutes(deps: RoutesDeps): Route[] {
   const { config, services, guard, logger } = deps;
-  const corsPolicy = new CorsPolicy(config.corsOrigins, deps.publicUrl, logger);
-  const appOrigins: ReadonlySet<string> = new Set(config.corsOrigins);
+  const corsPolicy = new CorsPolicy(config.server.corsOrigins, deps.publicUrl, logger);
+  const appOrigins: ReadonlySet<string> = new Set(config.server.corsOrigins);
   // Only the routes a browser app calls; a preflight answered here never reaches Apollo's CSRF prevention.
   const cors: Route = (path, req, res, requestId) =>
     Promise.resolve((path === '/graphql' || path === SSE_PATH || path.startsWith('/auth/')) && corsPolicy.apply(path, req, res, requestId));
@@ -55,7 +55,7 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
       metrics: deps.metrics,
       readiness: services.readiness,
       isDraining: () => deps.tracker.isDraining,
-      metricsToken: config.metricsToken,
+      metricsToken: config.observability.metricsToken,
       logger,
     });
   const webhooks: Route = async (path, req, res, requestId) => {
@@ -70,7 +70,7 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
       authUrl: config.provider.authUrl,
       clientId: config.provider.clientId,
       publicUrl: deps.publicUrl,
-      production: config.nodeEnv === 'production',
+      production: config.server.nodeEnv === 'production',
       appOrigins,
       loginStates: services.loginStates,
       sessions: services.sessions,

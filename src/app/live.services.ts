@@ -93,7 +93,7 @@ export interface LiveDependencies {
 export function createLiveServices(config: ResolvedConfig, logger: Logger, deps: LiveDependencies, overrides: Partial<LiveSettings> = {}): LiveServices {
   const settings: LiveSettings = { ...DEFAULT_LIVE_SETTINGS, ...overrides };
   // REDIS_KEY_PREFIX begins every channel and lease key, so deployments sharing a Redis never hear each other.
-  const prefix = config.redisKeyPrefix;
+  const prefix = config.store.redisKeyPrefix;
   const connections = new Map<string, RedisConnection>();
   const redis = (url: string, role: string): RedisConnection => {
     const key = `${role} ${url}`;
@@ -102,12 +102,12 @@ export function createLiveServices(config: ResolvedConfig, logger: Logger, deps:
     return connection;
   };
 
-  const untracedBus: EventBus = isRedisUrl(config.pubsubUrl)
-    ? new RedisEventBus(redis(config.pubsubUrl, 'commands'), redis(config.pubsubUrl, 'subscriber'), prefix, logger)
+  const untracedBus: EventBus = isRedisUrl(config.store.pubsubUrl)
+    ? new RedisEventBus(redis(config.store.pubsubUrl, 'commands'), redis(config.store.pubsubUrl, 'subscriber'), prefix, logger)
     : new MemoryEventBus(logger);
   const bus = deps.telemetry?.enabled ? new TracedEventBus(untracedBus, deps.telemetry) : untracedBus;
-  const leases: Leases = isRedisUrl(config.pubsubUrl) ? new RedisLeases(redis(config.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
-  let publicUrl = config.publicUrl;
+  const leases: Leases = isRedisUrl(config.store.pubsubUrl) ? new RedisLeases(redis(config.store.pubsubUrl, 'commands'), prefix) : new InProcessLeases();
+  let publicUrl = config.server.publicUrl;
   const currentPublicUrl = (): string => {
     if (!publicUrl) throw new Error('the gateway’s public URL is not known until it listens');
     return publicUrl.replace(/\/+$/, '');
@@ -153,7 +153,7 @@ function createDataTasks(config: ResolvedConfig, logger: Logger, deps: LiveDepen
     events: { publish: (snapshot) => bus.publish(topics.dataTask(snapshot.id), snapshot) },
     clock: Date.now,
     logger,
-    settings: { ...config.dataTasks, webhookGraceMs: config.money.dataTaskWebhookGraceMs },
+    settings: { ...config.limits.dataTasks, webhookGraceMs: config.money.dataTaskWebhookGraceMs },
     publicUrl,
     connectionBearer: (connectionId) => deps.connectionBearer(connectionId),
   });

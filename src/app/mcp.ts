@@ -51,9 +51,9 @@ export function createMcpEndpoint(wiring: McpWiring): McpEndpoint {
     execute: (call, request) => graphql.execute(call.lookup, call.requestId, request, call.remoteAddress, { clientName: call.clientName }),
     lookupPrincipal: wiring.lookupPrincipal,
     guard: wiring.guard,
-    maxBodyBytes: config.limits.maxBodyBytes,
+    maxBodyBytes: config.limits.operation.maxBodyBytes,
     publicUrl: wiring.publicUrl,
-    authorizationServer: config.appIdentity?.issuer,
+    authorizationServer: config.identity.app?.issuer,
     version: '0.1.0',
     logger: wiring.logger,
   });

@@ -36,7 +36,7 @@ async function holderNameOf(services: Services, userId: string): Promise<string 
  * playground's Payment tab; undefined with a remote provider, whose payments only its merchant knows.
  */
 export function seededPaymentId(config: ResolvedConfig, logger: Logger): (() => Promise<string | undefined>) | undefined {
-  if (config.providerKind !== 'sandbox') return undefined;
+  if (config.provider.kind !== 'sandbox') return undefined;
   const fixturesUrl = new URL('/sandbox/fixtures', config.provider.paymentsUrl);
   return async () => {
     try {

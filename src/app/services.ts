@@ -110,10 +110,10 @@ export async function createServices(
   const auth = new AuthClient(http, { authUrl: provider.authUrl, clientId: provider.clientId, clientSecret: provider.clientSecret });
   const appTokens = new ClientCredentialsTokenManager(auth);
   // Not required for readiness: a cache outage is answered as misses (and per-instance rate limits), not as an unready instance.
-  const cacheKeyv = await createKeyv<unknown>(config.cacheUrl, `${config.redisKeyPrefix}cache`);
+  const cacheKeyv = await createKeyv<unknown>(config.store.cacheUrl, `${config.store.redisKeyPrefix}cache`);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const data = new DataClient(http, { dataUrl: provider.dataUrl, lazyLists: config.fastPaths });
+  const data = new DataClient(http, { dataUrl: provider.dataUrl, lazyLists: config.live.fastPaths });
   // Bound late: identity is built after live, whose data tasks it deletes on revocation.
   const connectionBearer = async (id: string): Promise<BearerAuth | undefined> =>
     (await identity.connections.tokens(id)) ? identity.userTokens.bearerFor(id) : undefined;
@@ -151,7 +151,7 @@ export async function createServices(
       DEFAULT_CACHE_TTL_SECONDS,
       metrics.cacheEvents,
       Date.now,
-      config.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS,
+      config.store.cacheUrl === 'memory' ? Number.POSITIVE_INFINITY : CACHE_TIMEOUT_MS,
     ),
     live,
     metrics,
@@ -159,7 +159,7 @@ export async function createServices(
     readiness: [
       { name: 'store (STORE_URL)', required: true, check: () => database.ping() },
       { name: 'pubsub (PUBSUB_URL)', required: true, check: () => live.checkReady() },
-      ...(config.cacheUrl === 'memory'
+      ...(config.store.cacheUrl === 'memory'
         ? []
         : [{ name: 'cache (CACHE_URL)', required: false, check: async () => void (await cacheKeyv.has('readyz')), timeoutMs: CACHE_TIMEOUT_MS }]),
     ],
@@ -180,16 +180,20 @@ type ServiceHooks = { onProviderAttempt?: (event: AttemptEvent) => void; metrics
 function createProviderHttp(config: ResolvedConfig, logger: Logger, metrics: GatewayMetrics, hooks: ServiceHooks): ProviderHttpClient {
   const { provider } = config;
   return new ProviderHttpClient({
-    connectTimeoutMs: config.http.connectTimeoutMs,
-    headersTimeoutMs: config.http.headersTimeoutMs,
-    bodyTimeoutMs: config.http.bodyTimeoutMs,
-    maxAttempts: config.http.maxAttempts,
-    backoffBaseMs: config.http.backoffBaseMs,
-    backoffCapMs: config.http.backoffCapMs,
-    retryAfterCapMs: config.http.maxRetryAfterMs,
-    connectionsPerOrigin: config.http.connectionsPerOrigin,
-    maxBodyBytes: config.http.maxBodyBytes,
-    breaker: { failures: config.http.breakerFailures, cooldownMs: config.http.breakerCooldownMs, spreadConnections: config.http.breakerRouteConnections },
+    connectTimeoutMs: config.limits.providerCalls.connectTimeoutMs,
+    headersTimeoutMs: config.limits.providerCalls.headersTimeoutMs,
+    bodyTimeoutMs: config.limits.providerCalls.bodyTimeoutMs,
+    maxAttempts: config.limits.providerCalls.maxAttempts,
+    backoffBaseMs: config.limits.providerCalls.backoffBaseMs,
+    backoffCapMs: config.limits.providerCalls.backoffCapMs,
+    retryAfterCapMs: config.limits.providerCalls.maxRetryAfterMs,
+    connectionsPerOrigin: config.limits.providerCalls.connectionsPerOrigin,
+    maxBodyBytes: config.limits.providerCalls.maxBodyBytes,
+    breaker: {
+      failures: config.limits.providerCalls.breakerFailures,
+      cooldownMs: config.limits.providerCalls.breakerCooldownMs,
+      spreadConnections: config.limits.providerCalls.breakerRouteConnections,
+    },
     onCircuitStateChange: (route, state) => {
       logger.warn({ route, state }, 'provider circuit breaker changed state');
       metrics.circuitState(route, state);

@@ -14,7 +14,7 @@ import { TokenCipher } from './token-cipher';
 import { UserTokenProvider } from './user-token.provider';
 
 export interface IdentityDeps {
-  config: Pick<ResolvedConfig, 'appIdentity' | 'merchantKeys' | 'tokenEncryptionKey' | 'storeUrl' | 'live'>;
+  config: Pick<ResolvedConfig, 'identity' | 'store' | 'live'>;
   database: Database;
   auth: AuthClient;
   /** The event bus and the topic identity events travel on. */
@@ -39,11 +39,11 @@ export interface Identity {
 export function createIdentity({ config, database, auth, bus, topic, held }: IdentityDeps): Identity {
   const sessions = new SessionStore(database, undefined, { idleTimeoutMs: config.live.sessionIdleTimeoutMs });
   const revocations = new RecentRevocations();
-  const cipher = new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl));
+  const cipher = new TokenCipher(tokenEncryptionKey(config.identity.tokenEncryptionKey, config.store.url));
   const connections = new ConnectionStore(database, cipher);
-  const merchantKeys = new MerchantKeys(config.merchantKeys);
+  const merchantKeys = new MerchantKeys(config.identity.merchantKeys);
   const identityEvents = new IdentityEvents({ bus, topic });
-  const appTokens = config.appIdentity && new AppTokenVerifier(config.appIdentity);
+  const appTokens = config.identity.app && new AppTokenVerifier(config.identity.app);
   return {
     identity: new IdentityService({ connections, sessions, events: identityEvents, held }),
     userTokens: new UserTokenProvider(connections, auth),

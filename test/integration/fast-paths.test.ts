@@ -99,7 +99,11 @@ describe('FAST_PATHS=on and off give every client the same bytes', () => {
 
   beforeAll(async () => {
     stack = await startStack({ env: { STREAM_HEARTBEAT_MS: String(3600 * 1000) } });
-    ordinary = await createGateway({ ...stack.config, fastPaths: false, storeUrl: `sqlite://${join(ordinaryDir, 'gateway.sqlite')}` });
+    ordinary = await createGateway({
+      ...stack.config,
+      live: { ...stack.config.live, fastPaths: false },
+      store: { ...stack.config.store, url: `sqlite://${join(ordinaryDir, 'gateway.sqlite')}` },
+    });
   });
 
   afterAll(async () => {
@@ -113,7 +117,7 @@ describe('FAST_PATHS=on and off give every client the same bytes', () => {
   });
 
   it('over graphql-ws, SSE and multipart, for shared and single operations, small and large results, one event or a burst', async () => {
-    expect(stack.config.fastPaths).toBe(true);
+    expect(stack.config.live.fastPaths).toBe(true);
     const paymentId = paymentsIn(await fixtures(stack), 'settled')[0]!.id;
     const gateways = [stack.gateway, ordinary];
     const [fast, slow] = await Promise.all(gateways.map((gateway) => subscribersOf(gateway.url, stack.merchantKey, paymentId)));

@@ -349,7 +349,7 @@ describe('HTTP subscription streams and shutdown', () => {
     for (const live of streams) expect((await live.next()).errors).toBeUndefined();
     const started = performance.now();
     await stack.gateway.close();
-    expect(performance.now() - started).toBeLessThan(stack.config.shutdownTimeoutMs / 2);
+    expect(performance.now() - started).toBeLessThan(stack.config.limits.shutdownTimeoutMs / 2);
     for (const live of streams) await expect(live.ended).resolves.toEqual({ completed: true });
   });
 });

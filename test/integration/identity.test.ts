@@ -88,7 +88,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       const row = await stack.gateway.services.database.db.selectFrom('bankConnections').selectAll().where('id', '=', connection!.id).executeTakeFirstOrThrow();
       expect(row.refreshTokenEnc).toMatch(/^v1\./);
       expect(row.refreshTokenEnc).not.toContain(tokens!.refreshToken);
-      const file = stack.config.storeUrl.replace('sqlite://', '');
+      const file = stack.config.store.url.replace('sqlite://', '');
       for (const path of [file, `${file}-wal`]) {
         let bytes: string;
         try {
