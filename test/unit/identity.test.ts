@@ -426,7 +426,7 @@ describe('ConnectionStore and SessionStore', () => {
     const { userId, connectionId } = await added(clocked.addGrant(grant({ accountIds: ['a1'] })));
     expect(await clocked.connectionsOf(userId)).toHaveLength(1);
     await database.db.updateTable('bankConnections').set({ status: 'revoked' }).where('id', '=', connectionId).execute();
-    now += 999;
+    now += 1_000;
     expect(await clocked.connectionsOf(userId)).toHaveLength(1);
     now += 1;
     expect(await clocked.connectionsOf(userId)).toHaveLength(0);

@@ -35,6 +35,8 @@ export const CACHE_TIMEOUT_MS = 250;
  * miss, never an error: data comes from the provider, and the failure is counted (`onFailure`).
  */
 export class ResponseCache {
+  // Not lru-cache's fetch: a `bypass` starts its own load while another is in flight (fetch would join it), and the
+  // values live in keyv, which may be shared (Redis); this only joins loads.
   private readonly inFlight = new Map<string, Promise<CacheEntry<unknown>>>();
 
   constructor(

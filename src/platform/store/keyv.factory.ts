@@ -1,7 +1,7 @@
 import Keyv from 'keyv';
-import { BoundedMap } from './bounded-map';
+import { LRUCache } from 'lru-cache';
 
-/** About a hundred users' worth of data-API answers; the oldest go first. */
+/** About a hundred users' worth of data-API answers; the least recently used go first. */
 const MAX_MEMORY_ENTRIES = 10_000;
 
 /**
@@ -21,7 +21,7 @@ export async function createKeyv<Value>(url: string, namespace: string): Promise
 }
 
 async function adapterFor(url: string, namespace: string): Promise<Keyv['store']> {
-  if (url === 'memory') return new BoundedMap(MAX_MEMORY_ENTRIES);
+  if (url === 'memory') return memoryStore(MAX_MEMORY_ENTRIES);
   const protocol = /^[a-z]+:/.exec(url)?.[0];
   switch (protocol) {
     case 'redis:':
@@ -33,4 +33,19 @@ async function adapterFor(url: string, namespace: string): Promise<Keyv['store']
     default:
       throw new Error(`unsupported cache URL protocol ${protocol}`);
   }
+}
+
+/**
+ * keyv's in-memory store: keyv keeps each entry's expiry itself and drops an expired one only when it is read
+ * again, so this bounds how many entries there are. keyv passes a TTL as `set`'s third argument, which lru-cache
+ * would take for its options; it is not handed on.
+ */
+function memoryStore(max: number): Keyv['store'] {
+  const entries = new LRUCache<string, object>({ max });
+  return {
+    get: (key: string) => entries.get(key),
+    set: (key: string, value: object) => entries.set(key, value) && true,
+    delete: (key: string) => entries.delete(key),
+    clear: () => entries.clear(),
+  };
 }

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { JwksKeyCache, JwksUnavailableError, parseJwks } from '../../../src/webhooks/jwks-cache';
+import { JwksKeyCache, JwksUnavailableError } from '../../../src/webhooks/jwks-cache';
 import { WebhookVerifier } from '../../../src/webhooks/webhook-verifier';
 import { signJws, toJwk } from '../../../src/sandbox/signing';
 
@@ -19,6 +19,8 @@ describe('JwksKeyCache', () => {
 
   beforeEach(() => {
     now = 1_000_000;
+    // jose reads its cool-down against Date.now: the tests move that clock instead of waiting.
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
     published = [toJwk(first.publicKey, 'k1')];
     fetches = [];
     cache = new JwksKeyCache(
@@ -27,9 +29,11 @@ describe('JwksKeyCache', () => {
         fetches.push(url);
         return { keys: published };
       },
-      { minRefetchIntervalMs: 5_000, now: () => now },
+      { minRefetchIntervalMs: 5_000 },
     );
   });
+
+  afterEach(() => jest.restoreAllMocks());
 
   it('fetches only allow-listed addresses, exactly as listed', async () => {
     expect(await cache.keyFor('https://attacker.example/jwks', 'k1')).toBeUndefined();
@@ -68,7 +72,7 @@ describe('JwksKeyCache', () => {
         if (!up) throw new Error('connection refused');
         return { keys: [toJwk(first.publicKey, 'k1')] };
       },
-      { minRefetchIntervalMs: 0, now: () => now },
+      { minRefetchIntervalMs: 0 },
     );
     expect(await flaky.keyFor(JKU, 'k1')).toBeDefined();
     up = false;
@@ -76,21 +80,43 @@ describe('JwksKeyCache', () => {
     expect((await flaky.keyFor(JKU, 'k1'))?.equals(first.publicKey)).toBe(true);
   });
 
-  it('keeps only ES512 signing keys with a kid', () => {
+  it('does not fetch again within the interval after a failed fetch, and answers from the next one after it', async () => {
+    let up = false;
+    const fetched: number[] = [];
+    const recovering = new JwksKeyCache(
+      [JKU],
+      async () => {
+        fetched.push(now);
+        if (!up) throw new Error('connection refused');
+        return { keys: [toJwk(first.publicKey, 'k1')] };
+      },
+      { minRefetchIntervalMs: 5_000 },
+    );
+    await expect(recovering.keyFor(JKU, 'k1')).rejects.toBeInstanceOf(JwksUnavailableError);
+    up = true;
+    now += 4_999;
+    await expect(recovering.keyFor(JKU, 'k1')).rejects.toBeInstanceOf(JwksUnavailableError);
+    expect(fetched).toHaveLength(1);
+    now += 1;
+    expect((await recovering.keyFor(JKU, 'k1'))?.equals(first.publicKey)).toBe(true);
+    expect(fetched).toHaveLength(2);
+  });
+
+  it('keeps only ES512 signing keys with a kid', async () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
     const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
-    const keys = parseJwks({
-      keys: [
-        toJwk(first.publicKey, 'good'),
-        { ...toJwk(first.publicKey, 'enc'), use: 'enc' },
-        { ...(rsa.export({ format: 'jwk' }) as object), kid: 'rsa' },
-        { ...(p256.export({ format: 'jwk' }) as object), kid: 'p256' },
-        { ...toJwk(first.publicKey, 'x'), kid: undefined },
-        { kty: 'EC', crv: 'P-521', kid: 'broken', x: 'AA', y: 'AA' },
-      ],
-    });
-    expect([...keys.keys()]).toEqual(['good']);
-    expect(() => parseJwks({})).toThrow('keys');
+    published = [
+      toJwk(first.publicKey, 'good'),
+      { ...toJwk(first.publicKey, 'enc'), use: 'enc' },
+      { ...(rsa.export({ format: 'jwk' }) as object), kid: 'rsa' },
+      { ...(p256.export({ format: 'jwk' }) as object), kid: 'p256' },
+      { ...toJwk(first.publicKey, 'x'), kid: undefined },
+      { kty: 'EC', crv: 'P-521', kid: 'broken', x: 'AA', y: 'AA' },
+    ];
+    expect((await cache.keyFor(JKU, 'good'))?.equals(first.publicKey)).toBe(true);
+    for (const kid of ['enc', 'rsa', 'p256', 'x', 'broken']) expect(await cache.keyFor(JKU, kid)).toBeUndefined();
+    const keyless = new JwksKeyCache([JKU], async () => ({}));
+    await expect(keyless.keyFor(JKU, 'good')).rejects.toBeInstanceOf(JwksUnavailableError);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Database } from '../../../../src/platform/db/database';
-import { inTransaction, retryDelayMs } from '../../../../src/platform/db/transaction';
+import { inTransaction } from '../../../../src/platform/db/transaction';
 import { TryAgainError } from '../../../../src/platform/errors/gateway-errors';
 
 /** A PostgreSQL store whose first `failures` transactions end in a serialization failure (40001). */
@@ -43,9 +43,37 @@ describe('inTransaction', () => {
     await expect(inTransaction(database, async () => 'saved')).rejects.toMatchObject({ code: '23505' });
   });
 
-  it('waits longer with each attempt, up to a second, at a random point of the window', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 12].map((attempt) => retryDelayMs(attempt, () => 1))).toEqual([20, 40, 80, 160, 320, 640, 1000, 1000, 1000]);
-    expect(retryDelayMs(5, () => 0.25)).toBe(80);
-    expect(retryDelayMs(5, () => 0)).toBe(0);
+  it.each([
+    [1, [20, 40, 80, 160, 320, 640, 1000, 1000, 1000, 1000, 1000]],
+    [0.25, [5, 10, 20, 40, 80, 160, 250, 250, 250, 250, 250]],
+  ])('waits longer with each attempt, up to a second, at a random point of the window (random %p)', async (random, waits) => {
+    const store = conflictingStore(11);
+    const randomness = jest.spyOn(Math, 'random').mockReturnValue(random);
+    try {
+      const done = inTransaction(store.database, async () => 'saved');
+      for (const [retry, wait] of waits.entries()) {
+        await jest.advanceTimersByTimeAsync(wait - 1);
+        expect(store.attempts()).toBe(retry + 1);
+        await jest.advanceTimersByTimeAsync(1);
+        expect(store.attempts()).toBe(retry + 2);
+      }
+      await expect(done).resolves.toBe('saved');
+    } finally {
+      randomness.mockRestore();
+    }
+  });
+
+  it('may retry at once, at the random start of the window', async () => {
+    const store = conflictingStore(11);
+    const randomness = jest.spyOn(Math, 'random').mockReturnValue(0);
+    try {
+      const started = Date.now();
+      const done = inTransaction(store.database, async () => 'saved');
+      await jest.runAllTimersAsync();
+      await expect(done).resolves.toBe('saved');
+      expect(Date.now() - started).toBe(0);
+    } finally {
+      randomness.mockRestore();
+    }
   });
 });

@@ -19,4 +19,20 @@ describe('the connection circuits kept per route', () => {
     ]);
     expect(breakers.connectionState('data.tx', 'other-999')).toBe('closed');
   });
+
+  it('keep the circuit of a connection still calling, forgetting the one used longest ago instead', async () => {
+    const changes: ConnectionCircuitChange[] = [];
+    const breakers = new CircuitBreakers(
+      { failures: 1, cooldownMs: 60_000 },
+      { error: () => true, answer: (answer) => (answer as { status: number }).status >= 500 },
+      undefined,
+      (change) => changes.push(change),
+    );
+    await breakers.execute('data.tx', 'first', async () => ({ status: 503 }));
+    for (let i = 0; i < 999; i += 1) await breakers.execute('data.tx', `other-${i}`, async () => ({ status: 200 }));
+    await expect(breakers.execute('data.tx', 'first', async () => ({ status: 200 }))).rejects.toThrow();
+    await breakers.execute('data.tx', 'late', async () => ({ status: 200 }));
+    expect(breakers.connectionState('data.tx', 'first')).toBe('open');
+    expect(changes).toEqual([{ route: 'data.tx', connectionId: 'first', state: 'open', openOnRoute: 1 }]);
+  });
 });

@@ -78,6 +78,22 @@ describe('ClientCredentialsTokenManager', () => {
     expect(source.calls).toHaveLength(2);
   });
 
+  it('keeps a renewal in flight when the token it replaces is rejected meanwhile', async () => {
+    let now = 1_000_000;
+    const source = fakeSource(3600);
+    const manager = new ClientCredentialsTokenManager(source, { now: () => now, refreshMarginMs: 60_000 });
+    const first = await manager.getToken('payments');
+    now += 3_540_000;
+    source.hold();
+    const renewing = manager.getToken('payments');
+    manager.invalidate('payments', first);
+    const joining = manager.getToken('payments');
+    source.release();
+    expect(await renewing).toBe('payments-token-2');
+    expect(await joining).toBe('payments-token-2');
+    expect(source.calls).toHaveLength(2);
+  });
+
   it('does not cache a failure: the next caller tries again', async () => {
     let fail = true;
     const manager = new ClientCredentialsTokenManager({
