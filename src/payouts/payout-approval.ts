@@ -31,10 +31,10 @@ export function approvalCheck(policy: PayoutLimits, beneficiaries: VerifiedBenef
           { reason: OWNER_REVOKED_REASON },
         );
       }
-      const verified = await beneficiaries.findForUser(owner.userId, request.beneficiary_iban, trx);
-      if (!verified || !sameHolderName(verified.name, request.beneficiary_name)) {
+      const verified = await beneficiaries.findForUser(owner.userId, request.beneficiaryIban, trx);
+      if (!verified || !sameHolderName(verified.name, request.beneficiaryName)) {
         throw new BeneficiaryNotVerifiedError(
-          `Payout ${transactionId} is to IBAN ${request.beneficiary_iban} as "${request.beneficiary_name}", which its user no longer has verified under that name. ` +
+          `Payout ${transactionId} is to IBAN ${request.beneficiaryIban} as "${request.beneficiaryName}", which its user no longer has verified under that name. ` +
             'It cannot be approved; decline it, or have the user verify the account again.',
         );
       }

@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import type { MoneyConfig } from '../platform/config/config';
-import type { ProviderWithdrawalRequest } from '../platform/provider/provider-types';
 import type { Tables } from '../platform/db/tables';
 import { PayoutLimitExceededError } from '../platform/errors/gateway-errors';
-import { PayoutLedger, type Admission, type PayoutOwner } from './payout.store';
+import { PayoutStore, type Admission } from './payout.store';
+import type { PayoutOwner, PayoutRequest } from './payout.model';
 import { AWAITING_APPROVAL, PENDING_SUBMISSION } from './payout-status';
 
 export type PayoutLimits = Pick<MoneyConfig, 'payoutMaxMinor' | 'payoutDailyMaxMinor' | 'payoutBeneficiaryDailyMaxMinor' | 'payoutApprovalAboveMinor'>;
@@ -24,11 +24,11 @@ export type PayoutLimits = Pick<MoneyConfig, 'payoutMaxMinor' | 'payoutDailyMaxM
  *   whatever its amount and whoever its owner: an agent never moves money on its own.
  */
 export function payoutAdmission(policy: PayoutLimits, options: { alwaysApprove?: boolean } = {}): Admission {
-  return async (trx: Transaction<Tables>, owner: PayoutOwner, request: ProviderWithdrawalRequest, now: number): Promise<string> => {
+  return async (trx: Transaction<Tables>, owner: PayoutOwner, request: PayoutRequest, now: number): Promise<string> => {
     const spent = await assertWithinLimits(trx, policy, owner, request, now);
     if (options.alwaysApprove) return AWAITING_APPROVAL;
     if (owner.kind === 'merchant') return PENDING_SUBMISSION;
-    return spent + request.amount_in_minor > policy.payoutApprovalAboveMinor ? AWAITING_APPROVAL : PENDING_SUBMISSION;
+    return spent + request.amountInMinor > policy.payoutApprovalAboveMinor ? AWAITING_APPROVAL : PENDING_SUBMISSION;
   };
 }
 
@@ -41,11 +41,11 @@ export async function assertWithinLimits(
   trx: Transaction<Tables>,
   policy: PayoutLimits,
   owner: PayoutOwner,
-  request: ProviderWithdrawalRequest,
+  request: PayoutRequest,
   now: number,
   excluding?: string,
 ): Promise<number> {
-  const { amount_in_minor: amount, currency } = request;
+  const { amountInMinor: amount, currency } = request;
   if (amount > policy.payoutMaxMinor) {
     throw new PayoutLimitExceededError(
       `amountInMinor ${amount} is above the largest single payout, ${policy.payoutMaxMinor} ${currency} minor units. Pay out at most that much at a time.`,
@@ -54,7 +54,7 @@ export async function assertWithinLimits(
     );
   }
   if (owner.kind === 'merchant') return 0;
-  const spent = await PayoutLedger.dailyTotal(trx, owner, currency, now, excluding);
+  const spent = await PayoutStore.dailyTotal(trx, owner, currency, now, excluding);
   const remaining = Math.max(0, policy.payoutDailyMaxMinor - spent);
   if (amount > remaining) {
     throw new PayoutLimitExceededError(
@@ -64,11 +64,11 @@ export async function assertWithinLimits(
       remaining,
     );
   }
-  const toIban = await PayoutLedger.beneficiaryTotal(trx, request.beneficiary_iban, currency, now, excluding);
+  const toIban = await PayoutStore.beneficiaryTotal(trx, request.beneficiaryIban, currency, now, excluding);
   const ibanRemaining = Math.max(0, policy.payoutBeneficiaryDailyMaxMinor - toIban);
   if (amount > ibanRemaining) {
     throw new PayoutLimitExceededError(
-      `amountInMinor ${amount} is above what may still be paid out to IBAN ${request.beneficiary_iban} in ${currency} over the last 24 hours, ` +
+      `amountInMinor ${amount} is above what may still be paid out to IBAN ${request.beneficiaryIban} in ${currency} over the last 24 hours, ` +
         `counting every user's payouts to it (${ibanRemaining} of ${policy.payoutBeneficiaryDailyMaxMinor} minor units). ` +
         'Wait until earlier payouts leave the 24-hour window, or pay out less.',
       'beneficiary-daily',

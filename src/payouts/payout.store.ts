@@ -1,22 +1,21 @@
+import { handleWhen, retry } from 'cockatiel';
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/provider/provider-types';
 import type { Database } from '../platform/db/database';
 import type { PayoutsTable, Tables } from '../platform/db/tables';
 import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
 import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
-
-/** Who created a payout: a session's user, or a merchant key (by its id, never the key). */
-export type PayoutOwner = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
+import { ownerFromKey, ownerKey, type ConfirmedPayout, type PayoutOwner, type PayoutRequest } from './payout.model';
+import { storedPayoutJson } from './payout-provider.adapter';
 
 export interface PayoutRecord {
   transactionId: string;
   owner: PayoutOwner;
-  /** The exact withdrawal request, so a retry resends the same body (the provider's idempotency compares it). */
-  request: ProviderWithdrawalRequest;
+  /** The exact request, so a retry resends the same body (the provider's idempotency compares it). */
+  request: PayoutRequest;
   /** A gateway status (payout-status.ts) until the provider has confirmed it; then the provider's, as last seen. */
   status: string;
-  /** The provider's withdrawal as last seen. */
-  withdrawal?: ProviderWithdrawal;
+  /** The payout as the provider last reported it. */
+  confirmed?: ConfirmedPayout;
   /** The last failed submission, for logs and support: the error code the client got and when. */
   lastError?: { code: string; at: string };
   declineReason?: string;
@@ -28,7 +27,7 @@ export interface PayoutRecord {
 }
 
 /** What a new payout must pass before it is recorded; runs inside the recording transaction (payout-policy.ts). */
-export type Admission = (trx: Transaction<Tables>, owner: PayoutOwner, request: ProviderWithdrawalRequest, now: number) => Promise<string>;
+export type Admission = (trx: Transaction<Tables>, owner: PayoutOwner, request: PayoutRequest, now: number) => Promise<string>;
 
 /** What an awaiting payout must still pass when it is approved; runs inside the approving transaction, throws to refuse. */
 export type ApprovalCheck = (trx: Transaction<Tables>, record: PayoutRecord, now: number) => Promise<void>;
@@ -38,7 +37,7 @@ export type ApprovalOutcome = { kind: 'approved' | 'expired'; record: PayoutReco
 
 export interface NewPayout {
   owner: PayoutOwner;
-  request: ProviderWithdrawalRequest;
+  request: PayoutRequest;
   /** Set when the client sent no transactionId: an identical request within the window answers this payout. */
   fingerprint?: { value: string; windowMs: number };
   /** The MCP client proposing it for its owner, when an agent asks. */
@@ -50,7 +49,7 @@ export interface NewPayout {
  * fingerprint, a submission claim, a status move) is one statement or one serializable transaction, so any number
  * of instances sharing the database see one history.
  */
-export class PayoutLedger {
+export class PayoutStore {
   constructor(
     private readonly database: Database,
     /** The clock of every payout time (windows, claims, expiries); tests step it instead of waiting. */
@@ -79,15 +78,7 @@ export class PayoutLedger {
    * only one payout fits; it returns the new payout's status or throws.
    */
   async record(payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.underPayoutLocks(payout.owner, payout.request.beneficiary_iban, (trx) => this.recordIn(trx, payout, admit));
-      } catch (error) {
-        // Another instance inserted the same id or fingerprint between our read and our write: read theirs.
-        if (attempt < 3 && isUniqueViolation(error)) continue;
-        throw error;
-      }
-    }
+    return raceRetry.execute(() => this.underPayoutLocks(payout.owner, payout.request.beneficiaryIban, (trx) => this.recordIn(trx, payout, admit)));
   }
 
   /**
@@ -113,7 +104,7 @@ export class PayoutLedger {
   private async recordIn(trx: Transaction<Tables>, payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
     const now = this.now();
     const { request, fingerprint } = payout;
-    const existing = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', request.transaction_id).executeTakeFirst();
+    const existing = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', request.transactionId).executeTakeFirst();
     if (existing) return { record: fromRow(existing), created: false };
     if (fingerprint) {
       await trx.deleteFrom('payoutFingerprints').where('fingerprint', '=', fingerprint.value).where('expiresAtMs', '<=', now).execute();
@@ -127,13 +118,13 @@ export class PayoutLedger {
     }
     const status = await admit(trx, payout.owner, request, now);
     const row: Selectable<PayoutsTable> = {
-      transactionId: request.transaction_id,
+      transactionId: request.transactionId,
       owner: ownerKey(payout.owner),
       status,
       currency: request.currency,
-      amountInMinor: request.amount_in_minor,
-      request: JSON.stringify(request),
-      beneficiaryIban: request.beneficiary_iban,
+      amountInMinor: request.amountInMinor,
+      request: storedPayoutJson.request(request),
+      beneficiaryIban: request.beneficiaryIban,
       withdrawal: null,
       lastError: null,
       declineReason: null,
@@ -148,7 +139,7 @@ export class PayoutLedger {
     if (fingerprint) {
       await trx
         .insertInto('payoutFingerprints')
-        .values({ fingerprint: fingerprint.value, transactionId: request.transaction_id, expiresAtMs: now + fingerprint.windowMs })
+        .values({ fingerprint: fingerprint.value, transactionId: request.transactionId, expiresAtMs: now + fingerprint.windowMs })
         .execute();
     }
     return { record: fromRow(row), created: true };
@@ -197,7 +188,7 @@ export class PayoutLedger {
   async approve(transactionId: string, expiryMs: number, check: ApprovalCheck): Promise<ApprovalOutcome> {
     const found = await this.get(transactionId);
     if (!found) return { kind: 'not-awaiting' };
-    return this.underPayoutLocks(found.owner, found.request.beneficiary_iban, async (trx) => {
+    return this.underPayoutLocks(found.owner, found.request.beneficiaryIban, async (trx) => {
       const now = this.now();
       const row = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', transactionId).executeTakeFirst();
       if (!row || row.status !== AWAITING_APPROVAL || row.withdrawal !== null) return { kind: 'not-awaiting' };
@@ -282,13 +273,13 @@ export class PayoutLedger {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Stores the provider's withdrawal (its status becomes the payout's) and ends any claim. */
-  async confirm(transactionId: string, withdrawal: ProviderWithdrawal): Promise<PayoutRecord | undefined> {
+  /** Stores the provider's payout (its status becomes the payout's) and ends any claim. */
+  async confirm(transactionId: string, confirmed: ConfirmedPayout): Promise<PayoutRecord | undefined> {
     await this.database.db
       .updateTable('payouts')
       .set({
-        withdrawal: JSON.stringify(withdrawal),
-        status: withdrawal.status,
+        withdrawal: storedPayoutJson.confirmed(confirmed),
+        status: confirmed.status,
         lastError: null,
         claimedBy: null,
         claimedUntilMs: null,
@@ -410,28 +401,17 @@ export class PayoutLedger {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export function ownerKey(owner: PayoutOwner): string {
-  return owner.kind === 'user' ? `user:${owner.userId}` : `merchant:${owner.keyId}`;
-}
-
-export function sameOwner(a: PayoutOwner, b: PayoutOwner): boolean {
-  return ownerKey(a) === ownerKey(b);
-}
-
-function ownerFromKey(key: string): PayoutOwner {
-  const separator = key.indexOf(':');
-  const kind = key.slice(0, separator);
-  const id = key.slice(separator + 1);
-  return kind === 'merchant' ? { kind: 'merchant', keyId: id } : { kind: 'user', userId: id };
-}
+/** Another instance inserted the same id or fingerprint between our read and our write: read theirs, at most twice more. */
+const raceRetry = retry(handleWhen(isUniqueViolation), { maxAttempts: 2 });
 
 function fromRow(row: Selectable<PayoutsTable>): PayoutRecord {
+  const confirmed = row.withdrawal === null ? undefined : storedPayoutJson.parseConfirmed(row.withdrawal, row.transactionId);
   return {
     transactionId: row.transactionId,
     owner: ownerFromKey(row.owner),
-    request: JSON.parse(row.request) as ProviderWithdrawalRequest,
+    request: storedPayoutJson.parseRequest(row.request),
     status: row.status,
-    ...(row.withdrawal === null ? {} : { withdrawal: JSON.parse(row.withdrawal) as ProviderWithdrawal }),
+    ...(confirmed ? { confirmed } : {}),
     ...(row.lastError === null ? {} : { lastError: JSON.parse(row.lastError) as { code: string; at: string } }),
     ...(row.declineReason === null ? {} : { declineReason: row.declineReason }),
     ...(row.agentClient === null || row.agentClient === undefined ? {} : { agentClient: row.agentClient }),
