@@ -1,4 +1,4 @@
-import { PayoutService, PayoutStore, payoutPublisher, payoutWatch, type PayoutView, type VerifiedBeneficiaries } from '../payouts';
+import { busClaimSignals, PayoutService, PayoutStore, payoutPublisher, payoutWatch, type PayoutView, type VerifiedBeneficiaries } from '../payouts';
 import type { ResolvedConfig } from '../platform/config/config';
 import type { Database } from '../platform/db/database';
 import { topics } from '../platform/live/topics';
@@ -37,6 +37,7 @@ export function createPayoutServices(parts: PayoutParts): PayoutServices {
     ledger: payoutLedger,
     beneficiaries,
     events: payoutPublisher(live.bus),
+    claims: busClaimSignals(live.bus),
     clock: payoutLedger.now,
     logger,
     settings: config.money,

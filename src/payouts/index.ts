@@ -9,7 +9,7 @@ export type { PayoutOwner, PayoutView } from './payout.model';
 export type { VerifiedBeneficiaries } from './payout-approval';
 export { payoutPasses, type PayoutPassDeps } from './payout.job';
 export { payoutWatch } from './payout-watch.job';
-export { payoutPublisher } from './payout.stream';
+export { busClaimSignals, payoutPublisher } from './payout.stream';
 export { PayoutResolver, ViewerMoneyResolver };
 export { Payout, PAYOUT_TAG } from './payout.type';
 export { payoutNodeType } from './payout-node.resolver';

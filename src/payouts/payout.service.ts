@@ -25,8 +25,9 @@ import {
   type PayoutView,
 } from './payout.model';
 import { payoutProvider, type PayoutProvider, type WithdrawalCalls } from './payout-provider.adapter';
-import { approvalCheck, type VerifiedBeneficiaries } from './payout-approval';
-import { payoutAdmission } from './payout-policy';
+import type { VerifiedBeneficiaries } from './payout-approval';
+import { approveAwaiting, recordPayout } from './payout-transactions';
+import type { ClaimReleaseWatch, ClaimSignals } from './payout-claim-signals';
 import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
 
 /** Where payout changes go (payoutUpdated); bound to the event bus by payout.stream.ts. */
@@ -58,6 +59,8 @@ export interface PayoutServiceDeps {
   ledger: PayoutStore;
   beneficiaries: VerifiedBeneficiaries;
   events: PayoutPublisher;
+  /** Wakes a request waiting on another's submission when that claim is let go; without it, it waits out the lease. */
+  claims?: ClaimSignals;
   /** The ledger's clock: windows, claims and expiries are measured on it. */
   clock: () => number;
   logger: Logger;
@@ -79,8 +82,6 @@ export const IDENTICAL_PAYOUT_WINDOW_MS = 15 * 60 * 1000;
  */
 export const SUBMISSION_CLAIM_MS = 5_000;
 const CLAIM_RENEW_MS = 1_000;
-/** How often a caller that found another's submission in progress looks again for its outcome. */
-const CLAIM_POLL_MS = 50;
 /** A caller waits for another's claim only while this much of its operation's deadline is left, enough to send itself. */
 const MIN_SEND_MS = 1_000;
 
@@ -168,9 +169,11 @@ export class PayoutService {
     await this.assertBeneficiaryVerified(owner, request);
     // An agent's request never matches a person's identical one: the person's may have been sent without approval.
     const fingerprint = explicitId ? undefined : { value: fingerprintOf(owner, request, agent), windowMs: IDENTICAL_PAYOUT_WINDOW_MS };
-    const { record, created } = await ledger.record(
+    const { record, created } = await recordPayout(
+      ledger,
+      settings,
       { owner, request, ...(fingerprint ? { fingerprint } : {}), ...(agent ? { agentClient: agent.clientName } : {}) },
-      payoutAdmission(settings, { alwaysApprove: agent !== undefined }),
+      { alwaysApprove: agent !== undefined },
     );
     if (!created) {
       // The same id raced in on another instance, or an identical request within the window: that payout.
@@ -191,7 +194,7 @@ export class PayoutService {
    */
   async approve(transactionId: string, options: CallOptions): Promise<PayoutView> {
     const { ledger, settings, beneficiaries, logger } = this.deps;
-    const outcome = await ledger.approve(transactionId, settings.payoutApprovalExpiryMs, approvalCheck(settings, beneficiaries));
+    const outcome = await approveAwaiting(ledger, settings, beneficiaries, transactionId, settings.payoutApprovalExpiryMs);
     if (outcome.kind === 'expired') {
       logger.info({ transactionId }, 'payout expired awaiting approval');
       await this.publish(outcome.record);
@@ -374,24 +377,33 @@ export class PayoutService {
 
   /**
    * Sends a pending payout, as the one instance holding its submission claim; a caller that finds the claim held
-   * waits for that submission's outcome instead of sending again, until its operation's deadline leaves too little
-   * time to send (TRY_AGAIN). A claim whose instance is gone lapses within SUBMISSION_CLAIM_MS and is taken over.
+   * waits for that submission's outcome instead of sending again (woken by the claim's release, or at its lease's
+   * end), until its operation's deadline leaves too little time to send (TRY_AGAIN). A claim whose instance is gone
+   * lapses within SUBMISSION_CLAIM_MS and is taken over.
    * Past PAYOUT_SUBMISSION_EXPIRY_MS it is never sent: it is reconciled with the provider instead, and expires if
    * the provider has nothing.
    */
   private async submit(record: PayoutRecord, options: CallOptions): Promise<PayoutView> {
     const { ledger, settings, clock } = this.deps;
     const claimant = randomUUID();
-    for (;;) {
-      if (clock() - record.queuedAtMs >= settings.payoutSubmissionExpiryMs) return recordView(await this.reconcilePending(record, options));
-      if (await ledger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, settings.payoutSubmissionExpiryMs)) break;
-      if (timeLeftMs(options) < MIN_SEND_MS) throw submissionInProgress(record.transactionId);
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(CLAIM_POLL_MS, timeLeftMs(options) - MIN_SEND_MS))));
-      const current = await ledger.get(record.transactionId);
-      if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
-      if (current.status === CONFLICT) throw payoutConflictError(current.transactionId);
-      if (current.status !== PENDING_SUBMISSION) return recordView(current);
-      record = current;
+    let watch: ClaimReleaseWatch | undefined;
+    try {
+      for (;;) {
+        if (clock() - record.queuedAtMs >= settings.payoutSubmissionExpiryMs) return recordView(await this.reconcilePending(record, options));
+        if (await ledger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, settings.payoutSubmissionExpiryMs)) break;
+        if (timeLeftMs(options) < MIN_SEND_MS) throw submissionInProgress(record.transactionId);
+        // Listening before the read: a release after it wakes this caller, one before it shows in what it reads.
+        watch ??= await this.deps.claims?.watch(record.transactionId);
+        const current = await ledger.get(record.transactionId);
+        if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
+        if (current.status === CONFLICT) throw payoutConflictError(current.transactionId);
+        if (current.status !== PENDING_SUBMISSION) return recordView(current);
+        const leaseLeftMs = Math.min(SUBMISSION_CLAIM_MS, Math.max(0, (current.claimedUntilMs ?? 0) - clock()));
+        await untilReleased(watch, Math.max(0, Math.min(leaseLeftMs, timeLeftMs(options) - MIN_SEND_MS)));
+        record = current;
+      }
+    } finally {
+      await watch?.stop();
     }
     return this.sendUnderClaim(record, claimant, options);
   }
@@ -409,6 +421,10 @@ export class PayoutService {
       return await this.send(record, claimant, options);
     } finally {
       clearInterval(heartbeat);
+      // The ledger holds the outcome by now: whoever waits on this claim reads it at once.
+      this.deps.claims
+        ?.released(record.transactionId)
+        .catch((error: unknown) => logger.warn({ err: error, transactionId: record.transactionId }, 'could not announce a released payout claim'));
     }
   }
 
@@ -541,6 +557,11 @@ function submissionInProgress(transactionId: string): TryAgainError {
       'payout(transactionId). A new transactionId would pay again.',
     1,
   );
+}
+
+/** Waits `ms` at most for the claim's release; without signals, the whole `ms` (the lease's end or the deadline's margin). */
+function untilReleased(watch: ClaimReleaseWatch | undefined, ms: number): Promise<void> {
+  return watch ? watch.next(ms) : new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Milliseconds left before the operation's deadline; unbounded for a call made outside an operation. */

@@ -11,6 +11,7 @@ import { PAYOUT_TAG, type Payout } from './payout.type';
 import { providerIdOf } from '../platform/graphql/node/global-id';
 import { sameOwner, type PayoutView } from './payout.model';
 import { payoutReadsOf, type PayoutPublisher } from './payout.service';
+import type { ClaimSignals } from './payout-claim-signals';
 import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
 import type { PayoutService } from './payout.service';
 import type { StatusWatchers } from '../platform/scheduler/status-watcher';
@@ -25,6 +26,40 @@ export const PAYOUT_STREAM_SOURCES = scopedKey<{
 /** Publishes payout changes on their payoutUpdated topic, where payoutStream listens. */
 export function payoutPublisher(bus: Pick<EventBus, 'publish'>): PayoutPublisher {
   return { publish: (transactionId, payout) => bus.publish(topics.payout(transactionId), payout) };
+}
+
+/** Claim releases on the event bus (memory within one instance, Redis across them). */
+export function busClaimSignals(bus: Pick<EventBus, 'publish' | 'listen'>): ClaimSignals {
+  return {
+    released: (transactionId) => bus.publish(topics.payoutClaim(transactionId), {}),
+    async watch(transactionId) {
+      let heard = false;
+      let wake: (() => void) | undefined;
+      const stop = await bus.listen(topics.payoutClaim(transactionId), () => {
+        heard = true;
+        wake?.();
+      });
+      return {
+        next: (ms) =>
+          new Promise<void>((resolve) => {
+            if (heard) {
+              heard = false;
+              resolve();
+              return;
+            }
+            const timer = setTimeout(done, ms);
+            function done(): void {
+              clearTimeout(timer);
+              heard = false;
+              wake = undefined;
+              resolve();
+            }
+            wake = done;
+          }),
+        stop,
+      };
+    },
+  };
 }
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { PayoutService } from '../../src/payouts/payout.service';
 import { PayoutStore } from '../../src/payouts/payout.store';
 import { toWithdrawalRequest } from '../../src/payouts/payout-provider.adapter';
+import { busClaimSignals } from '../../src/payouts/payout.stream';
+import { MemoryEventBus } from '../../src/platform/live/event-bus';
 import type { PayoutOwner, PayoutRequest, PayoutView } from '../../src/payouts/payout.model';
 import { AWAITING_APPROVAL } from '../../src/payouts/payout-status';
 import { openDatabase, type Database } from '../../src/platform/db/database';
@@ -175,4 +177,43 @@ describe('PayoutService, over a SQLite store and fakes of the provider, the bene
     await expect(service.decline(randomUUID(), 'unknown')).rejects.toBeInstanceOf(NotFoundError);
     expect(provider.createWithdrawal).not.toHaveBeenCalled();
   });
+  it('wakes a request waiting on another’s submission when its claim is released instead of looking again on a timer', async () => {
+    const bus = new MemoryEventBus(logger);
+    const store = new PayoutStore(database);
+    const signalled = new PayoutService({
+      provider,
+      ledger: store,
+      beneficiaries: { findForUser: async () => ({ name: 'John Doe' }), holdersOf: async () => [] },
+      events: { publish: async () => undefined },
+      claims: busClaimSignals(bus),
+      clock: Date.now,
+      logger,
+      settings: SETTINGS,
+    });
+    const payout = request(1_000);
+    let letGo: () => void = () => {};
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const send = provider.createWithdrawal.getMockImplementation()!;
+    provider.createWithdrawal.mockImplementationOnce(async (wire) => {
+      await held;
+      return send(wire);
+    });
+    const first = signalled.create(user, payout, true, {});
+    await waitUntil(() => provider.createWithdrawal.mock.calls.length === 1);
+    const reads = jest.spyOn(store, 'get');
+    const second = signalled.create(user, payout, true, {});
+    // The send is held for longer than a few looks on a timer would take.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    letGo();
+    const [sent, waited] = await Promise.all([first, second]);
+    expect(waited).toEqual(sent);
+    expect(provider.createWithdrawal).toHaveBeenCalledTimes(1);
+    // The waiter's read on arrival, before waiting and after the release, and the sender's confirmation.
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(4);
+    await bus.close();
+  });
 });
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
