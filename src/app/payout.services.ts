@@ -1,11 +1,10 @@
-import { PayoutLedger, PayoutService, payoutPublisher, payoutWatch, type VerifiedBeneficiaries } from '../payouts';
+import { busClaimSignals, PayoutService, PayoutStore, payoutPublisher, payoutWatch, type PayoutView, type VerifiedBeneficiaries } from '../payouts';
 import type { ResolvedConfig } from '../platform/config/config';
 import type { Database } from '../platform/db/database';
 import { topics } from '../platform/live/topics';
 import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import type { Logger } from '../platform/observability/logger';
 import type { PayoutClient } from '../platform/provider/payout.client';
-import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import type { StatusWatchers, StatusWatchSettings } from '../platform/scheduler/status-watcher';
 import { DEFAULT_LIVE_SETTINGS, type LiveServices } from './live.services';
 
@@ -24,20 +23,21 @@ interface PayoutParts {
 }
 
 export interface PayoutServices {
-  payoutLedger: PayoutLedger;
+  payoutLedger: PayoutStore;
   payoutService: PayoutService;
-  payoutWatchers: StatusWatchers<ProviderWithdrawal>;
+  payoutWatchers: StatusWatchers<PayoutView>;
 }
 
 /** The payout ledger, the payout service (publishing on payoutUpdated's topic) and its watches on the scheduler. */
 export function createPayoutServices(parts: PayoutParts): PayoutServices {
   const { config, logger, database, payouts, beneficiaries, live, metrics } = parts;
-  const payoutLedger = new PayoutLedger(database, parts.clock);
+  const payoutLedger = new PayoutStore(database, parts.clock);
   const payoutService = new PayoutService({
     provider: payouts,
     ledger: payoutLedger,
     beneficiaries,
     events: payoutPublisher(live.bus),
+    claims: busClaimSignals(live.bus),
     clock: payoutLedger.now,
     logger,
     settings: config.money,

@@ -1,8 +1,7 @@
 import { createBeneficiaryServices } from './beneficiary.services';
 import type { BeneficiaryLedger, BeneficiaryService } from '../beneficiaries';
-import type { PayoutLedger, PayoutService } from '../payouts';
+import type { PayoutService, PayoutStore, PayoutView } from '../payouts';
 import type { StatusWatchers } from '../platform/scheduler/status-watcher';
-import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import { createPayoutServices } from './payout.services';
 import type { RefundKeyStore, RefundService } from '../refunds';
 import { createRefundServices } from './refund.services';
@@ -67,11 +66,11 @@ export interface Services {
   /** Account-holder verification and verified beneficiaries (src/beneficiaries). */
   beneficiaryService: BeneficiaryService;
   /** Payouts created through the gateway (the provider client is `payouts`). */
-  payoutLedger: PayoutLedger;
+  payoutLedger: PayoutStore;
   /** Payouts: creation, approval, reads and repairs (src/payouts). */
   payoutService: PayoutService;
   /** Reads the payouts that payoutUpdated subscribers watch (the scheduler's payout watches). */
-  payoutWatchers: StatusWatchers<ProviderWithdrawal>;
+  payoutWatchers: StatusWatchers<PayoutView>;
   /** Refund idempotency keys, including the ones the gateway generated. */
   refundKeys: RefundKeyStore;
   /** Refunds and payments (src/refunds). */

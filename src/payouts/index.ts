@@ -3,12 +3,13 @@ import { PayoutResolver } from './payout.resolver';
 import type { PayoutService } from './payout.service';
 import { ViewerMoneyResolver } from './viewer-money.resolver';
 
-export { PayoutService, type PayoutCaller, type PayoutPublisher, type PayoutServiceDeps } from './payout.service';
-export { PayoutLedger, type PayoutOwner, type PayoutRecord } from './payout.store';
+export { PayoutService, type PayoutPublisher, type PayoutServiceDeps } from './payout.service';
+export { PayoutStore, type PayoutRecord } from './payout.store';
+export type { PayoutOwner, PayoutView } from './payout.model';
 export type { VerifiedBeneficiaries } from './payout-approval';
 export { payoutPasses, type PayoutPassDeps } from './payout.job';
 export { payoutWatch } from './payout-watch.job';
-export { payoutPublisher } from './payout.stream';
+export { busClaimSignals, payoutPublisher } from './payout.stream';
 export { PayoutResolver, ViewerMoneyResolver };
 export { Payout, PAYOUT_TAG } from './payout.type';
 export { payoutNodeType } from './payout-node.resolver';

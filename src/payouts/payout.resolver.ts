@@ -11,7 +11,7 @@ import { providerIdOf } from '../platform/graphql/node/global-id';
 import { toPayout } from './payout.mapper';
 import { validateDeclineReason } from './decline-reason.validator';
 import { validatePayoutInput } from './payout-input.validator';
-import { withdrawalReadsOf, type PayoutService } from './payout.service';
+import { payoutReadsOf, type PayoutService } from './payout.service';
 import { payoutStream } from './payout.stream';
 
 @Resolver(() => Payout)
@@ -55,13 +55,13 @@ export class PayoutResolver {
   })
   async payout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout | null> {
     const caller = requireAnyPrincipal(context.principal);
-    const withdrawal = await this.payouts.read(
+    const found = await this.payouts.read(
       caller,
       validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)),
       context.callOptions(),
-      withdrawalReadsOf(context),
+      payoutReadsOf(context),
     );
-    return withdrawal ? toPayout(withdrawal) : null;
+    return found ? toPayout(found) : null;
   }
 
   @Subscription(() => Payout, {

@@ -5,13 +5,13 @@ import type { EventBus } from '../platform/live/event-bus';
 import { liveStream } from '../platform/live/live-stream';
 import { sharedMapping } from '../platform/live/shared-subscribe';
 import { topics } from '../platform/live/topics';
-import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import { validateTransactionId } from '../platform/validation/id.validator';
 import { toPayout } from './payout.mapper';
 import { PAYOUT_TAG, type Payout } from './payout.type';
 import { providerIdOf } from '../platform/graphql/node/global-id';
-import { sameOwner } from './payout.store';
-import { ownerOf, withdrawalReadsOf, type PayoutPublisher } from './payout.service';
+import { sameOwner, type PayoutView } from './payout.model';
+import { payoutReadsOf, type PayoutPublisher } from './payout.service';
+import type { ClaimSignals } from './payout-claim-signals';
 import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
 import type { PayoutService } from './payout.service';
 import type { StatusWatchers } from '../platform/scheduler/status-watcher';
@@ -20,16 +20,50 @@ import type { StatusWatchers } from '../platform/scheduler/status-watcher';
 export const PAYOUT_STREAM_SOURCES = scopedKey<{
   bus: EventBus;
   payoutService: PayoutService;
-  payoutWatchers: Pick<StatusWatchers<ProviderWithdrawal>, 'watch'>;
+  payoutWatchers: Pick<StatusWatchers<PayoutView>, 'watch'>;
 }>('payout stream sources');
 
 /** Publishes payout changes on their payoutUpdated topic, where payoutStream listens. */
 export function payoutPublisher(bus: Pick<EventBus, 'publish'>): PayoutPublisher {
-  return { publish: (transactionId, withdrawal) => bus.publish(topics.payout(transactionId), withdrawal) };
+  return { publish: (transactionId, payout) => bus.publish(topics.payout(transactionId), payout) };
+}
+
+/** Claim releases on the event bus (memory within one instance, Redis across them). */
+export function busClaimSignals(bus: Pick<EventBus, 'publish' | 'listen'>): ClaimSignals {
+  return {
+    released: (transactionId) => bus.publish(topics.payoutClaim(transactionId), {}),
+    async watch(transactionId) {
+      let heard = false;
+      let wake: (() => void) | undefined;
+      const stop = await bus.listen(topics.payoutClaim(transactionId), () => {
+        heard = true;
+        wake?.();
+      });
+      return {
+        next: (ms) =>
+          new Promise<void>((resolve) => {
+            if (heard) {
+              heard = false;
+              resolve();
+              return;
+            }
+            const timer = setTimeout(done, ms);
+            function done(): void {
+              clearTimeout(timer);
+              heard = false;
+              wake = undefined;
+              resolve();
+            }
+            wake = done;
+          }),
+        stop,
+      };
+    },
+  };
 }
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
-const payoutOfEvent = sharedMapping((withdrawal) => toPayout(withdrawal as ProviderWithdrawal));
+const payoutOfEvent = sharedMapping((payout) => toPayout(payout as PayoutView));
 const payoutRankOf = (payout: Payout): number => payoutRank(payout.status);
 const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(payout.status);
 
@@ -46,22 +80,22 @@ export async function payoutStream(context: OperationContext, transactionIdArg: 
     new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
   if (caller.kind === 'user') {
     const record = await payoutService.recorded(transactionId);
-    if (!record || !sameOwner(record.owner, ownerOf(caller))) throw notFound();
+    if (!record || !sameOwner(record.owner, caller)) throw notFound();
   }
   let release: (() => void) | undefined;
   return liveStream<Payout>({
     bus,
     topic: topics.payout(transactionId),
     current: async () => {
-      const withdrawal = await payoutService.read(caller, transactionId, context.callOptions(), withdrawalReadsOf(context));
-      if (!withdrawal) throw notFound();
-      const payout = toPayout(withdrawal);
+      const found = await payoutService.read(caller, transactionId, context.callOptions(), payoutReadsOf(context));
+      if (!found) throw notFound();
+      const payout = toPayout(found);
       if (!FINAL_PAYOUT_STATUSES.has(payout.status)) release = payoutWatchers.watch(transactionId);
       return [payout];
     },
     fromEvent: (payload) => {
-      const withdrawal = payload as ProviderWithdrawal;
-      return withdrawal?.transaction_id?.toLowerCase() === transactionId ? payoutOfEvent(withdrawal) : undefined;
+      const payout = payload as PayoutView;
+      return payout?.transactionId?.toLowerCase() === transactionId ? payoutOfEvent(payout) : undefined;
     },
     identity: () => transactionId,
     rank: payoutRankOf,

@@ -17,6 +17,7 @@ function connect(stack: Stack, token: string | undefined): Promise<Client> {
 }
 
 const call = callTool;
+const READ_INITIATOR = 'query ($id: ID!) { payout(transactionId: $id) { initiatedBy agentName } }';
 
 type Accounts = { viewer: { accounts: { accountId: string; balance: { current: string } | null }[] } };
 type Transactions = {
@@ -216,8 +217,16 @@ describe('MCP endpoint', () => {
       expect(recorded?.agentClient).toBe(TEST_AGENT);
 
       // The same amount asked by the person directly is sent at once: the wait is the agent's, not the amount's.
-      const direct = dataOf(await stack.graphql<{ createPayout: { status: string } }>(CREATE_PAYOUT, { input: proposal(100) }, session));
+      const directInput = proposal(100);
+      const direct = dataOf(await stack.graphql<{ createPayout: { status: string } }>(CREATE_PAYOUT, { input: directInput }, session));
       expect(direct.createPayout.status).not.toBe('awaiting-approval');
+
+      // The API shows which payout an agent proposed, and which one its person asked for.
+      const initiatorOf = async (transactionId: unknown) =>
+        dataOf(await stack.graphql<{ payout: { initiatedBy: string; agentName: string | null } }>(READ_INITIATOR, { id: transactionId }, stack.merchantKey))
+          .payout;
+      expect(await initiatorOf(input.transactionId)).toEqual({ initiatedBy: 'AGENT', agentName: TEST_AGENT });
+      expect(await initiatorOf(directInput.transactionId)).toEqual({ initiatedBy: 'USER', agentName: null });
 
       dataOf(await stack.graphql(APPROVE_PAYOUT, { id: input.transactionId }, stack.merchantKey));
       let status = '';

@@ -3,10 +3,12 @@ import { MemoryEventBus } from '../../../../src/platform/live/event-bus';
 import { topics } from '../../../../src/platform/live/topics';
 import { InProcessLeases, type Leases } from '../../../../src/platform/scheduler/lease';
 import { Scheduler, type PassJob } from '../../../../src/platform/scheduler/scheduler';
-import { PayoutService, payoutWatch, type PayoutLedger, type PayoutRecord } from '../../../../src/payouts';
+import { PayoutService, payoutWatch, type PayoutStore, type PayoutRecord } from '../../../../src/payouts';
 import type { MoneyConfig } from '../../../../src/platform/config/config';
 import type { PayoutClient } from '../../../../src/platform/provider/payout.client';
 import type { ProviderWithdrawal } from '../../../../src/platform/provider/provider-types';
+import type { ConfirmedPayout } from '../../../../src/payouts/payout.model';
+import { toWithdrawalRequest } from '../../../../src/payouts/payout-provider.adapter';
 import { waitFor } from '../../../helpers/wait-for';
 
 const logger = createLogger('silent');
@@ -68,13 +70,13 @@ describe('Scheduler', () => {
       transactionId: ID,
       owner: { kind: 'user', userId: 'u1' },
       request: {
-        transaction_id: ID,
-        beneficiary_name: 'Jane Roe',
-        beneficiary_iban: 'GB29NWBK60161331926819',
-        beneficiary_reference: 'ref',
+        transactionId: ID,
+        beneficiaryName: 'Jane Roe',
+        beneficiaryIban: 'GB29NWBK60161331926819',
+        beneficiaryReference: 'ref',
         currency: 'GBP',
-        amount_in_minor: 100,
-        context_code: 'withdrawal',
+        amountInMinor: 100,
+        contextCode: 'withdrawal',
       },
       status: 'authorised',
       createdAtMs: 0,
@@ -82,7 +84,7 @@ describe('Scheduler', () => {
       queuedAtMs: 0,
     };
     const live: ProviderWithdrawal = {
-      ...stored.request,
+      ...toWithdrawalRequest(stored.request),
       status: 'submitted',
       authorised_at: '2024-05-01T10:00:00Z',
       submitted_at: '2024-05-01T10:00:05Z',
@@ -92,12 +94,12 @@ describe('Scheduler', () => {
     };
     const ledger = {
       get: async () => stored,
-      confirm: async (_id: string, withdrawal: ProviderWithdrawal) => {
-        events.push(`stored ${withdrawal.status}`);
-        stored = { ...stored, status: withdrawal.status, withdrawal };
+      confirm: async (_id: string, confirmed: ConfirmedPayout) => {
+        events.push(`stored ${confirmed.status}`);
+        stored = { ...stored, status: confirmed.status, confirmed };
         return stored;
       },
-    } as unknown as PayoutLedger;
+    } as unknown as PayoutStore;
     const payouts = new PayoutService({
       provider: { getWithdrawal: async () => live } as unknown as PayoutClient,
       ledger,
