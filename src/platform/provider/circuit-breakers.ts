@@ -37,7 +37,7 @@ const STATE_NAMES: Record<CircuitState, CircuitStateName> = {
 };
 
 /**
- * Connection circuits kept per route. Each costs about 1.6 KB; connections are unbounded in number, so past this
+ * Connection circuits kept per route. Connections are unbounded in number, so past this
  * the one used longest ago is forgotten (an open one then closes early, which costs the provider a few more calls).
  */
 const CONNECTION_CIRCUITS_PER_ROUTE = 1_000;

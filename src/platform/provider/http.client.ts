@@ -120,9 +120,9 @@ export interface CallOptions {
 
 /**
  * Only the CallOptions of `options`, for the end of a request literal (`{ route, method, …, ...callOptionsOf(options) }`).
- * At the end, not the start: V8 (Node 20) adds every property written after an object spread through its runtime,
- * about 0.6 µs apiece (measured), and a data request that began with `...options` cost 5 µs to build, against 70 ns
- * this way. Copying only these fields keeps a larger object handed over as options from overriding the request's own.
+ * At the end, not the start: V8 adds every property written after an object spread through its slow runtime path,
+ * so a request literal built this way is much cheaper to make. Copying only these fields keeps a larger object
+ * handed over as options from overriding the request's own.
  */
 export function callOptionsOf(options: CallOptions): CallOptions {
   return { requestId: options.requestId, signal: options.signal, deadline: options.deadline };

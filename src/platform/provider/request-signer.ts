@@ -82,10 +82,9 @@ export function signRequest(request: SignableRequest, key: SigningKey, options: 
 }
 
 /**
- * Signatures of requests without a body, reused for the same key and the same signed bytes. A P-521 signature
- * costs about 1.7 ms of CPU, and opening thousands of subscriptions to one payment signs the same
- * `GET /v3/payments/<id>/refunds` thousands of times (a profile of that put signing at two fifths of the gateway's
- * CPU). Any valid signature of those bytes verifies, and one that has been sent is already visible to whoever can
+ * Signatures of requests without a body, reused for the same key and the same signed bytes. A P-521 signature is
+ * expensive, and opening many subscriptions to one payment signs the same `GET /v3/payments/<id>/refunds` over and
+ * over. Any valid signature of those bytes verifies, and one that has been sent is already visible to whoever can
  * see the request, so reusing it gives nothing away. Requests with a body (with their idempotency keys) are signed
  * each time. Entries live a minute, and the map is bounded.
  */

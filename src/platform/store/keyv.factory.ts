@@ -7,11 +7,11 @@ const MAX_MEMORY_ENTRIES = 10_000;
 /**
  * One keyv per namespace: keyv adapters keep the namespace on the adapter itself, so two namespaces must not
  * share one adapter. `url` is CACHE_URL (memory, redis://): keyv holds caches only; what must last is in the
- * relational store (src/db/).
+ * relational store (src/platform/db/).
  */
 export async function createKeyv<Value>(url: string, namespace: string): Promise<Keyv<Value>> {
-  // In memory, values are kept as they are: serialising an answer on every write and parsing it on every hit was a
-  // sixth of a warm query's CPU. Callers treat cached values as read-only.
+  // In memory, values are kept as they are: serialising an answer on every write and parsing it on every hit would
+  // be paid on every cache hit. Callers treat cached values as read-only.
   const inMemory = url === 'memory' ? { serialize: undefined, deserialize: undefined } : {};
   // Failures reach the caller, which decides what an outage means (the response cache counts it as a miss).
   const keyv = new Keyv<Value>({ store: await adapterFor(url, namespace), namespace, useKeyPrefix: true, throwOnErrors: true, ...inMemory });
@@ -26,7 +26,7 @@ async function adapterFor(url: string, namespace: string): Promise<Keyv['store']
   switch (protocol) {
     case 'redis:':
     case 'rediss:': {
-      // Loaded only when configured: with the default in-memory cache, the Redis client's ~7 MB is never loaded.
+      // Loaded only when configured: with the default in-memory cache, the Redis client is never loaded.
       const { default: KeyvRedis } = await import('@keyv/redis');
       return new KeyvRedis(url, { namespace, throwOnConnectError: true, throwOnErrors: true });
     }
