@@ -286,7 +286,7 @@ function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimi
     logger,
     originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
     heartbeatMs: config.live.streamHeartbeatMs,
-    fanOut: fanOutFor(config.live.fastPaths),
+    fanOut: fanOutFor(config.server.fastPaths),
     operationTimeoutMs: config.limits.operationTimeoutMs,
     createContext: (principal, requestId) =>
       createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
@@ -308,7 +308,7 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
     production: config.server.nodeEnv === 'production',
     originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
     telemetry: parts.telemetry,
-    fanOut: fanOutFor(config.live.fastPaths),
+    fanOut: fanOutFor(config.server.fastPaths),
     wrap: (serverOptions) => guard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).

@@ -112,7 +112,7 @@ export async function createServices(
   const cacheKeyv = await createKeyv<unknown>(config.store.cacheUrl, `${config.store.redisKeyPrefix}cache`);
   const payments = new PaymentsClient(http, { paymentsUrl: provider.paymentsUrl }, appTokens);
   const payouts = new PayoutClient(http, { payoutUrl: provider.payoutUrl }, appTokens);
-  const data = new DataClient(http, { dataUrl: provider.dataUrl, lazyLists: config.live.fastPaths });
+  const data = new DataClient(http, { dataUrl: provider.dataUrl, lazyLists: config.server.fastPaths });
   // Bound late: identity is built after live, whose data tasks it deletes on revocation.
   const connectionBearer = async (id: string): Promise<BearerAuth | undefined> =>
     (await identity.connections.tokens(id)) ? identity.userTokens.bearerFor(id) : undefined;

@@ -101,7 +101,7 @@ describe('FAST_PATHS=on and off give every client the same bytes', () => {
     stack = await startStack({ env: { STREAM_HEARTBEAT_MS: String(3600 * 1000) } });
     ordinary = await createGateway({
       ...stack.config,
-      live: { ...stack.config.live, fastPaths: false },
+      server: { ...stack.config.server, fastPaths: false },
       store: { ...stack.config.store, url: `sqlite://${join(ordinaryDir, 'gateway.sqlite')}` },
     });
   });
@@ -117,7 +117,7 @@ describe('FAST_PATHS=on and off give every client the same bytes', () => {
   });
 
   it('over graphql-ws, SSE and multipart, for shared and single operations, small and large results, one event or a burst', async () => {
-    expect(stack.config.live.fastPaths).toBe(true);
+    expect(stack.config.server.fastPaths).toBe(true);
     const paymentId = paymentsIn(await fixtures(stack), 'settled')[0]!.id;
     const gateways = [stack.gateway, ordinary];
     const [fast, slow] = await Promise.all(gateways.map((gateway) => subscribersOf(gateway.url, stack.merchantKey, paymentId)));

@@ -78,6 +78,7 @@ const server = {
   ALLOW_INSECURE_PUBLIC_URL: flag('ALLOW_INSECURE_PUBLIC_URL'),
   CORS_ORIGINS: originList('CORS_ORIGINS', CORS_ORIGINS_HINT),
   ALLOWED_ORIGINS: originList('ALLOWED_ORIGINS'),
+  FAST_PATHS: oneOf('FAST_PATHS', ['on', 'off'], 'on'),
 };
 
 const REMOTE_ONLY = [
@@ -218,7 +219,6 @@ const live = {
   MAX_SUBSCRIPTIONS_PER_PRINCIPAL: integer('MAX_SUBSCRIPTIONS_PER_PRINCIPAL', 1_000, { min: 1, max: 10_000_000 }),
   WS_MAX_SOCKETS_PER_PRINCIPAL: integer('WS_MAX_SOCKETS_PER_PRINCIPAL', 50, { min: 1, max: 1_000_000 }),
   ...duration('STREAM_HEARTBEAT', { minMs: 50, maxMs: HOUR }),
-  FAST_PATHS: oneOf('FAST_PATHS', ['on', 'off'], 'on'),
 };
 
 const OTEL_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;

@@ -103,6 +103,8 @@ export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
       corsOrigins: [...new Set([...vars.CORS_ORIGINS, ...vars.ALLOWED_ORIGINS])],
       /** ALLOWED_ORIGINS as given (merged into corsOrigins); the gateway says at start that it is now CORS_ORIGINS. */
       allowedOrigins: vars.ALLOWED_ORIGINS,
+      /** FAST_PATHS=off sends every subscriber's results and reads every list the ordinary way (src/platform/live/fan-out.ts). */
+      fastPaths: vars.FAST_PATHS === 'on',
     },
     provider: providerOf(vars),
     identity: {
@@ -189,8 +191,6 @@ export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
       maxSocketsPerPrincipal: vars.WS_MAX_SOCKETS_PER_PRINCIPAL,
       /** How often an idle SSE or multipart subscription stream gets a heartbeat, so proxies keep it open. */
       streamHeartbeatMs: pick(vars, 'STREAM_HEARTBEAT', 12_000),
-      /** FAST_PATHS=off sends every subscriber's results the ordinary way (src/platform/live/fan-out.ts). */
-      fastPaths: vars.FAST_PATHS === 'on',
     },
     observability: {
       logLevel: vars.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),

@@ -43,7 +43,7 @@ const COPY_TAIL_UP_TO_BYTES = 4 * 1024;
 
 /**
  * The parts of ws's WebSocket and Sender this module reads (ws 8.23.0, pinned in package.json); each is checked,
- * and any surprise sends the ordinary way. test/unit/subscriptions/ws-internals.test.ts fails when they change.
+ * and any surprise sends the ordinary way. test/unit/platform/live/ws-internals.test.ts fails when they change.
  */
 interface WsInternals {
   _socket?: Socket;

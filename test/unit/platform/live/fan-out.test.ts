@@ -51,8 +51,8 @@ function harness(fanOut: FanOut) {
 
 describe('the fan-out seam', () => {
   it('FAST_PATHS chooses it: on (the default) the fast paths, off the ordinary path; anything else is refused', () => {
-    expect(loadConfig({}).live.fastPaths).toBe(true);
-    expect(loadConfig({ FAST_PATHS: 'off' }).live.fastPaths).toBe(false);
+    expect(loadConfig({}).server.fastPaths).toBe(true);
+    expect(loadConfig({ FAST_PATHS: 'off' }).server.fastPaths).toBe(false);
     expect(fanOutFor(true)).toBe(FAST_FAN_OUT);
     expect(fanOutFor(false)).toBe(ORDINARY_FAN_OUT);
     expect(() => loadConfig({ FAST_PATHS: 'no' })).toThrow(/FAST_PATHS/);
