@@ -1,7 +1,7 @@
 import { createAccounts, type Accounts } from '../accounts';
 import { createBeneficiaries, type Beneficiaries } from '../beneficiaries';
 import { createDataTasks, type DataTasks } from '../data-tasks';
-import { createIdentity, type Identity } from '../identity';
+import { createIdentity, type Identity, type IdentitySettings } from '../identity';
 import { createPayouts, type Payouts } from '../payouts';
 import { createRefunds, type Refunds } from '../refunds';
 import { createWebhookReceiver, dispatchByEventType, PAYMENTS_WEBHOOK_PATH, type WebhookReceiver } from '../webhooks';
@@ -72,13 +72,7 @@ export async function composeFeatures(config: ResolvedConfig, ground: FeatureGro
     connectionBearer,
   });
   const identity = createIdentity({
-    settings: {
-      appIdentity: config.appIdentity,
-      merchantKeys: config.merchantKeys,
-      tokenEncryptionKey: config.tokenEncryptionKey,
-      storeUrl: config.storeUrl,
-      sessionIdleTimeoutMs: config.live.sessionIdleTimeoutMs,
-    },
+    settings: identitySettings(config),
     database,
     auth: provider.auth,
     bus,
@@ -131,6 +125,16 @@ export async function composeFeatures(config: ResolvedConfig, ground: FeatureGro
     await Promise.allSettled([cacheStore.disconnect?.(true), database.close()]);
   };
   return { provider, responseCache, live, identity, accounts, beneficiaries, dataTasks, payouts, refunds, webhooks, readiness, close };
+}
+
+function identitySettings(config: ResolvedConfig): IdentitySettings {
+  return {
+    appIdentity: config.appIdentity,
+    merchantKeys: config.merchantKeys,
+    tokenEncryptionKey: config.tokenEncryptionKey,
+    storeUrl: config.storeUrl,
+    sessionIdleTimeoutMs: config.live.sessionIdleTimeoutMs,
+  };
 }
 
 /** The provider's webhooks, each route handed to the feature it concerns. */
