@@ -269,6 +269,7 @@ function createRoutes(parts: Parts, handlers: Pick<RoutesDeps, 'graphql' | 'sse'
       auth: provider.auth,
       data: provider.data,
       logger,
+      clock: parts.clock,
     },
     playground,
     metrics: parts.metrics,

@@ -61,7 +61,7 @@ export function createIdentity({ settings, database, auth, bus, topic, held, clo
     service: new IdentityService({ connections, sessions, events: identityEvents, held }),
     userTokens: new UserTokenProvider(connections, auth, clock),
     sessions,
-    loginStates: new LoginStateStore(database, cipher),
+    loginStates: new LoginStateStore(database, cipher, clock),
     connections,
     principals: new PrincipalResolver({ merchantKeys, sessions, connections, appTokens, revocations }),
     identityEvents,
