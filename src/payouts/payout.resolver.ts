@@ -12,7 +12,7 @@ import { toPayout } from './payout.mapper';
 import { validateDeclineReason } from './decline-reason.validator';
 import { validatePayoutInput } from './payout-input.validator';
 import { payoutReadsOf, type PayoutService } from './payout.service';
-import { payoutStream } from './payout.stream';
+import { STREAM_GIVEN_AT_START_UP } from '../platform/graphql/build-schema';
 
 @Resolver(() => Payout)
 export class PayoutResolver {
@@ -66,7 +66,8 @@ export class PayoutResolver {
 
   @Subscription(() => Payout, {
     description: 'Every status change of a payout.',
-    subscribe: ({ args, context }) => payoutStream(context as OperationContext, (args as PayoutArgs).transactionId),
+    // type-graphql calls `subscribe` without the resolver instance: the gateway hands the schema payoutStream.
+    subscribe: STREAM_GIVEN_AT_START_UP,
   })
   payoutUpdated(@Root() payout: Payout, @Args() _args: PayoutArgs): Payout {
     return payout;

@@ -1,5 +1,5 @@
 import { requireAnyPrincipal } from '../platform/access/principal';
-import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import type { EventBus } from '../platform/live/event-bus';
 import { liveStream } from '../platform/live/live-stream';
@@ -16,12 +16,12 @@ import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
 import type { PayoutService } from './payout.service';
 import type { StatusWatchers } from '../platform/scheduler/status-watcher';
 
-/** What payoutUpdated's stream reads (type-graphql calls `subscribe` with the context alone). */
-export const PAYOUT_STREAM_SOURCES = scopedKey<{
+/** What payoutUpdated's stream reads. */
+export interface PayoutStreamDeps {
   bus: EventBus;
-  payoutService: PayoutService;
-  payoutWatchers: Pick<StatusWatchers<PayoutView>, 'watch'>;
-}>('payout stream sources');
+  payouts: Pick<PayoutService, 'recorded' | 'read'>;
+  watchers: Pick<StatusWatchers<PayoutView>, 'watch'>;
+}
 
 /** Publishes payout changes on their payoutUpdated topic, where payoutStream listens. */
 export function payoutPublisher(bus: Pick<EventBus, 'publish'>): PayoutPublisher {
@@ -72,10 +72,15 @@ const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(pay
  * a merchant key for any. While the stream is open and the payout not final, the payout watcher reads it.
  * Who may watch is checked before anything is acknowledged (an error here is the subscription's GraphQL error).
  */
-export async function payoutStream(context: OperationContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
+export function payoutStream(deps: PayoutStreamDeps) {
+  return (args: { transactionId?: unknown }, context: OperationContext): Promise<AsyncIterableIterator<Payout>> =>
+    streamPayout(deps, context, args.transactionId as string);
+}
+
+async function streamPayout(deps: PayoutStreamDeps, context: OperationContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
   const caller = requireAnyPrincipal(context.principal);
   const transactionId = validateTransactionId(providerIdOf(transactionIdArg, PAYOUT_TAG));
-  const { bus, payoutService, payoutWatchers } = context.sources.get(PAYOUT_STREAM_SOURCES);
+  const { bus, payouts: payoutService, watchers: payoutWatchers } = deps;
   const notFound = (): NotFoundError =>
     new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
   if (caller.kind === 'user') {

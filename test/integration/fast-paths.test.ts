@@ -123,7 +123,7 @@ describe('FAST_PATHS=on and off give every client the same bytes', () => {
     const [fast, slow] = await Promise.all(gateways.map((gateway) => subscribersOf(gateway.url, stack.merchantKey, paymentId)));
     subscribers.push(...fast!, ...slow!);
     const publish = (refund: ProviderRefund): Promise<unknown> =>
-      Promise.all(gateways.map((gateway) => gateway.services.live.bus.publish(topics.refund(paymentId), { paymentId, refund })));
+      Promise.all(gateways.map((gateway) => gateway.features.live.bus.publish(topics.refund(paymentId), { paymentId, refund })));
     const allHave = (states: number): true | undefined =>
       subscribers.every((subscriber) => subscriber.results() >= expectedResults(subscriber, states)) ? true : undefined;
 

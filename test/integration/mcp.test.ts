@@ -213,7 +213,7 @@ describe('MCP endpoint', () => {
       expect(textOf(proposed)).toMatch(/awaits approval/);
       expect(textOf(proposed)).toMatch(/approvePayout/);
       expect(await withdrawalPosts()).toBe(sentBefore);
-      const recorded = await stack.gateway.services.payoutLedger.get(input.transactionId as string);
+      const recorded = await stack.gateway.features.payouts.ledger.get(input.transactionId as string);
       expect(recorded?.agentClient).toBe(TEST_AGENT);
 
       // The same amount asked by the person directly is sent at once: the wait is the agent's, not the amount's.
@@ -245,7 +245,7 @@ describe('MCP endpoint', () => {
       const refused = await call(agent, 'propose_payout', { input });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/^PAYOUT_LIMIT_EXCEEDED: /);
-      expect(await stack.gateway.services.payoutLedger.get(input.transactionId as string)).toBeUndefined();
+      expect(await stack.gateway.features.payouts.ledger.get(input.transactionId as string)).toBeUndefined();
     });
 
     it('never lets an agent approve, decline or refund, even with a merchant key and its own documents', async () => {

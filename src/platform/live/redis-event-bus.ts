@@ -56,7 +56,7 @@ export class RedisEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
-    // The connections are closed by their owner (LiveServices), which may share the publisher with other users.
+    // The connections are closed by their owner (src/app/live.ts), which may share the publisher with other users.
   }
 
   /**

@@ -5,7 +5,8 @@ import { createLogger } from '../../../src/platform/observability/logger';
 import { MemoryEventBus } from '../../../src/platform/live/event-bus';
 import { InProcessLeases, type Leases } from '../../../src/platform/scheduler/lease';
 import { payoutWatchers } from '../../helpers/payout-watch';
-import { RefundWatchers } from '../../../src/refunds/refund-watcher';
+import { refundWatch } from '../../../src/refunds/refund-watch.job';
+import { StatusWatchers } from '../../../src/platform/scheduler/status-watcher';
 import { topics } from '../../../src/platform/live/topics';
 import type { RefundEvent } from '../../../src/refunds/refund.model';
 
@@ -38,7 +39,7 @@ function refund(id: string, status: string): ProviderRefund {
 }
 
 // Fake timers: the watch schedule runs exactly as far as each test advances it, and "no more reads" is exact.
-let watchers: ReturnType<typeof payoutWatchers> | RefundWatchers | undefined;
+let watchers: ReturnType<typeof payoutWatchers> | StatusWatchers<ProviderRefund[]> | undefined;
 
 beforeEach(() => {
   jest.useFakeTimers();
@@ -141,7 +142,7 @@ describe('PayoutWatchers', () => {
   });
 });
 
-describe('RefundWatchers', () => {
+describe('the refund watch', () => {
   let refunds: ProviderRefund[];
   let reads: number;
   let published: string[];
@@ -165,7 +166,7 @@ describe('RefundWatchers', () => {
   });
 
   it('publishes each refund that moved short of its end, backs off while none does, and rests once every refund is final', async () => {
-    watchers = new RefundWatchers(payments, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new StatusWatchers(refundWatch(payments, topics.refund), { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     const release = watchers.watch(PAYMENT);
     // Reads at 10 ms (a change: nothing was known), then 10, 20, 40 ms apart while nothing changes; each
     // publication lands a moment after its read.
@@ -197,7 +198,7 @@ describe('RefundWatchers', () => {
 
   it('starts a resting watch again when an event shows a refund that is not final, and not for a final one', async () => {
     refunds = [refund('r1', 'executed')];
-    watchers = new RefundWatchers(payments, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new StatusWatchers(refundWatch(payments, topics.refund), { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     watchers.watch(PAYMENT);
     await advance(11);
     expect(reads).toBe(1);
@@ -217,7 +218,7 @@ describe('RefundWatchers', () => {
   });
 
   it('does not publish again what an event already announced, nor learn from a late one', async () => {
-    watchers = new RefundWatchers(payments, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new StatusWatchers(refundWatch(payments, topics.refund), { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     watchers.watch(PAYMENT);
     await advance(11);
     expect(published).toEqual(['r1 pending']);
@@ -247,7 +248,7 @@ describe('RefundWatchers', () => {
         return seen;
       },
     } as unknown as PaymentsClient;
-    watchers = new RefundWatchers(slow, topics.refund, { bus, leases: new InProcessLeases(), logger }, SETTINGS);
+    watchers = new StatusWatchers(refundWatch(slow, topics.refund), { bus, leases: new InProcessLeases(), logger }, SETTINGS);
     watchers.watch(PAYMENT);
     await advance(10);
     expect(reads).toBe(1);

@@ -1,6 +1,6 @@
 import type { PaymentsClient } from '../platform/provider/payments.client';
 import type { ProviderRefund } from '../platform/provider/provider-types';
-import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings, type WatchedStatus } from '../platform/scheduler/status-watcher';
+import type { WatchedStatus } from '../platform/scheduler/status-watcher';
 import type { RefundEvent } from './refund.model';
 
 /** How far along a refund status is; the ends (announced by their webhooks) are the furthest. */
@@ -35,15 +35,13 @@ const REFUND_STATUS: Omit<WatchedStatus<ProviderRefund[]>, 'read' | 'topic'> = {
 };
 
 /**
- * The provider sends refund webhooks only for the end (executed, failed), so a refund's authorization is seen by
- * reading GET /v3/payments/{id}/refunds while anyone watches the payment's refunds (StatusWatchers: one reader
- * across instances, backing off while nothing changes). Each refund not yet final whose status differs from what
- * was last read or heard is published as a RefundEvent; the watch rests once every refund of the payment is final,
- * and starts again when an event shows one that is not (a refund just made, on any instance). `topic` is
- * refundUpdated's, where the events are published and heard.
+ * The refund watcher: the provider sends refund webhooks only for the end (executed, failed), so a refund's
+ * authorization is seen by reading GET /v3/payments/{id}/refunds while anyone watches the payment's refunds (the
+ * scheduler's watches: one reader across instances, backing off while nothing changes). Each refund not yet final
+ * whose status differs from what was last read or heard is published as a RefundEvent; the watch rests once every
+ * refund of the payment is final, and starts again when an event shows one that is not (a refund just made, on any
+ * instance). `topic` is refundUpdated's, where the events are published and heard.
  */
-export class RefundWatchers extends StatusWatchers<ProviderRefund[]> {
-  constructor(payments: PaymentsClient, topic: (paymentId: string) => string, deps: StatusWatchDeps, settings?: StatusWatchSettings) {
-    super({ ...REFUND_STATUS, topic, read: (paymentId) => payments.listRefunds(paymentId) }, deps, settings);
-  }
+export function refundWatch(payments: Pick<PaymentsClient, 'listRefunds'>, topic: (paymentId: string) => string): WatchedStatus<ProviderRefund[]> {
+  return { ...REFUND_STATUS, topic, read: (paymentId) => payments.listRefunds(paymentId) };
 }
