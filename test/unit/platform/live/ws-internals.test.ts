@@ -42,7 +42,8 @@ async function serverSocket(perMessageDeflate = false): Promise<{ server: WebSoc
 
 describe('the ws internals the WebSocket fast path reads', () => {
   it('are those of the ws version package.json pins, exactly', () => {
-    const declared = (JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.ws;
+    const declared = (JSON.parse(readFileSync(join(__dirname, '../../../../package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies
+      .ws;
     const installed = (JSON.parse(readFileSync(require.resolve('ws/package.json'), 'utf8')) as { version: string }).version;
     expectWs(declared === '8.23.0', `package.json declares ws ${declared}, not the exact 8.23.0 next-frame.ts was checked against`);
     expectWs(installed === declared, `ws ${installed} is installed where package.json pins ${declared}`);
