@@ -14,7 +14,7 @@ import { runTracing } from './scenarios/tracing';
 import { runWarmAndSoak } from './scenarios/warm';
 
 /**
- * `npm run bench [-- --quick] [-- --only=warm,cold,...]`: every scenario against servers this process forks
+ * `npm run bench [-- --quick] [-- --only=warm,cold,...] [-- --fast-paths=off]`: every scenario against servers this process forks
  * (sandbox, bankgraph, the naive gateway, the node:http ceiling), load generated here, one markdown table on
  * stdout. Progress goes to stderr. Exits non-zero when the harness itself fails (a server that does not start, a
  * wrong answer under load); a missed target is reported in the table, not as a failure.

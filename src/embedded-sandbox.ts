@@ -10,14 +10,16 @@ const SIGNING_KEY_ID = 'bankgraph-embedded-1';
  * From then on the gateway talks to it over HTTP only, exactly as it would to the real provider.
  */
 export async function startEmbeddedSandbox(
-  config: { sandbox: Pick<SandboxConfig, 'port' | 'latencyMs' | 'timeScale'> },
+  config: { provider: Pick<SandboxConfig, 'kind' | 'port' | 'latencyMs' | 'timeScale'> | { kind: 'remote' } },
   overrides: Partial<SandboxOptions> = {},
 ): Promise<{ sandbox: Sandbox; provider: ProviderConfig }> {
+  const settings = config.provider;
+  if (settings.kind !== 'sandbox') throw new Error('the embedded sandbox runs with PROVIDER=sandbox only');
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-521' });
   const sandbox = await createSandbox({
-    port: config.sandbox.port,
-    latencyMs: config.sandbox.latencyMs,
-    timeScale: config.sandbox.timeScale,
+    port: settings.port,
+    latencyMs: settings.latencyMs,
+    timeScale: settings.timeScale,
     signingKeys: [{ kid: SIGNING_KEY_ID, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() }],
     ...overrides,
   });

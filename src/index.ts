@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { announceGateway, RegistryFolderError } from './cli/gateway.registry';
-import { ConfigError, loadConfig, withProvider, type ResolvedConfig } from './platform/config/config';
+import { ConfigError, loadConfig, withProvider, type Config, type ResolvedConfig } from './platform/config/config';
 import { connectToSandbox, pointSandboxWebhooksAt, startEmbeddedSandbox } from './embedded-sandbox';
-import { createLogger } from './platform/observability/logger';
+import { createLogger, type Logger } from './platform/observability/logger';
 import { createGateway } from './app/gateway';
 
 /** Start-up only: read the configuration, start the embedded sandbox when asked, start the gateway. */
@@ -17,37 +17,20 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.observability.logLevel);
   const closers: (() => Promise<void>)[] = [];
-  let resolved: ResolvedConfig;
-  let sandboxLogin: string | undefined;
-  let sandboxUrl: string | undefined;
-  if (config.provider === 'sandbox' && config.sandbox.url) {
-    sandboxUrl = config.sandbox.url;
-    resolved = withProvider(config, await connectToSandbox(sandboxUrl));
-  } else if (config.provider === 'sandbox') {
-    const { sandbox, provider } = await startEmbeddedSandbox(config).catch((error: unknown) => {
-      throw portInUse(error, `the embedded sandbox's port ${config.sandbox.port} is in use: leave SANDBOX_PORT unset for a free port, or set another`);
-    });
-    closers.push(() => sandbox.close());
-    resolved = withProvider(config, provider);
-    const user = sandbox.context.fixtures.users[0];
-    sandboxLogin = user ? `${user.username} / ${user.password}` : undefined;
-    sandboxUrl = sandbox.url;
-    logger.info({ sandbox: sandbox.url }, 'embedded sandbox provider started');
-  } else {
-    resolved = withProvider(config, config.provider);
-  }
+  const { resolved, sandboxUrl, sandboxLogin, close } = await resolveProvider(config, logger);
+  if (close) closers.push(close);
 
   const gateway = await createGateway(resolved, { logger }).catch((error: unknown) => {
     throw portInUse(
       error,
-      `port ${config.port} on ${config.host} is in use: stop what listens there, or move the gateway with PORT (PORT=${config.port + 1} npm start)`,
+      `port ${config.server.port} on ${config.server.host} is in use: stop what listens there, or move the gateway with PORT (PORT=${config.server.port + 1} npm start)`,
     );
   });
   closers.unshift(() => gateway.close());
-  const publicUrl = resolved.publicUrl ?? gateway.url;
-  if (config.provider === 'sandbox') {
+  const publicUrl = resolved.server.publicUrl ?? gateway.url;
+  if (config.provider.kind === 'sandbox') {
     await pointSandboxWebhooksAt(resolved.provider.authUrl, publicUrl);
     // So that `npm run sandbox:login` finds this gateway whatever PORT it runs on.
     const announced = await announceGateway(publicUrl).catch((error: unknown) => {
@@ -60,22 +43,22 @@ async function main(): Promise<void> {
   }
 
   const lines = [`bankgraph is up: ${publicUrl}/graphql (playground in a browser, GraphQL over HTTP and WebSocket, subscriptions over SSE at /graphql/stream)`];
-  const listening = listeningAddress(config.host, gateway.url);
+  const listening = listeningAddress(config.server.host, gateway.url);
   if (!sameAddress(listening, publicUrl)) lines.push(`  listening on ${listening} (HOST, PORT); browsers and the bank use PUBLIC_URL ${publicUrl}`);
-  if (config.corsOrigins.length > 0) lines.push(`  browser apps admitted on their own origin (CORS_ORIGINS): ${config.corsOrigins.join(', ')}`);
-  if (config.allowedOrigins.length > 0) {
-    lines.push('  ALLOWED_ORIGINS is now CORS_ORIGINS: its origins are admitted as CORS_ORIGINS are, on HTTP too; rename the setting');
-  }
+  if (config.server.corsOrigins.length > 0) lines.push(`  browser apps admitted on their own origin (CORS_ORIGINS): ${config.server.corsOrigins.join(', ')}`);
+  for (const note of config.notes) lines.push(`  ${note}`);
   const login = sandboxLogin ? ` — login ${sandboxLogin}` : '';
-  if (resolved.appIdentity) {
-    lines.push(`  app identity: requests carry your app's access token from ${resolved.appIdentity.issuer} (docs/identity.md)`);
+  if (resolved.identity.app) {
+    lines.push(`  app identity: requests carry your app's access token from ${resolved.identity.app.issuer} (docs/identity.md)`);
     if (sandboxUrl) lines.push(`  connect a sandbox bank with POST ${publicUrl}/auth/connections and that token${login}`);
   } else if (sandboxUrl) {
     lines.push(`  sign in with the sandbox bank at ${publicUrl}/auth/login${login}`);
   }
-  if (config.sandbox.url) lines.push(`  sandbox provider: ${sandboxUrl} (SANDBOX_URL; its logins: GET ${sandboxUrl}/sandbox/fixtures)`);
+  if (config.provider.kind === 'sandbox' && config.provider.url)
+    lines.push(`  sandbox provider: ${sandboxUrl} (SANDBOX_URL; its logins: GET ${sandboxUrl}/sandbox/fixtures)`);
   else if (sandboxUrl) lines.push(`  embedded sandbox provider: ${sandboxUrl} (SANDBOX_PORT fixes its port)`);
-  if (config.merchantKeysGenerated) lines.push(`  merchant key for this run (set MERCHANT_KEYS to choose your own): ${config.merchantKeys[0]}`);
+  if (config.identity.merchantKeysGenerated)
+    lines.push(`  merchant key for this run (set MERCHANT_KEYS to choose your own): ${config.identity.merchantKeys[0]}`);
   console.log(lines.join('\n'));
 
   let stopping = false;
@@ -86,12 +69,12 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining HTTP and WebSocket clients');
+    logger.info({ signal, timeoutMs: config.limits.shutdownTimeoutMs }, 'shutting down: draining HTTP and WebSocket clients');
     // The gateway drains within SHUTDOWN_TIMEOUT_MS; this is the backstop if closing a store hangs after that.
     const backstop = setTimeout(() => {
       logger.error('shutdown did not finish in time; exiting');
       process.exit(1);
-    }, config.shutdownTimeoutMs + 5_000);
+    }, config.limits.shutdownTimeoutMs + 5_000);
     backstop.unref();
     void (async () => {
       let failed = false;
@@ -109,6 +92,30 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * PROVIDER, resolved once: a remote provider's settings as given; a standalone sandbox (SANDBOX_URL) asked for its
+ * own; else an embedded sandbox started here, whose addresses are known once it listens.
+ */
+async function resolveProvider(
+  config: Readonly<Config>,
+  logger: Logger,
+): Promise<{ resolved: Readonly<ResolvedConfig>; sandboxUrl?: string; sandboxLogin?: string; close?: () => Promise<void> }> {
+  const { provider } = config;
+  if (provider.kind === 'remote') return { resolved: withProvider(config, provider) };
+  if (provider.url) return { resolved: withProvider(config, await connectToSandbox(provider.url)), sandboxUrl: provider.url };
+  const started = await startEmbeddedSandbox(config).catch((error: unknown) => {
+    throw portInUse(error, `the embedded sandbox's port ${provider.port} is in use: leave SANDBOX_PORT unset for a free port, or set another`);
+  });
+  const user = started.sandbox.context.fixtures.users[0];
+  logger.info({ sandbox: started.sandbox.url }, 'embedded sandbox provider started');
+  return {
+    resolved: withProvider(config, started.provider),
+    sandboxUrl: started.sandbox.url,
+    sandboxLogin: user ? `${user.username} / ${user.password}` : undefined,
+    close: () => started.sandbox.close(),
+  };
 }
 
 /** Where the server listens, as a URL: HOST (0.0.0.0 or :: for every interface) and the port it took. */

@@ -45,7 +45,7 @@ export async function runScale(ctx: BenchContext): Promise<void> {
   const wallRatio = median(result.bankgraph.wallMs) / median(result.naive.wallMs);
   ctx.rows.push(
     ...coldRows(ctx, scenario, scale, result.bankgraph, result.naive, 'critical path'),
-    // Issue 12's targets for this query.
+    // The targets for this query.
     {
       scenario,
       metric: 'wall time, bankgraph ÷ naive',
@@ -141,9 +141,9 @@ async function measureCold(
 }
 
 /**
- * `roundTripTarget` says where the ≤ 3 sequential round trips target is checked. Issue 7 sets it for the cold
- * query, on wall time. It sets no target for the scale query, whose wall time is mostly moving and parsing 25,000
- * transactions (the naive gateway takes as long); there the calls in sequence in the provider log are checked.
+ * `roundTripTarget` says where the ≤ 3 sequential round trips target is checked: on wall time for the cold query;
+ * for the scale query, whose wall time is mostly moving and parsing 25,000 transactions (the naive gateway takes as
+ * long), on the calls in sequence in the provider log.
  */
 function coldRows(
   ctx: BenchContext,

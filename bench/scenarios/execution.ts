@@ -92,9 +92,9 @@ export async function runExecution(ctx: BenchContext): Promise<void> {
       await waitUntilIdle(everyServer);
       return { load: result, cpuUsPerQuery: (cpuMs * 1000) / result.requests };
     };
-    // Rounds of one window each, in alternating order: this VM's speed drifts by tens of per cent within a minute
-    // (BENCHMARKS.md), and one window each, always in the same order, let that drift decide the ratio. bankgraph's
-    // window is always the middle one, next to both of the windows it is compared with.
+    // Rounds of one window each, in alternating order: a VM's speed drifts within a minute, and one window each,
+    // always in the same order, would let that drift decide the ratio. bankgraph's window is always the middle one,
+    // next to both of the windows it is compared with.
     const rounds: Round[] = [];
     for (let round = 0; round < execution.rounds; round++) {
       const [first, last] = round % 2 === 0 ? [theirLoad, floorLoad] : [floorLoad, theirLoad];

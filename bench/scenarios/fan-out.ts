@@ -45,7 +45,7 @@ interface Measured {
 }
 
 /**
- * Scenario 9 (`fan-out`, issue 26): what delivering one message costs bankgraph over each transport, beside the
+ * Scenario 9 (`fan-out`): what delivering one message costs bankgraph over each transport, beside the
  * least any server must spend to write that message. For each transport in turn, N subscribers on refundUpdated of
  * one payment (scenario 4's fixture and events: a refund executed by the sandbox's clock, its webhook relayed,
  * read back and published), then the same number of subscribers of that transport on the transport's floor
@@ -59,7 +59,7 @@ export async function runFanOut(ctx: BenchContext): Promise<void> {
   const { subscribers, events } = ctx.settings.fanOut;
   ctx.progress('fan-out: starting the sandbox and bankgraph');
   const sandbox = await startSandbox(children, 'sandbox (fan-out)', 0, {}, SANDBOX_TIME_SCALE);
-  const bankgraph = await startBankgraph(children, sandbox);
+  const bankgraph = await startBankgraph(children, sandbox, ctx.settings.fastPaths ? undefined : { FAST_PATHS: 'off' });
   const relay = await WebhookRelay.start(bankgraph.info.url, monotonicMs);
   const authorization = `Bearer ${bankgraph.info.merchantKey}`;
   const measured: Measured[] = [];
@@ -232,7 +232,8 @@ async function measureFloor(
 function addRows(ctx: BenchContext, subscribers: number, events: number, measured: Measured[]): void {
   const scenario =
     `9. Fan-out per transport: ${fmt(subscribers)} subscribers per transport (one socket each) on refundUpdated of one payment, ` +
-    `${events} refund_executed webhooks each; the ceiling column is the transport's floor: a node:http server writing the same bytes to as many sockets`;
+    `${events} refund_executed webhooks each; the ceiling column is the transport's floor: a node:http server writing the same bytes to as many sockets` +
+    (ctx.settings.fastPaths ? '' : '; bankgraph with its fast paths off (FAST_PATHS=off, `--fast-paths=off`)');
   const perMessage = (ms: number): number => (ms / subscribers) * 1000;
   const spread = (values: number[], digits: number): string =>
     `${fmt(median(values), digits)} (${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)})`;

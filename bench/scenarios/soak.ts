@@ -32,7 +32,7 @@ export async function runSoak(
   // a process in its steady state: at thousands of queries a second a fixed couple of thousand was over in a
   // fraction of a second, and the first measured batch then showed the allocator growing into the load as "growth".
   // One batch is not always enough for V8's young generation, which grows in steps (to 32 MB) as objects survive
-  // its collections, and whose pages, empty after a GC, stay in RSS: a step in a measured batch was 15-17 MB of
+  // its collections, and whose pages, empty after a GC, stay in RSS: a step in a measured batch would read as
   // "growth". Warm-up goes on, up to WARM_UP_BATCHES, until it stays put for a batch.
   let settled = await bankgraph.memory(true);
   let warmUps = 0;

@@ -20,7 +20,7 @@ export interface SandboxInfo {
 // The mock provider, in its own process so its CPU time is not charged to the gateway being measured.
 runChild(async (init) => {
   const { latencyMs, fixtures, timeScale = 1 } = init as SandboxInit;
-  const { sandbox, provider } = await startEmbeddedSandbox({ sandbox: { port: 0, latencyMs, timeScale } }, { host: '127.0.0.1', fixtures });
+  const { sandbox, provider } = await startEmbeddedSandbox({ provider: { kind: 'sandbox', port: 0, latencyMs, timeScale } }, { host: '127.0.0.1', fixtures });
   const info: SandboxInfo = { url: sandbox.url, provider };
   return { info, close: () => sandbox.close() };
 });

@@ -8,7 +8,8 @@ import { toCard } from './card.mapper';
 import { CARD_TAG, type Card } from './card.type';
 import type { FromEveryConnection } from './every-connection';
 import { holderRef, toTransaction } from './transaction.mapper';
-import { TRANSACTION_LISTS, TRANSACTION_TAG, type TransactionList } from './transaction.type';
+import { transactionList, transactionListKind } from './transaction-list';
+import { TRANSACTION_TAG } from './transaction.type';
 import { accountReads } from './viewer.resolver';
 import { Viewer } from './viewer.type';
 
@@ -57,7 +58,7 @@ export function accountNodeTypes(accountGraph: AccountGraphService): NodeType[] 
       async load(keys: Keys, context: OperationContext) {
         const reads = readsOf(context);
         if (!reads) return keys.map(() => null);
-        return Promise.all(keys.map(([list, holderId, id]) => transactionNode(reads, list as TransactionList, holderId!, id!)));
+        return Promise.all(keys.map(([list, holderId, id]) => transactionNode(reads, list!, holderId!, id!)));
       },
     },
   ];
@@ -68,19 +69,19 @@ export function accountNodeTypes(accountGraph: AccountGraphService): NodeType[] 
  * or cards (so another user's never is), then its list (the default range, as `transactions` with no arguments) is
  * read once per operation, however many of its transactions are asked for.
  */
-async function transactionNode(reads: AccountReads, list: TransactionList, holderId: string, id: string): Promise<object | null | Error> {
-  if (!TRANSACTION_LISTS.includes(list)) return null;
-  const kind = list.startsWith('a') ? 'account' : 'card';
+async function transactionNode(reads: AccountReads, code: string, holderId: string, id: string): Promise<object | null | Error> {
+  const list = transactionListKind(code);
+  if (list === undefined) return null;
+  const kind = list.holder;
   const holders =
     kind === 'account'
       ? listed(await reads.accounts(), ({ account, connectionId }) => toAccount(account, connectionId))
       : listed(await reads.cards(), ({ card, connectionId }) => toCard(card, connectionId));
   const holder = (holders as Listed<Account | Card>).find(holderId, (item) => ('accountId' in item ? item.accountId : item.cardId));
   if (holder === null || holder instanceof Error) return holder;
-  const pending = list.endsWith('p');
-  const transactions = pending ? await reads.pendingTransactions(kind, holderRef(holder)) : await reads.transactions(kind, holderRef(holder), {});
+  const transactions = list.pending ? await reads.pendingTransactions(kind, holderRef(holder)) : await reads.transactions(kind, holderRef(holder), {});
   const found = transactions.find((transaction) => transaction.transaction_id === id);
-  return found ? toTransaction(found, { list, holderId }) : null;
+  return found ? toTransaction(found, { list: transactionList(kind, list.pending), holderId }) : null;
 }
 
 interface Listed<T> {

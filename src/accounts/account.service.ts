@@ -154,7 +154,7 @@ export class AccountReads {
       found = new DataLoaders(
         data,
         responseCache,
-        { userId: connectionId, bearer: userTokens.bearerFor(connectionId) },
+        { connectionId, bearer: userTokens.bearerFor(connectionId) },
         this.options.cacheMode,
         this.options.call,
         this.options.onRead,

@@ -1,4 +1,4 @@
-import type { AccountGraphService } from './account.service';
+import { AccountGraphService, type AccountGraphDeps } from './account.service';
 import { AccountResolver } from './account.resolver';
 import { CardResolver } from './card.resolver';
 import { ViewerResolver } from './viewer.resolver';
@@ -36,3 +36,12 @@ export function accountResolvers(accountGraph: AccountGraphService): object[] {
 export { accountNodeTypes } from './account-node.resolver';
 export { ACCOUNT_TAG } from './account.type';
 export { CARD_TAG } from './card.type';
+
+/** The account graph: what every feature that reads a user's accounts and cards asks. */
+export interface Accounts {
+  graph: AccountGraphService;
+}
+
+export function createAccounts(deps: AccountGraphDeps): Accounts {
+  return { graph: new AccountGraphService(deps) };
+}

@@ -5,13 +5,10 @@ import { Node } from '../platform/graphql/node/node.type';
 import { Money } from '../platform/graphql/types/money.type';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
 import { TransactionMeta } from './transaction-meta.type';
+import type { TransactionList } from './transaction-list';
 
 /** The global id's tag of a transaction: `t`, then the list that shows it, its account or card, and its own id. */
 export const TRANSACTION_TAG = 't';
-
-/** Which list shows a transaction: an account's (`a`) or card's (`c`) transactions, or their pending ones (`ap`, `cp`). */
-export type TransactionList = 'a' | 'ap' | 'c' | 'cp';
-export const TRANSACTION_LISTS: readonly TransactionList[] = ['a', 'ap', 'c', 'cp'];
 
 /** Where a transaction was read: its global id carries this, so node(id:) reads the same list again. */
 export interface TransactionHolder {

@@ -7,8 +7,8 @@ import { credentialsFromHeaders } from '../platform/access/principal';
 import type { ResolvedConfig } from '../platform/config/config';
 import { openDatabase, type Database } from '../platform/db/database';
 import { createApollo, GraphqlHttpHandler, type GraphqlHttpDeps } from '../platform/graphql/http-handler';
-import { createOperationContext, type OperationContext, type Sources } from '../platform/graphql/operation-context';
-import { streamSources } from './stream-sources';
+import { createOperationContext, type OperationContext } from '../platform/graphql/operation-context';
+import { subscriptionStreams } from './streams';
 import { OperationLimits } from '../platform/graphql/operation-limits';
 import { OperationPipeline } from '../platform/graphql/operation-pipeline';
 import { ApqStore } from '../platform/graphql/persisted/apq-store';
@@ -28,6 +28,7 @@ import { WsOperationGuard } from '../platform/live/ws-operation-guard';
 import { HttpStreams } from '../platform/live/http-streams';
 import { MultipartSubscriptions } from '../platform/live/multipart-subscriptions';
 import { SseHandler } from '../platform/live/sse.server';
+import { fanOutFor } from '../platform/live/fan-out';
 import { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import { createLogger, maskLiterallyIn, type Logger } from '../platform/observability/logger';
 import { OperationRecorder } from '../platform/observability/operation-recorder';
@@ -36,7 +37,7 @@ import { Telemetry } from '../platform/observability/telemetry';
 import { createKeyv } from '../platform/store/keyv.factory';
 import { isRedisUrl, RedisConnection } from '../platform/store/redis-connection';
 import { Playground } from '../playground/playground.routes';
-import { gatewayRoutes } from './http-routes';
+import { gatewayRoutes, type RoutesDeps } from './http-routes';
 import { playgroundSession, seededPaymentId } from './playground-session';
 import { createMcpEndpoint } from './mcp';
 import { registerJobs } from './jobs';
@@ -44,12 +45,18 @@ import type { Scheduler } from '../platform/scheduler/scheduler';
 import { resolverContainer } from './resolvers';
 import { buildAppSchema } from './schema';
 import { listenForRevocations } from './revocations';
-import { createServices, type Services, type ServicesOptions } from './services';
+import type { Clock } from './clock';
+import { composeFeatures, type Features } from './features';
+import { DEFAULT_LIVE_SETTINGS, type LiveSettings } from './live';
+import type { Identity } from '../identity';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:4000 — GraphQL at `${url}/graphql`, over HTTP and WebSocket alike. */
   url: string;
-  services: Services;
+  /** What the gateway is composed of, feature by feature (tests read their stores and watchers). */
+  features: Features;
+  /** The relational store (STORE_URL). */
+  database: Database;
   /** Background work (its passes start once listening); tests run the passes with `scheduler.runOnce()`. */
   scheduler: Scheduler;
   close(): Promise<void>;
@@ -58,15 +65,14 @@ export interface Gateway {
 export interface GatewayOptions {
   logger?: Logger;
   /** Webhook and subscription settings (payout watch schedule, webhook limits); defaults suit production. */
-  live?: ServicesOptions['live'];
-  /** The rate limiter's clock in milliseconds (default performance.now); tests step it instead of sleeping. */
-  rateLimitClock?: () => number;
-  /** The payout ledger's clock in epoch milliseconds (default Date.now): tests step through 24-hour windows and expiries. */
-  payoutClock?: () => number;
+  live?: Partial<LiveSettings>;
+  /**
+   * The gateway's one clock in epoch milliseconds (default Date.now), for everything that reads the time: rate
+   * limits, payout windows and expiries, refund keys, sessions, leases, caches. Tests step it instead of waiting.
+   */
+  clock?: Clock;
   /** Exports this gateway's spans here instead of where OTEL_* says, tracing on (tests read them back). */
   spanExporter?: SpanExporter;
-  /** The refund key store's clock in epoch ms (default Date.now); tests step it past the provider's 24 hours. */
-  refundClock?: () => number;
 }
 
 /** What the gateway is made of once its stores are open, before anything listens. */
@@ -76,62 +82,73 @@ interface Parts {
   metrics: GatewayMetrics;
   telemetry: Telemetry;
   database: Database;
-  services: Services;
+  clock: Clock;
+  features: Features;
   /** Until listening, the configured PUBLIC_URL (or none); then the listening address when none was configured. */
   publicUrl: { value: string | undefined };
-  /** What subscription streams read, shared by every operation's context. */
-  sources: Sources;
 }
 
 export async function createGateway(config: ResolvedConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  maskLiterallyIn(logger, [...config.merchantKeys, config.provider.clientSecret, ...(config.metricsToken === undefined ? [] : [config.metricsToken])]);
+  const logger = options.logger ?? createLogger(config.observability.logLevel);
+  maskLiterallyIn(logger, [
+    ...config.identity.merchantKeys,
+    config.provider.clientSecret,
+    ...(config.observability.metricsToken === undefined ? [] : [config.observability.metricsToken]),
+  ]);
   const metrics = new GatewayMetrics();
   // Read first: a bad manifest stops start-up before anything is opened.
   const manifest = config.persistedDocuments.manifestPath === undefined ? new Map<string, string>() : loadManifest(config.persistedDocuments.manifestPath);
-  const telemetry = await Telemetry.start(config.telemetry, options.spanExporter);
+  const telemetry = await Telemetry.start(config.observability.telemetry, options.spanExporter);
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
-  const database = await openDatabase(config.storeUrl);
-  const services = await createServices(config, logger, database, { metrics, telemetry }, options);
-  registerJobs(services);
-  const parts: Parts = { config, logger, metrics, telemetry, database, services, publicUrl: { value: config.publicUrl }, sources: streamSources(services) };
+  const database = await openDatabase(config.store.url);
+  const clock = options.clock ?? Date.now;
+  const features = await composeFeatures(config, { logger, database, metrics, telemetry, clock, live: { ...DEFAULT_LIVE_SETTINGS, ...options.live } });
+  const { identity, live: events } = features;
+  registerJobs(events.scheduler, { payouts: features.payouts.passes, dataTasks: features.dataTasks.passes, refunds: features.refunds.passes });
+  const parts: Parts = { config, logger, metrics, telemetry, database, clock, features, publicUrl: { value: config.server.publicUrl } };
   const schema = await buildAppSchema<OperationContext>({
-    pubSub: typeGraphqlPubSub(services.live.bus),
-    container: resolverContainer(services),
+    pubSub: typeGraphqlPubSub(events.bus),
+    container: resolverContainer(features),
+    streams: subscriptionStreams(features),
   });
   traceResolvers(schema, telemetry);
-  const { pipeline, limiters, recorder, apqStore } = await createPipeline(parts, schema, manifest, options);
+  const { pipeline, limiters, recorder, apqStore } = await createPipeline(parts, schema, manifest);
   const httpGuard = new HttpOperationGuard(limiters.limiter, recorder, limiters.webhookLimiter);
   const tracker = new HttpRequestTracker(metrics);
-  const apollo = createApollo(pipeline, config.nodeEnv === 'production');
+  const apollo = createApollo(pipeline, config.server.nodeEnv === 'production');
   await apollo.start();
-  const live = createLive(parts, pipeline, limiters.limiter, recorder);
+  const live = createLiveTransport(parts, pipeline, limiters.limiter, recorder);
   const graphql = new GraphqlHttpHandler(apollo, graphqlHttpDeps(parts, pipeline, httpGuard, recorder, live.streams));
   const sse = new SseHandler({
     streams: live.streams,
     pipeline,
     guard: httpGuard,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    lookupPrincipal: lookupPrincipal(services),
+    maxBodyBytes: config.limits.operation.maxBodyBytes,
+    lookupPrincipal: lookupPrincipal(identity),
   });
-  const playground = createPlayground(config, services, logger);
   const publicUrl = (): string => parts.publicUrl.value!;
-  const mcpLookup = lookupPrincipal(services, config.mcp.audience);
+  const mcpLookup = lookupPrincipal(identity, config.mcp.audience);
   const mcp = createMcpEndpoint({ config, schema, pipeline, graphql, guard: httpGuard, lookupPrincipal: mcpLookup, publicUrl, logger });
-  const routes = gatewayRoutes({ ...parts, playground, graphql, sse, mcp, guard: httpGuard, tracker, publicUrl });
+  const routes = createRoutes(parts, { graphql, sse, mcp, guard: httpGuard, tracker, publicUrl });
   const httpServer = createHttpServer({ tracker, telemetry, logger, routes });
   const graphqlWs = startLive(parts, httpServer, pipeline, live.guard);
-  const stopRevocations = await listenForRevocations(services, graphql.answers, live.sockets, logger);
+  const stopRevocations = await listenForRevocations({
+    identity,
+    dataTasks: features.dataTasks.service,
+    answers: graphql.answers,
+    sockets: live.sockets,
+    logger,
+  });
   const url = await listen(httpServer, config);
   parts.publicUrl.value ??= url;
-  services.live.setPublicUrl(parts.publicUrl.value);
-  services.live.scheduler.start();
+  events.setPublicUrl(parts.publicUrl.value);
+  events.scheduler.start();
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     // Stop accepting, let in-flight HTTP requests and WebSocket queries finish (up to SHUTDOWN_TIMEOUT_MS), end
     // the HTTP subscription streams, close WebSockets with 1001 Going Away, then the stores.
-    const deadline = performance.now() + config.shutdownTimeoutMs;
+    const deadline = performance.now() + config.limits.shutdownTimeoutMs;
     const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
     tracker.startDraining(httpServer);
     await live.guard.drain(deadline);
@@ -140,54 +157,53 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
     await tracker.drain(httpServer, deadline);
     await closed;
     await apollo.stop();
-    await services.live.scheduler.close();
+    await events.scheduler.close();
     await stopRevocations();
     live.sockets.stop();
-    await services.close();
+    await features.close();
     await apqStore?.disconnect();
     await limiters.connection?.close();
     await telemetry.shutdown();
   };
-  return { url, services, scheduler: services.live.scheduler, close: () => (closing ??= close()) };
+  return { url, features, database, scheduler: events.scheduler, close: () => (closing ??= close()) };
 }
 
 /** The one operation pipeline both transports run, with the rate limiters and the APQ store it is built on. */
-async function createPipeline(parts: Parts, schema: GraphQLSchema, manifest: ReadonlyMap<string, string>, options: GatewayOptions) {
+async function createPipeline(parts: Parts, schema: GraphQLSchema, manifest: ReadonlyMap<string, string>) {
   const { config, logger, metrics } = parts;
-  const production = config.nodeEnv === 'production';
-  const limits = new OperationLimits(config.limits, production);
-  const limiters = createLimiters(config, logger, options);
+  const production = config.server.nodeEnv === 'production';
+  const limits = new OperationLimits(config.limits.operation, production);
+  const limiters = createLimiters(config, logger, parts.clock);
   const recorder = new OperationRecorder(logger, metrics);
   // APQ entries live in the cache backend (CACHE_URL): on Redis, a hash taught to one instance works on all. A hash
   // is taught only a document this gateway would run (the pipeline's own parse and validation decide).
   const apqStore =
     config.persistedDocuments.mode === 'allow'
       ? new ApqStore(
-          await createKeyv<string>(config.cacheUrl, `${config.redisKeyPrefix}apq`),
+          await createKeyv<string>(config.store.cacheUrl, `${config.store.redisKeyPrefix}apq`),
           (text) => 'document' in pipeline.check(text),
           config.persistedDocuments.apqQuota,
+          parts.clock,
         )
       : undefined;
-  const persisted = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.nodeEnv === 'development');
+  const persisted = new PersistedDocuments(config.persistedDocuments.mode, manifest, apqStore, config.server.nodeEnv === 'development');
   const pipeline: OperationPipeline = new OperationPipeline({ schema, limits, persisted, recorder, logger, production });
   return { pipeline, limiters, recorder, apqStore };
 }
 
 /** The caller's rate limiters; with CACHE_URL on Redis, one connection holds the buckets every instance shares. */
-function createLimiters(config: ResolvedConfig, logger: Logger, options: GatewayOptions) {
-  const connection = isRedisUrl(config.cacheUrl) ? new RedisConnection(config.cacheUrl, 'rate-limit', logger) : undefined;
-  const shared = connection && new RedisBuckets(connection, config.redisKeyPrefix, config.rateLimit.storeTimeoutMs);
-  // Shared buckets count on wall time, which the instances agree on; this process's own on a monotonic clock.
+function createLimiters(config: ResolvedConfig, logger: Logger, clock: Clock) {
+  const connection = isRedisUrl(config.store.cacheUrl) ? new RedisConnection(config.store.cacheUrl, 'rate-limit', logger) : undefined;
+  const shared = connection && new RedisBuckets(connection, config.store.redisKeyPrefix, config.limits.rateLimit.storeTimeoutMs);
+  // On wall time, which the instances sharing buckets agree on (a bucket never goes back when the clock does).
   const rateLimiter = (perSecond: number, burst: number): RateLimiter =>
-    shared
-      ? new RateLimiter(perSecond, burst, undefined, options.rateLimitClock ?? Date.now, shared, (error) =>
-          logger.warn({ err: error }, 'the rate-limit store (CACHE_URL) failed: limiting per instance until it answers'),
-        )
-      : new RateLimiter(perSecond, burst, undefined, options.rateLimitClock);
+    new RateLimiter(perSecond, burst, undefined, clock, shared, (error) =>
+      logger.warn({ err: error }, 'the rate-limit store (CACHE_URL) failed: limiting per instance until it answers'),
+    );
   return {
     connection,
-    limiter: rateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
-    webhookLimiter: rateLimiter(config.rateLimit.webhookPerSecond, config.rateLimit.webhookBurst),
+    limiter: rateLimiter(config.limits.rateLimit.perSecond, config.limits.rateLimit.burst),
+    webhookLimiter: rateLimiter(config.limits.rateLimit.webhookPerSecond, config.limits.rateLimit.webhookBurst),
   };
 }
 
@@ -198,7 +214,7 @@ function graphqlHttpDeps(
   recorder: OperationRecorder,
   streams: HttpStreams,
 ): GraphqlHttpDeps {
-  const { config, services } = parts;
+  const { config, logger } = parts;
   const multipart = new MultipartSubscriptions(streams);
   return {
     pipeline,
@@ -206,12 +222,11 @@ function graphqlHttpDeps(
     recorder,
     metrics: parts.metrics,
     telemetry: parts.telemetry,
-    production: config.nodeEnv === 'production',
-    maxBodyBytes: config.limits.maxBodyBytes,
-    operationTimeoutMs: config.operationTimeoutMs,
-    lookupPrincipal: lookupPrincipal(services),
-    createContext: (principal, requestId, cacheMode, deadline, agent) =>
-      createOperationContext({ principal, agent, requestId, cacheMode, deadline, logger: services.logger, sources: parts.sources }),
+    production: config.server.nodeEnv === 'production',
+    maxBodyBytes: config.limits.operation.maxBodyBytes,
+    operationTimeoutMs: config.limits.operationTimeoutMs,
+    lookupPrincipal: lookupPrincipal(parts.features.identity),
+    createContext: (principal, requestId, cacheMode, deadline, agent) => createOperationContext({ principal, agent, requestId, cacheMode, deadline, logger }),
     streamSubscription: (req, res, requestId, started, lookup, request) => multipart.serve(req, res, requestId, started, lookup, request),
   };
 }
@@ -220,21 +235,50 @@ function graphqlHttpDeps(
  * The caller of an HTTP request (bearer token, merchant key or session cookie), trusted as far as revocations heard
  * since allow; `audience` is the one an app token must name there instead of AUTH_AUDIENCE (MCP_AUDIENCE on /mcp).
  */
-function lookupPrincipal(services: Services, audience?: string): GraphqlHttpDeps['lookupPrincipal'] {
+function lookupPrincipal({ revocations, principals }: Pick<Identity, 'revocations' | 'principals'>, audience?: string): GraphqlHttpDeps['lookupPrincipal'] {
   return async (req, res) => {
-    const lookup = services.revocations.begin();
-    res.once('close', () => services.revocations.end(lookup));
-    const principal = await services.principals.resolve(credentialsFromHeaders(req.headers), audience === undefined ? undefined : { audience });
-    return { principal, trusted: () => services.revocations.stillTrusted(principal, lookup), end: () => services.revocations.end(lookup) };
+    const lookup = revocations.begin();
+    res.once('close', () => revocations.end(lookup));
+    const principal = await principals.resolve(credentialsFromHeaders(req.headers), audience === undefined ? undefined : { audience });
+    return { principal, trusted: () => revocations.stillTrusted(principal, lookup), end: () => revocations.end(lookup) };
   };
 }
 
-function createPlayground(config: ResolvedConfig, services: Services, logger: Logger): Playground {
-  return new Playground({
-    sandbox: config.providerKind === 'sandbox',
-    appIdentity: config.appIdentity !== undefined,
-    session: playgroundSession(services, logger),
+/** Every HTTP route, each given only what it serves from: the features' parts and the settings it reads. */
+function createRoutes(parts: Parts, handlers: Pick<RoutesDeps, 'graphql' | 'sse' | 'mcp' | 'guard' | 'tracker' | 'publicUrl'>) {
+  const { config, features, logger } = parts;
+  const { identity, provider } = features;
+  const playground = new Playground({
+    sandbox: config.provider.kind === 'sandbox',
+    appIdentity: config.identity.app !== undefined,
+    session: playgroundSession({ identity, data: provider.data, logger }),
     seededPaymentId: seededPaymentId(config, logger),
+  });
+  return gatewayRoutes({
+    ...handlers,
+    corsOrigins: config.server.corsOrigins,
+    metricsToken: config.observability.metricsToken,
+    readiness: features.readiness,
+    webhooks: features.webhooks,
+    auth: {
+      authUrl: config.provider.authUrl,
+      clientId: config.provider.clientId,
+      publicUrl: handlers.publicUrl,
+      production: config.server.nodeEnv === 'production',
+      appOrigins: new Set(config.server.corsOrigins),
+      loginStates: identity.loginStates,
+      sessions: identity.sessions,
+      connections: identity.connections,
+      principals: identity.principals,
+      identity: identity.service,
+      auth: provider.auth,
+      data: provider.data,
+      logger,
+      clock: parts.clock,
+    },
+    playground,
+    metrics: parts.metrics,
+    logger,
   });
 }
 
@@ -242,13 +286,14 @@ function createPlayground(config: ResolvedConfig, services: Services, logger: Lo
  * What live work shares whatever carries it: the principals' connections (so a revocation closes WebSockets and
  * HTTP streams alike), the subscription caps, the WebSocket guard and the HTTP streams (SSE, multipart).
  */
-function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimiter, recorder: OperationRecorder) {
-  const { config, services, logger, metrics } = parts;
+function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter: RateLimiter, recorder: OperationRecorder) {
+  const { config, logger, metrics } = parts;
+  const { identity } = parts.features;
   const sockets = new PrincipalSockets({
     maxSocketsPerPrincipal: config.live.maxSocketsPerPrincipal,
     recheckMs: config.live.principalRecheckMs,
-    check: principalCheck(parts.database, services.sessions),
-    revocations: services.revocations,
+    check: principalCheck(parts.database, identity.sessions),
+    revocations: identity.revocations,
     logger,
   });
   const caps = new SubscriptionCaps(config.live.maxSubscriptionsPerSocket, config.live.maxSubscriptionsPerPrincipal);
@@ -258,9 +303,9 @@ function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimi
     recorder,
     metrics,
     logger,
-    principals: services.principals,
+    principals: identity.principals,
     sockets,
-    revocations: services.revocations,
+    revocations: identity.revocations,
     caps,
   });
   const streams = new HttpStreams({
@@ -270,29 +315,30 @@ function createLive(parts: Parts, pipeline: OperationPipeline, limiter: RateLimi
     recorder,
     metrics,
     logger,
-    originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
+    originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
     heartbeatMs: config.live.streamHeartbeatMs,
-    operationTimeoutMs: config.operationTimeoutMs,
-    createContext: (principal, requestId) =>
-      createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
+    fanOut: fanOutFor(config.server.fastPaths),
+    operationTimeoutMs: config.limits.operationTimeoutMs,
+    createContext: (principal, requestId) => createOperationContext({ principal, requestId, cacheMode: 'use', logger }),
   });
   return { sockets, guard, streams };
 }
 
 /** graphql-ws on the HTTP server, its operations through the pipeline, guarded as HTTP's are. */
 function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline, guard: WsOperationGuard) {
-  const { config, services, logger, metrics } = parts;
+  const { config, logger, metrics } = parts;
+  const { principals } = parts.features.identity;
   const graphqlWs = startGraphqlWs(httpServer, {
     pipeline,
-    createContext: (principal, requestId) =>
-      createOperationContext({ principal, requestId, cacheMode: 'use', logger: services.logger, sources: parts.sources }),
-    resolvePrincipal: (credentials) => services.principals.resolve(credentials),
+    createContext: (principal, requestId) => createOperationContext({ principal, requestId, cacheMode: 'use', logger }),
+    resolvePrincipal: (credentials) => principals.resolve(credentials),
     logger,
-    maxPayloadBytes: config.limits.maxBodyBytes,
-    operationTimeoutMs: config.operationTimeoutMs,
-    production: config.nodeEnv === 'production',
-    originPolicy: new WebSocketOriginPolicy(config.corsOrigins, () => parts.publicUrl.value),
+    maxPayloadBytes: config.limits.operation.maxBodyBytes,
+    operationTimeoutMs: config.limits.operationTimeoutMs,
+    production: config.server.nodeEnv === 'production',
+    originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
     telemetry: parts.telemetry,
+    fanOut: fanOutFor(config.server.fastPaths),
     wrap: (serverOptions) => guard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
@@ -308,7 +354,7 @@ function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline
 async function listen(httpServer: Server, config: ResolvedConfig): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, () => resolve());
+    httpServer.listen(config.server.port, config.server.host, () => resolve());
   });
   const { port } = httpServer.address() as AddressInfo;
   return `http://127.0.0.1:${port}`;

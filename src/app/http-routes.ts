@@ -1,22 +1,27 @@
-import { handleAuthRoute } from '../identity';
-import type { ResolvedConfig } from '../platform/config/config';
+import { handleAuthRoute, type AuthRoutesDeps } from '../identity';
 import { CorsPolicy } from '../platform/http/cors';
 import type { HttpOperationGuard } from '../platform/http/http-operation-guard';
 import type { Route } from '../platform/http/http-router';
 import type { HttpRequestTracker } from '../platform/http/http-request-tracker';
 import type { GatewayMetrics } from '../platform/observability/gateway-metrics';
 import type { Logger } from '../platform/observability/logger';
-import { handleOpsRoute } from '../platform/observability/ops.routes';
+import { handleOpsRoute, type ReadinessCheck } from '../platform/observability/ops.routes';
 import type { GraphqlHttpHandler } from '../platform/graphql/http-handler';
 import { SSE_PATH, type SseHandler } from '../platform/live/sse.server';
 import { sendJson } from '../platform/http/respond';
 import { MCP_PATH, PROTECTED_RESOURCE_PATH, type McpEndpoint } from '../platform/mcp/mcp-endpoint';
 import type { Playground } from '../playground/playground.routes';
-import type { Services } from './services';
+import type { WebhookReceiver } from '../webhooks';
 
 export interface RoutesDeps {
-  config: ResolvedConfig;
-  services: Services;
+  /** CORS_ORIGINS: the browser apps that may call /graphql, its stream and /auth/. */
+  corsOrigins: readonly string[];
+  /** METRICS_TOKEN, when /metrics needs a bearer token. */
+  metricsToken: string | undefined;
+  readiness: ReadinessCheck[];
+  webhooks: Pick<WebhookReceiver, 'handle'>;
+  /** The sign-in routes' dependencies (/auth/). */
+  auth: AuthRoutesDeps;
   playground: Playground;
   graphql: GraphqlHttpHandler;
   /** GraphQL over Server-Sent Events at /graphql/stream. */
@@ -32,9 +37,8 @@ export interface RoutesDeps {
 
 /** Every HTTP route of the gateway, in the order they are tried: the platform's, then the features' own. */
 export function gatewayRoutes(deps: RoutesDeps): Route[] {
-  const { config, services, guard, logger } = deps;
-  const corsPolicy = new CorsPolicy(config.corsOrigins, deps.publicUrl, logger);
-  const appOrigins: ReadonlySet<string> = new Set(config.corsOrigins);
+  const { guard, logger } = deps;
+  const corsPolicy = new CorsPolicy(deps.corsOrigins, deps.publicUrl, logger);
   // Only the routes a browser app calls; a preflight answered here never reaches Apollo's CSRF prevention.
   const cors: Route = (path, req, res, requestId) =>
     Promise.resolve((path === '/graphql' || path === SSE_PATH || path.startsWith('/auth/')) && corsPolicy.apply(path, req, res, requestId));
@@ -53,34 +57,20 @@ export function gatewayRoutes(deps: RoutesDeps): Route[] {
   const ops: Route = (path, req, res) =>
     handleOpsRoute(path, req, res, {
       metrics: deps.metrics,
-      readiness: services.readiness,
+      readiness: deps.readiness,
       isDraining: () => deps.tracker.isDraining,
-      metricsToken: config.metricsToken,
+      metricsToken: deps.metricsToken,
       logger,
     });
   const webhooks: Route = async (path, req, res, requestId) => {
     if (!path.startsWith('/webhooks/')) return false;
     if (!(await guard.admitWebhook(req, res, requestId))) return true;
-    return services.live.webhooks.handle(req, res, path, requestId);
+    return deps.webhooks.handle(req, res, path, requestId);
   };
   const auth: Route = async (path, req, res, requestId) => {
     if (!path.startsWith('/auth/')) return false;
     if (!(await guard.admitSignIn(req, res, requestId))) return true;
-    return handleAuthRoute(path, req, res, requestId, {
-      authUrl: config.provider.authUrl,
-      clientId: config.provider.clientId,
-      publicUrl: deps.publicUrl,
-      production: config.nodeEnv === 'production',
-      appOrigins,
-      loginStates: services.loginStates,
-      sessions: services.sessions,
-      connections: services.connections,
-      principals: services.principals,
-      identity: services.identity,
-      auth: services.auth,
-      data: services.data,
-      logger,
-    });
+    return handleAuthRoute(path, req, res, requestId, deps.auth);
   };
   return [cors, (path, req, res) => deps.playground.handle(path, req, res), graphql, mcp, ops, webhooks, auth];
 }

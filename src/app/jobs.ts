@@ -1,17 +1,17 @@
-import { payoutPasses } from '../payouts';
-import { dataTaskPass } from '../data-tasks';
-import { refundAttemptsPass } from '../refunds';
-import type { Services } from './services';
+import type { PassJob, Scheduler } from '../platform/scheduler/scheduler';
+
+/** Each feature's periodic passes, as its create function made them. */
+export interface FeaturePasses {
+  payouts: readonly PassJob[];
+  dataTasks: readonly PassJob[];
+  refunds: readonly PassJob[];
+}
 
 /**
  * The scheduler's periodic passes, in the order they run on the instance holding the lease (docs/money.md, "The
- * reconciler"): payouts, then data tasks, then refund attempts.
+ * reconciler"): payouts, then data tasks, then refund attempts. (The features' watches are on the scheduler already:
+ * each feature made its own with `scheduler.watches`.)
  */
-export function registerJobs(services: Services): void {
-  const { live, config } = services;
-  for (const pass of payoutPasses({ payouts: services.payoutService, ledger: services.payoutLedger, approvalExpiryMs: config.money.payoutApprovalExpiryMs })) {
-    live.scheduler.addPass(pass);
-  }
-  live.scheduler.addPass(dataTaskPass(live.dataTasks));
-  live.scheduler.addPass(refundAttemptsPass({ refunds: services.refunds, keys: services.refundKeys }));
+export function registerJobs(scheduler: Pick<Scheduler, 'addPass'>, passes: FeaturePasses): void {
+  for (const pass of [...passes.payouts, ...passes.dataTasks, ...passes.refunds]) scheduler.addPass(pass);
 }

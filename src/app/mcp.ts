@@ -54,10 +54,10 @@ export function createMcpEndpoint(wiring: McpWiring): McpEndpoint {
     lookupPrincipal: wiring.lookupPrincipal,
     guard: wiring.guard,
     // The token encryption key is the secret every instance of a deployment already shares (resolved as identity does).
-    sessions: new AgentSessions(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl)),
-    maxBodyBytes: config.limits.maxBodyBytes,
+    sessions: new AgentSessions(tokenEncryptionKey(config.identity.tokenEncryptionKey, config.store.url)),
+    maxBodyBytes: config.limits.operation.maxBodyBytes,
     publicUrl: wiring.publicUrl,
-    authorizationServer: config.appIdentity?.issuer,
+    authorizationServer: config.identity.app?.issuer,
     version: '0.1.0',
     logger: wiring.logger,
   });

@@ -1,6 +1,5 @@
 import type { ClassType, ContainerType, NonEmptyArray } from 'type-graphql';
 import {
-  AccountGraphService,
   accountNodeTypes,
   AccountResolver,
   accountResolvers,
@@ -13,7 +12,7 @@ import { BankConnectionResolver, bankConnectionNodeType, UserResolver } from '..
 import { dataTaskNodeType, DataTaskResolver } from '../data-tasks';
 import { paymentNodeTypes, PaymentResolver, RefundResolver } from '../refunds';
 import { payoutNodeType, payoutResolvers, PayoutResolver, ViewerMoneyResolver } from '../payouts';
-import type { Services } from './services';
+import type { Features } from './features';
 import { VerificationResolver, verifiedBeneficiaryNodeType, VerifiedBeneficiaryResolver } from '../beneficiaries';
 import { NodeRegistry } from '../platform/graphql/node/node.registry';
 import { NodeResolver } from '../platform/graphql/node/node.resolver';
@@ -36,37 +35,46 @@ export const RESOLVERS: NonEmptyArray<ClassType> = [
   NodeResolver,
 ];
 
+/** What the resolvers call: each feature's service, never the whole gateway. */
+export interface ResolverDeps {
+  accounts: Features['accounts'];
+  identity: Pick<Features['identity'], 'service'>;
+  payouts: Pick<Features['payouts'], 'service'>;
+  refunds: Pick<Features['refunds'], 'service'>;
+  dataTasks: Pick<Features['dataTasks'], 'service'>;
+  beneficiaries: Pick<Features['beneficiaries'], 'service'>;
+}
+
 /**
- * The resolver instances the schema's fields call, each given the services it uses through its constructor
- * (type-graphql's container): a resolver knows its feature's service, never the whole gateway. A resolver that
- * takes nothing is made here with `new`.
+ * The resolver instances the schema's fields call, each given the service it uses through its constructor
+ * (type-graphql's container). A resolver that takes nothing is made here with `new`.
  */
-export function resolverContainer(services: Services): ContainerType {
-  const accountGraph = new AccountGraphService({
-    data: services.data,
-    responseCache: services.responseCache,
-    connections: services.connections,
-    userTokens: services.userTokens,
-  });
+export function resolverContainer(deps: ResolverDeps): ContainerType {
+  const accountGraph = deps.accounts.graph;
+  const identity = deps.identity.service;
+  const payouts = deps.payouts.service;
+  const refunds = deps.refunds.service;
+  const dataTasks = deps.dataTasks.service;
+  const beneficiaries = deps.beneficiaries.service;
   const instances: object[] = [
     ...accountResolvers(accountGraph),
-    ...payoutResolvers(services.payoutService),
-    new UserResolver(services.identity),
-    new BankConnectionResolver(services.identity),
-    new DataTaskResolver(services.live.dataTasks, accountGraph),
-    new RefundResolver(services.refunds),
-    new PaymentResolver(services.refunds),
-    new VerificationResolver(services.beneficiaryService, accountGraph),
-    new VerifiedBeneficiaryResolver(services.beneficiaryService),
+    ...payoutResolvers(payouts),
+    new UserResolver(identity),
+    new BankConnectionResolver(identity),
+    new DataTaskResolver(dataTasks, accountGraph),
+    new RefundResolver(refunds),
+    new PaymentResolver(refunds),
+    new VerificationResolver(beneficiaries, accountGraph),
+    new VerifiedBeneficiaryResolver(beneficiaries),
     // node(id:): each feature says how its own types are found again and who may read them.
     new NodeResolver(
       new NodeRegistry([
         ...accountNodeTypes(accountGraph),
-        bankConnectionNodeType(services.identity),
-        payoutNodeType(services.payoutService),
-        ...paymentNodeTypes(services.refunds),
-        dataTaskNodeType(services.live.dataTasks),
-        verifiedBeneficiaryNodeType(services.beneficiaryService),
+        bankConnectionNodeType(identity),
+        payoutNodeType(payouts),
+        ...paymentNodeTypes(refunds),
+        dataTaskNodeType(dataTasks),
+        verifiedBeneficiaryNodeType(beneficiaries),
       ]),
     ),
   ];

@@ -5,7 +5,7 @@ import type { ProviderVerificationResult } from '../platform/provider/provider-t
 import type { VerificationClient } from '../platform/provider/verification.client';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import type { BeneficiaryLedger, IbanHolderRecord, VerifiedBeneficiaryRecord } from './beneficiary.store';
-import { mergeVerifications, verifiedBeneficiariesFrom } from './verification.model';
+import { mergeVerifications, verifiedBeneficiariesFrom } from './verification-results';
 
 /** One of the user's active bank connections, with the bearer its provider calls use. */
 export interface BankAccess {

@@ -4,7 +4,7 @@ import type { OperationContext } from '../platform/graphql/operation-context';
 import { toVerificationResult } from './verification.mapper';
 import { VerificationResult } from './verification-result.type';
 import { VerifyAccountHolderArgs } from './verify-account-holder.args';
-import { validateHolderName } from './holder-name';
+import { validateHolderName } from './beneficiary-name';
 import type { BeneficiaryService } from './beneficiary.service';
 import { accountReads, type AccountGraphService } from '../accounts';
 

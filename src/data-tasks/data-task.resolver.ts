@@ -1,6 +1,6 @@
 import { Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
-import type { EventBus } from '../platform/live/event-bus';
+import type { OperationContext } from '../platform/graphql/operation-context';
+import { STREAM_GIVEN_AT_START_UP } from '../platform/graphql/build-schema';
 import {
   ACCOUNT_TAG,
   CARD_TAG,
@@ -31,10 +31,6 @@ import { StartDataTaskArgs } from './start-data-task.args';
 import { toDataTask } from './data-task.mapper';
 import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
 import { dataRequestFrom, type DataTaskService } from './data-task.service';
-import { dataTaskStream } from './data-task.stream';
-
-/** What dataTaskUpdated's stream reads (type-graphql calls `subscribe` with the context alone). */
-export const DATA_TASK_STREAM_SOURCES = scopedKey<{ dataTasks: DataTaskService; bus: EventBus }>('data-task stream sources');
 
 @Resolver(() => DataTask)
 export class DataTaskResolver {
@@ -67,12 +63,8 @@ export class DataTaskResolver {
 
   @Subscription(() => DataTask, {
     description: 'Every status change of a data task; once SUCCEEDED its result fields resolve.',
-    subscribe: ({ args, context }) => {
-      const operation = context as OperationContext;
-      const user = requireUser(operation.principal);
-      const source = { ...operation.sources.get(DATA_TASK_STREAM_SOURCES), logs: operation };
-      return dataTaskStream(source, user.userId, providerIdOf((args as IdArgs).id, DATA_TASK_TAG));
-    },
+    // type-graphql calls `subscribe` without the resolver instance: the gateway hands the schema dataTaskStream.
+    subscribe: STREAM_GIVEN_AT_START_UP,
   })
   dataTaskUpdated(@Root() snapshot: DataTaskSnapshot, @Args() _args: IdArgs): DataTask {
     return toDataTask(snapshot);

@@ -1,3 +1,6 @@
+import { requireUser } from '../platform/access/principal';
+import { providerIdOf } from '../platform/graphql/node/global-id';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import type { EventBus } from '../platform/live/event-bus';
 import { liveStream } from '../platform/live/live-stream';
 import { topics } from '../platform/live/topics';
@@ -5,15 +8,15 @@ import type { Logger } from '../platform/observability/logger';
 import type { DataTaskService } from './data-task.service';
 import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
 import { dataTaskStatusRank, isFinalDataTaskStatus } from './data-task.store';
+import { DATA_TASK_TAG } from './data-task.type';
 
 const dataTaskRank = (snapshot: DataTaskSnapshot): number => dataTaskStatusRank(snapshot.status);
 const isFinalDataTask = (snapshot: DataTaskSnapshot): boolean => isFinalDataTaskStatus(snapshot.status);
 
-export interface DataTaskStreamSource {
-  dataTasks: DataTaskService;
+/** What dataTaskUpdated's stream reads. */
+export interface DataTaskStreamDeps {
+  dataTasks: Pick<DataTaskService, 'requireOwn'>;
   bus: EventBus;
-  /** The subscribing operation's logger. */
-  logs: { readonly logger: Logger };
 }
 
 /**
@@ -21,11 +24,21 @@ export interface DataTaskStreamSource {
  * before anything is acknowledged, listens, sends the current state first, then each change; ends once the task
  * has SUCCEEDED or FAILED.
  */
-export async function dataTaskStream(source: DataTaskStreamSource, userId: string, id: string): Promise<AsyncIterableIterator<DataTaskSnapshot>> {
-  const { dataTasks } = source;
+export function dataTaskStream(deps: DataTaskStreamDeps) {
+  return (args: { id?: unknown }, context: OperationContext): Promise<AsyncIterableIterator<DataTaskSnapshot>> =>
+    streamDataTask(deps, context, requireUser(context.principal).userId, providerIdOf(args.id as string, DATA_TASK_TAG));
+}
+
+async function streamDataTask(
+  deps: DataTaskStreamDeps,
+  logs: { readonly logger: Logger },
+  userId: string,
+  id: string,
+): Promise<AsyncIterableIterator<DataTaskSnapshot>> {
+  const { dataTasks } = deps;
   const task = await dataTasks.requireOwn(userId, id);
   return liveStream<DataTaskSnapshot>({
-    bus: source.bus,
+    bus: deps.bus,
     topic: topics.dataTask(task.id),
     current: async () => [toDataTaskSnapshot(await dataTasks.requireOwn(userId, task.id))],
     fromEvent: (payload) => {
@@ -35,6 +48,6 @@ export async function dataTaskStream(source: DataTaskStreamSource, userId: strin
     identity: () => task.id,
     rank: dataTaskRank,
     isFinal: isFinalDataTask,
-    logs: source.logs,
+    logs,
   });
 }

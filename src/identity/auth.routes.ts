@@ -38,6 +38,8 @@ export interface AuthRoutesDeps {
   auth: AuthClient;
   data: DataClient;
   logger: Logger;
+  /** Epoch ms: when the bank's tokens expire is counted from it. */
+  clock: () => number;
 }
 
 /** The scopes the bank is asked for (docs/provider-choices.md: the authorization-code grant gives `info accounts`). */
@@ -192,7 +194,7 @@ async function callback(url: URL, req: IncomingMessage, res: ServerResponse, pag
   if (!code) throw new UnauthenticatedError('The bank sent no authorization code; start again.');
 
   const redirectUri = loginState.redirectUri ?? callbackUrl(deps.publicUrl());
-  const tokens = tokensFrom(await deps.auth.exchangeCode({ code, redirectUri, codeVerifier: loginState.codeVerifier }));
+  const tokens = tokensFrom(await deps.auth.exchangeCode({ code, redirectUri, codeVerifier: loginState.codeVerifier }), deps.clock());
   // A grant of its own on the circuit breakers (one user's failing bank must not refuse others' sign-ins); random,
   // as nothing about the sign-in may reach the breakers' logs.
   const bearer = { connectionId: `sign-in:${randomBytes(8).toString('hex')}`, token: async () => tokens.accessToken };

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../platform/db/database';
 import type { Tables } from '../platform/db/tables';
 import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
-import { BoundedMap } from '../platform/store/bounded-map';
-import { RecentMap } from '../platform/store/recent-map';
 import { recognisedLogins, type KnownLogin } from './grant-owner.rule';
-import { holderDigests } from './holder-name';
+import { holderDigests } from './holder-name-digest';
 import type { TokenCipher } from './token-cipher';
 
 export interface ProviderTokens {
@@ -61,14 +60,14 @@ export interface BankConnectionRecord {
  */
 export class ConnectionStore {
   /** Resource ids this instance has recorded already, so a warm query writes nothing. */
-  private readonly recorded = new BoundedMap<string, true>(100_000);
+  private readonly recorded = new LRUCache<string, true>({ max: 100_000 });
   /**
    * Each user's connection list as read in the last `recentMs` (the read itself, so requests arriving together
    * share it), as sessions are remembered: an executed query otherwise pays a store read before anything else.
    * Every change made through this store forgets the user's list at once; a change on another instance is
    * announced on the event bus (src/identity/identity-events.ts), whose listener calls forgetConnections().
    */
-  private readonly recentConnections: RecentMap<string, Promise<readonly BankConnectionRecord[]>>;
+  private readonly recentConnections: LRUCache<string, Promise<readonly BankConnectionRecord[]>>;
 
   constructor(
     private readonly database: Database,
@@ -76,7 +75,8 @@ export class ConnectionStore {
     private readonly now: () => number = Date.now,
     recentMs = 1_000,
   ) {
-    this.recentConnections = new RecentMap(10_000, recentMs, () => this.now());
+    // ttlResolution 0: expiry reads the injected clock itself, never a value cached from it.
+    this.recentConnections = new LRUCache({ max: 10_000, ttl: recentMs, ttlResolution: 0, perf: { now: () => this.now() } });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { HOLDER_DIGEST_PREFIX } from './holder-name';
+import { HOLDER_DIGEST_PREFIX } from './holder-name-digest';
 
 /** One login's latest view at a bank, as a connection recorded it: whose it is, the name given, what it showed. */
 export interface KnownLogin {
@@ -6,7 +6,7 @@ export interface KnownLogin {
   userId: string;
   userRevoked: boolean;
   /**
-   * The fingerprint of the holder's normalised full name (holder-name.ts): this rule's when it starts with
+   * The fingerprint of the holder's normalised full name (holder-name-digest.ts): this rule's when it starts with
    * HOLDER_DIGEST_PREFIX, else the earlier rule's; null when the bank gave none.
    */
   holderDigest: string | null;
@@ -34,7 +34,7 @@ export interface GrantFacts {
  *   customer): cards are reissued far more often than accounts close, and each holder of a joint account has
  *   cards of their own anyway;
  * - the bank gave the same holder name for both, spelt the same but for case, diacritics, punctuation, spacing and
- *   leading courtesy titles (holder-name.ts). This keeps apart two people whose accounts contain one another's
+ *   leading courtesy titles (holder-name-digest.ts). This keeps apart two people whose accounts contain one another's
  *   (one holds only the joint account, the other the joint account and more), father and son ("Jr", "Sr") and
  *   names in another order among them. Without a name on either side nothing is recognised: the grant becomes a
  *   new user, never someone else's. A connection recorded under the earlier rule's digest, which joined such

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from '../platform/config/config';
+import type { AppIdentityConfig } from '../platform/config/config';
 import type { Database } from '../platform/db/database';
 import type { AuthClient } from '../platform/provider/auth.client';
 import { RecentRevocations } from '../platform/access/recent-revocations';
@@ -13,19 +13,32 @@ import { SessionStore } from './session.store';
 import { TokenCipher } from './token-cipher';
 import { UserTokenProvider } from './user-token.provider';
 
+export interface IdentitySettings {
+  /** The app's identity provider (APP_IDENTITY_*), when app tokens are accepted. */
+  appIdentity: AppIdentityConfig | undefined;
+  merchantKeys: readonly string[];
+  /** TOKEN_ENCRYPTION_KEY; derived from the store's address when unset (development). */
+  tokenEncryptionKey: Buffer | undefined;
+  storeUrl: string;
+  sessionIdleTimeoutMs: number;
+}
+
 export interface IdentityDeps {
-  config: Pick<ResolvedConfig, 'appIdentity' | 'merchantKeys' | 'tokenEncryptionKey' | 'storeUrl' | 'live'>;
+  settings: IdentitySettings;
   database: Database;
   auth: AuthClient;
   /** The event bus and the topic identity events travel on. */
   bus: EventChannel;
   topic: string;
   held: HeldForUsers;
+  /** Epoch ms: sessions, connections and bank tokens are timed on it. */
+  clock: () => number;
 }
 
-/** The identity module's parts, built once per gateway (they keep the names the gateway's services give them). */
+/** The identity module's parts, built once per gateway. */
 export interface Identity {
-  identity: IdentityService;
+  /** Revokes users, bank connections and sessions, then announces it. */
+  service: IdentityService;
   userTokens: UserTokenProvider;
   sessions: SessionStore;
   loginStates: LoginStateStore;
@@ -36,19 +49,19 @@ export interface Identity {
   merchantKeys: MerchantKeys;
 }
 
-export function createIdentity({ config, database, auth, bus, topic, held }: IdentityDeps): Identity {
-  const sessions = new SessionStore(database, undefined, { idleTimeoutMs: config.live.sessionIdleTimeoutMs });
+export function createIdentity({ settings, database, auth, bus, topic, held, clock }: IdentityDeps): Identity {
+  const sessions = new SessionStore(database, undefined, { idleTimeoutMs: settings.sessionIdleTimeoutMs, now: clock });
   const revocations = new RecentRevocations();
-  const cipher = new TokenCipher(tokenEncryptionKey(config.tokenEncryptionKey, config.storeUrl));
-  const connections = new ConnectionStore(database, cipher);
-  const merchantKeys = new MerchantKeys(config.merchantKeys);
+  const cipher = new TokenCipher(tokenEncryptionKey(settings.tokenEncryptionKey, settings.storeUrl));
+  const connections = new ConnectionStore(database, cipher, clock);
+  const merchantKeys = new MerchantKeys(settings.merchantKeys);
   const identityEvents = new IdentityEvents({ bus, topic });
-  const appTokens = config.appIdentity && new AppTokenVerifier(config.appIdentity);
+  const appTokens = settings.appIdentity && new AppTokenVerifier(settings.appIdentity);
   return {
-    identity: new IdentityService({ connections, sessions, events: identityEvents, held }),
-    userTokens: new UserTokenProvider(connections, auth),
+    service: new IdentityService({ connections, sessions, events: identityEvents, held }),
+    userTokens: new UserTokenProvider(connections, auth, clock),
     sessions,
-    loginStates: new LoginStateStore(database, cipher),
+    loginStates: new LoginStateStore(database, cipher, clock),
     connections,
     principals: new PrincipalResolver({ merchantKeys, sessions, connections, appTokens, revocations }),
     identityEvents,

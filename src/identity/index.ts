@@ -3,7 +3,7 @@
  * and revocations. Who is asking (the Principal and its guards) is platform's (src/platform/access), as every
  * transport needs it.
  */
-export { createIdentity, type Identity, type IdentityDeps } from './identity.module';
+export { createIdentity, type Identity, type IdentityDeps, type IdentitySettings } from './identity.module';
 export { tokenEncryptionKey } from './encryption-key';
 export { IdentityService, type HeldForUsers } from './identity.service';
 export { IdentityEvents, type IdentityEvent } from './identity-events';

@@ -31,9 +31,10 @@ export class LoginStateStore {
   constructor(
     private readonly database: Database,
     private readonly cipher: TokenCipher,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  async put(state: string, value: LoginState, now = Date.now()): Promise<void> {
+  async put(state: string, value: LoginState, now = this.now()): Promise<void> {
     // Expired ones go here, so the table holds at most ten minutes of sign-ins.
     await this.database.db.deleteFrom('loginStates').where('expiresAtMs', '<=', now).execute();
     const key = stateKey(state);
@@ -57,7 +58,7 @@ export class LoginStateStore {
    * Where a sign-in in progress returns to, without consuming it: the bank's redirect of an app's JSON sign-in is
    * handed on to the app, which then finishes the sign-in with its binding.
    */
-  async peek(state: string, now = Date.now()): Promise<Pick<LoginState, 'returnTo' | 'responseMode'> | undefined> {
+  async peek(state: string, now = this.now()): Promise<Pick<LoginState, 'returnTo' | 'responseMode'> | undefined> {
     const row = await this.database.db
       .selectFrom('loginStates')
       .select(['returnTo', 'responseMode', 'expiresAtMs'])
@@ -68,7 +69,7 @@ export class LoginStateStore {
   }
 
   /** One-time: a state is consumed when read (the delete decides who got it), so a replayed callback is refused. */
-  async take(state: string, now = Date.now()): Promise<LoginState | undefined> {
+  async take(state: string, now = this.now()): Promise<LoginState | undefined> {
     const key = stateKey(state);
     const row = await this.database.db.deleteFrom('loginStates').where('state', '=', key).returningAll().executeTakeFirst();
     if (!row || row.expiresAtMs <= now) return undefined;

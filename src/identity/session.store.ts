@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../platform/db/database';
-import { RecentMap } from '../platform/store/recent-map';
 
 export interface Session {
   /** The durable user (users table). */
@@ -44,7 +44,7 @@ export class SessionStore {
    * Sessions read in the last second, so a burst of requests costs one store read. A logout anywhere is also
    * announced on the event bus (src/identity/identity-events.ts), which calls forget() on every instance.
    */
-  private readonly recent: RecentMap<string, Session>;
+  private readonly recent: LRUCache<string, Session> | undefined;
   /**
    * Counts forgets: a read that started before one may have found what was just revoked, so it is not kept for the
    * next reads (it would otherwise answer for a second after the revocation).
@@ -60,10 +60,11 @@ export class SessionStore {
     recentMs = 1_000,
     options: SessionStoreOptions = {},
   ) {
-    this.recent = new RecentMap(10_000, recentMs);
     this.idleTimeoutMs = options.idleTimeoutMs ?? SESSION_IDLE_TIMEOUT_MS;
     this.touchEveryMs = Math.min(MAX_TOUCH_INTERVAL_MS, Math.ceil(this.idleTimeoutMs / 10));
     this.now = options.now ?? Date.now;
+    // lru-cache reads a ttl of 0 as no expiry; here it means remember nothing. ttlResolution 0: read the clock each time.
+    this.recent = recentMs > 0 ? new LRUCache({ max: 10_000, ttl: recentMs, ttlResolution: 0, perf: { now: this.now } }) : undefined;
   }
 
   async create(userId: string, now = this.now()): Promise<{ sessionToken: string; expiresAt: string }> {
@@ -88,7 +89,7 @@ export class SessionStore {
   async get(sessionToken: string, options: { use?: boolean } = {}): Promise<Session | undefined> {
     const key = sessionKey(sessionToken);
     const now = this.now();
-    let session = this.recent.get(key);
+    let session = this.recent?.get(key);
     if (!session) {
       const generation = this.generation;
       const row = await this.database.db
@@ -101,11 +102,11 @@ export class SessionStore {
         .where('u.revokedAtMs', 'is', null)
         .executeTakeFirst();
       if (!row) {
-        this.recent.delete(key);
+        this.recent?.delete(key);
         return undefined;
       }
       session = { userId: row.userId, expiresAtMs: Number(row.expiresAtMs), lastUsedAtMs: Number(row.lastUsedAtMs) };
-      if (generation === this.generation) this.recent.set(key, session);
+      if (generation === this.generation) this.recent?.set(key, session);
     }
     if (!this.live(session, now)) return undefined;
     if (options.use !== false && now - session.lastUsedAtMs >= this.touchEveryMs) {
@@ -138,15 +139,19 @@ export class SessionStore {
   async delete(sessionToken: string): Promise<Omit<Session, 'lastUsedAtMs'> | undefined> {
     const key = sessionKey(sessionToken);
     this.generation += 1;
-    this.recent.delete(key);
+    this.recent?.delete(key);
     return this.database.db.deleteFrom('sessions').where('key', '=', key).returning(['userId', 'expiresAtMs']).executeTakeFirst();
   }
 
   /** Drops what this instance remembers of a session (or of all of a user's sessions) after a revocation. */
   forget(match: { sessionKey?: string; userId?: string }): void {
     this.generation += 1;
-    if (match.sessionKey) this.recent.delete(match.sessionKey);
-    if (match.userId) this.recent.deleteWhere((session) => session.userId === match.userId);
+    if (match.sessionKey) this.recent?.delete(match.sessionKey);
+    if (match.userId && this.recent) {
+      const recent = this.recent;
+      const ended = [...recent.entries()].filter(([, session]) => session.userId === match.userId);
+      for (const [key] of ended) recent.delete(key);
+    }
   }
 
   private live(session: Session, now: number): boolean {

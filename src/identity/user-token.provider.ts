@@ -1,9 +1,9 @@
+import { LRUCache } from 'lru-cache';
 import type { AuthClient } from '../platform/provider/auth.client';
 import type { BearerAuth, CallOptions } from '../platform/provider/http.client';
 import type { ProviderTokenResponse } from '../platform/provider/provider-types';
 import { UnauthenticatedError } from '../platform/errors/gateway-errors';
 import type { ConnectionStore, ProviderTokens } from './connection.store';
-import { BoundedMap } from '../platform/store/bounded-map';
 
 /** Refresh this long before expiry, so a token is never sent in its last seconds. */
 const REFRESH_MARGIN_MS = 60_000;
@@ -21,7 +21,7 @@ export function tokensFrom(response: ProviderTokenResponse, now = Date.now()): P
 export class UserTokenProvider {
   private readonly refreshing = new Map<string, Promise<ProviderTokens>>();
   /** Decrypted tokens, so a request does not read and decrypt them again; the store stays the truth on refresh. */
-  private readonly known = new BoundedMap<string, ProviderTokens>(10_000);
+  private readonly known = new LRUCache<string, ProviderTokens>({ max: 10_000 });
 
   constructor(
     private readonly connections: ConnectionStore,

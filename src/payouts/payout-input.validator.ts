@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ProviderWithdrawalRequest } from '../platform/provider/provider-types';
 import { holderNameProblem, ibanProblem, normaliseIban } from '../beneficiaries';
 import { InputProblems } from '../platform/validation/input-problems';
 import { characterCount, hasControlCharacters, isPositiveSafeInteger, isUuid, shown } from '../platform/validation/text-rules';
+import type { PayoutRequest } from './payout.model';
 
 /**
  * The provider's limit on beneficiary_reference (docs/provider-choices.md, Withdrawals: what the beneficiary's bank can show on a
@@ -24,11 +24,11 @@ export interface PayoutInput {
 }
 
 /**
- * createPayout's input as the exact withdrawal request to send: every field checked, the IBAN in electronic format,
+ * createPayout's input as the exact payout request to send: every field checked, the IBAN in electronic format,
  * the name trimmed, the transaction id lower-cased (one UUID is one payout whatever its case) or generated.
  * Throws BAD_USER_INPUT naming `input.<field>`.
  */
-export function validatePayoutInput(input: PayoutInput, newId: () => string = randomUUID): ProviderWithdrawalRequest {
+export function validatePayoutInput(input: PayoutInput, newId: () => string = randomUUID): PayoutRequest {
   const problems = new InputProblems();
   const { transactionId, beneficiaryName, beneficiaryIban, beneficiaryReference, amountInMinor, currency } = input;
 
@@ -53,14 +53,14 @@ export function validatePayoutInput(input: PayoutInput, newId: () => string = ra
   problems.throwIfAny();
 
   return {
-    transaction_id: (transactionId ?? newId()).toLowerCase(),
-    beneficiary_name: beneficiaryName.trim(),
-    beneficiary_iban: iban,
+    transactionId: (transactionId ?? newId()).toLowerCase(),
+    beneficiaryName: beneficiaryName.trim(),
+    beneficiaryIban: iban,
     // Sent as given: it is printed on the beneficiary's statement.
-    beneficiary_reference: beneficiaryReference,
+    beneficiaryReference,
     currency,
-    amount_in_minor: amountInMinor,
-    context_code: 'withdrawal',
+    amountInMinor,
+    contextCode: 'withdrawal',
   };
 }
 

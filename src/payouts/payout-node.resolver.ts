@@ -2,7 +2,7 @@ import type { OperationContext } from '../platform/graphql/operation-context';
 import type { NodeType } from '../platform/graphql/node/node.registry';
 import { isUuid } from '../platform/validation/text-rules';
 import { toPayout } from './payout.mapper';
-import { withdrawalReadsOf, type PayoutService } from './payout.service';
+import { payoutReadsOf, type PayoutService } from './payout.service';
 import { PAYOUT_TAG } from './payout.type';
 
 /**
@@ -20,11 +20,11 @@ export function payoutNodeType(payouts: PayoutService): NodeType {
       const ids = keys.map(([transactionId]) => (transactionId !== undefined && isUuid(transactionId) ? transactionId.toLowerCase() : undefined));
       const wanted = ids.filter((id): id is string => id !== undefined);
       if (!caller || wanted.length === 0) return keys.map(() => null);
-      const found = await payouts.readRecorded(caller, wanted, context.callOptions(), withdrawalReadsOf(context));
+      const found = await payouts.readRecorded(caller, wanted, context.callOptions(), payoutReadsOf(context));
       const byId = new Map(wanted.map((id, index) => [id, found[index]]));
       return ids.map((id) => {
-        const withdrawal = id === undefined ? undefined : byId.get(id);
-        return withdrawal instanceof Error ? withdrawal : withdrawal ? toPayout(withdrawal) : null;
+        const payout = id === undefined ? undefined : byId.get(id);
+        return payout instanceof Error ? payout : payout ? toPayout(payout) : null;
       });
     },
   };

@@ -1,8 +1,8 @@
 import { registerEnumType } from 'type-graphql';
-import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, PENDING_SUBMISSION } from './payout-status';
+import { payoutStateOf, type PayoutState } from './payout-status';
 
-// Values equal the names, as RefundStatus's; the lower-case words of `Payout.status` map onto them in one place
-// (toPayoutStatus), and a word the gateway does not know is UNKNOWN, since the provider's set is open.
+// Values equal the names, as RefundStatus's, and are exactly the domain's PayoutState; the lower-case words of
+// `Payout.status` map onto them in one place (payout-status.ts).
 export const PayoutStatus = {
   PENDING_SUBMISSION: 'PENDING_SUBMISSION',
   AWAITING_APPROVAL: 'AWAITING_APPROVAL',
@@ -15,8 +15,8 @@ export const PayoutStatus = {
   EXPIRED: 'EXPIRED',
   CONFLICT: 'CONFLICT',
   UNKNOWN: 'UNKNOWN',
-} as const;
-export type PayoutStatus = (typeof PayoutStatus)[keyof typeof PayoutStatus];
+} as const satisfies { [K in PayoutState]: K };
+export type PayoutStatus = PayoutState;
 
 registerEnumType(PayoutStatus, {
   name: 'PayoutStatus',
@@ -31,21 +31,5 @@ registerEnumType(PayoutStatus, {
   },
 });
 
-/** The lower-case words Payout.status carries, the gateway's and the provider's, by their enum value. */
-const BY_WORD: Readonly<Record<string, PayoutStatus>> = {
-  [PENDING_SUBMISSION]: PayoutStatus.PENDING_SUBMISSION,
-  [AWAITING_APPROVAL]: PayoutStatus.AWAITING_APPROVAL,
-  authorised: PayoutStatus.AUTHORISED,
-  submitted: PayoutStatus.SUBMITTED,
-  settled: PayoutStatus.SETTLED,
-  rejected: PayoutStatus.REJECTED,
-  failed: PayoutStatus.FAILED,
-  [DECLINED]: PayoutStatus.DECLINED,
-  [EXPIRED]: PayoutStatus.EXPIRED,
-  [CONFLICT]: PayoutStatus.CONFLICT,
-};
-
-/** Payout.state from Payout.status: the one mapping of the word to the enum. */
-export function toPayoutStatus(word: string): PayoutStatus {
-  return Object.hasOwn(BY_WORD, word) ? BY_WORD[word] : PayoutStatus.UNKNOWN;
-}
+/** Payout.state from Payout.status: the one mapping of the word to the enum (payout-status.ts). */
+export const toPayoutStatus: (word: string) => PayoutStatus = payoutStateOf;

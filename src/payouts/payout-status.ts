@@ -9,26 +9,46 @@ export const EXPIRED = 'expired';
  */
 export const CONFLICT = 'conflict';
 
+/** A payout's status as one word of the schema's PayoutStatus; UNKNOWN for a word the gateway does not know. */
+export type PayoutState =
+  'PENDING_SUBMISSION' | 'AWAITING_APPROVAL' | 'AUTHORISED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED' | 'FAILED' | 'DECLINED' | 'EXPIRED' | 'CONFLICT' | 'UNKNOWN';
+
+/**
+ * Every status word a payout carries (the gateway's and the provider's, lower case as `Payout.status` and the ledger
+ * hold them): its state, and how far along it is (0 not sent, 1 authorised, 2 under way, 3 final).
+ */
+const STATUSES: Readonly<Record<string, { state: PayoutState; rank: number }>> = {
+  [PENDING_SUBMISSION]: { state: 'PENDING_SUBMISSION', rank: 0 },
+  [AWAITING_APPROVAL]: { state: 'AWAITING_APPROVAL', rank: 0 },
+  authorised: { state: 'AUTHORISED', rank: 1 },
+  submitted: { state: 'SUBMITTED', rank: 2 },
+  settled: { state: 'SETTLED', rank: 3 },
+  rejected: { state: 'REJECTED', rank: 3 },
+  failed: { state: 'FAILED', rank: 3 },
+  [DECLINED]: { state: 'DECLINED', rank: 3 },
+  [EXPIRED]: { state: 'EXPIRED', rank: 3 },
+  [CONFLICT]: { state: 'CONFLICT', rank: 3 },
+};
+
+const FINAL_RANK = 3;
+
+/** The provider's set is open: a word the gateway does not know ranks with submitted, so it is neither lost nor final. */
+const UNKNOWN_STATUS = { state: 'UNKNOWN', rank: 2 } as const;
+
+const statusOf = (word: string): { state: PayoutState; rank: number } => (Object.hasOwn(STATUSES, word) ? STATUSES[word]! : UNKNOWN_STATUS);
+
 /** Nothing changes after these: the provider's final stages, and the gateway's own ends. */
-export const FINAL_PAYOUT_STATUSES: ReadonlySet<string> = new Set(['settled', 'rejected', 'failed', DECLINED, EXPIRED, CONFLICT]);
+export const FINAL_PAYOUT_STATUSES: ReadonlySet<string> = new Set(Object.keys(STATUSES).filter((word) => STATUSES[word]!.rank === FINAL_RANK));
 
 /** Payouts that moved no money: they do not count toward the caps or the approval total (a conflict may have, so it counts). */
 export const UNPAID_STATUSES: readonly string[] = ['rejected', 'failed', DECLINED, EXPIRED];
 
-const STAGE_RANK: Readonly<Record<string, number>> = {
-  [AWAITING_APPROVAL]: 0,
-  [PENDING_SUBMISSION]: 0,
-  authorised: 1,
-  submitted: 2,
-  settled: 3,
-  rejected: 3,
-  failed: 3,
-  [DECLINED]: 3,
-  [EXPIRED]: 3,
-  [CONFLICT]: 3,
-};
+/** Payout.state from Payout.status: the one mapping of the word to the enum. */
+export function payoutStateOf(word: string): PayoutState {
+  return statusOf(word).state;
+}
 
-/** How far along a payout is; an unknown status ranks with submitted, so it is neither lost nor final. */
-export function payoutRank(status: string): number {
-  return STAGE_RANK[status] ?? 2;
+/** How far along a payout is. */
+export function payoutRank(word: string): number {
+  return statusOf(word).rank;
 }

@@ -1,5 +1,5 @@
 import type { PassJob, PassRun } from '../platform/scheduler/scheduler';
-import type { PayoutLedger, PayoutRecord } from './payout.store';
+import type { PayoutStore, PayoutRecord } from './payout.store';
 import type { PayoutService } from './payout.service';
 import { EXPIRED } from './payout-status';
 
@@ -10,7 +10,7 @@ const CALL_OPTIONS = { requestId: 'reconciler' };
 
 export interface PayoutPassDeps {
   payouts: PayoutService;
-  ledger: PayoutLedger;
+  ledger: PayoutStore;
   /** PAYOUT_APPROVAL_EXPIRY_MS. */
   approvalExpiryMs: number;
 }
@@ -36,7 +36,7 @@ async function reconcileUnconfirmed({ payouts, ledger }: PayoutPassDeps, run: Pa
   for (const record of await ledger.unconfirmed(BATCH)) {
     if (run.stopping()) return;
     const after = await payouts.reconcilePending(record, CALL_OPTIONS);
-    if (after.withdrawal) {
+    if (after.confirmed) {
       repaired(run, 'payout_confirmed', after);
       await payouts.publish(after);
     } else if (after.status === EXPIRED) {
@@ -48,7 +48,7 @@ async function reconcileUnconfirmed({ payouts, ledger }: PayoutPassDeps, run: Pa
 async function reconcileInFlight({ payouts, ledger }: PayoutPassDeps, run: PassRun): Promise<void> {
   for (const record of await ledger.inFlight(BATCH)) {
     if (run.stopping()) return;
-    const before = JSON.stringify(record.withdrawal);
+    const before = JSON.stringify(record.confirmed);
     const live = await payouts.adoptFromProvider(record, CALL_OPTIONS).catch((error: unknown) => {
       run.logger.warn({ err: error, transactionId: record.transactionId }, 'reconciler could not re-read a payout');
       return undefined;

@@ -11,8 +11,8 @@ import { providerIdOf } from '../platform/graphql/node/global-id';
 import { toPayout } from './payout.mapper';
 import { validateDeclineReason } from './decline-reason.validator';
 import { validatePayoutInput } from './payout-input.validator';
-import { withdrawalReadsOf, type PayoutService } from './payout.service';
-import { payoutStream } from './payout.stream';
+import { payoutReadsOf, type PayoutService } from './payout.service';
+import { STREAM_GIVEN_AT_START_UP } from '../platform/graphql/build-schema';
 
 @Resolver(() => Payout)
 export class PayoutResolver {
@@ -55,18 +55,19 @@ export class PayoutResolver {
   })
   async payout(@Args() { transactionId }: PayoutArgs, @Ctx() context: OperationContext): Promise<Payout | null> {
     const caller = requireAnyPrincipal(context.principal);
-    const withdrawal = await this.payouts.read(
+    const found = await this.payouts.read(
       caller,
       validateTransactionId(providerIdOf(transactionId, PAYOUT_TAG)),
       context.callOptions(),
-      withdrawalReadsOf(context),
+      payoutReadsOf(context),
     );
-    return withdrawal ? toPayout(withdrawal) : null;
+    return found ? toPayout(found) : null;
   }
 
   @Subscription(() => Payout, {
     description: 'Every status change of a payout.',
-    subscribe: ({ args, context }) => payoutStream(context as OperationContext, (args as PayoutArgs).transactionId),
+    // type-graphql calls `subscribe` without the resolver instance: the gateway hands the schema payoutStream.
+    subscribe: STREAM_GIVEN_AT_START_UP,
   })
   payoutUpdated(@Root() payout: Payout, @Args() _args: PayoutArgs): Payout {
     return payout;

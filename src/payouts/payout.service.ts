@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { MoneyConfig } from '../platform/config/config';
 import type { CallOptions } from '../platform/provider/http.client';
-import type { PayoutClient } from '../platform/provider/payout.client';
-import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/provider/provider-types';
 import type { Logger } from '../platform/observability/logger';
 import {
   BadUserInputError,
@@ -14,31 +12,36 @@ import {
   UpstreamError,
 } from '../platform/errors/gateway-errors';
 import { sameHolderName } from '../beneficiaries';
-import { ownerKey, sameOwner, type PayoutLedger, type PayoutOwner, type PayoutRecord } from './payout.store';
-import { approvalCheck, type VerifiedBeneficiaries } from './payout-approval';
-import { payoutAdmission } from './payout-policy';
+import type { PayoutStore, PayoutRecord } from './payout.store';
+import {
+  initiatorOf,
+  ownerKey,
+  PAYOUT_REQUEST_FIELDS,
+  sameOwner,
+  type ConfirmedPayout,
+  type PayoutAgent,
+  type PayoutOwner,
+  type PayoutRequest,
+  type PayoutView,
+} from './payout.model';
+import { payoutProvider, type PayoutProvider, type WithdrawalCalls } from './payout-provider.adapter';
+import type { VerifiedBeneficiaries } from './payout-approval';
+import { approveAwaiting, recordPayout } from './payout-transactions';
+import type { ClaimReleaseWatch, ClaimSignals } from './payout-claim-signals';
 import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
-
-/** Who asks: a signed-in user, or a merchant key (by its id, never the key). */
-export type PayoutCaller = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
-
-/** An agent (an MCP client) asking for a payout on its principal's behalf: its payout always awaits approval. */
-export interface PayoutAgent {
-  clientName: string;
-}
 
 /** Where payout changes go (payoutUpdated); bound to the event bus by payout.stream.ts. */
 export interface PayoutPublisher {
-  publish(transactionId: string, withdrawal: ProviderWithdrawal): Promise<void>;
+  publish(transactionId: string, payout: PayoutView): Promise<void>;
 }
 
 /** The provider reads of one operation: a query may ask for one payout twice, and the provider is asked once. */
-export type WithdrawalReads = Map<string, Promise<ProviderWithdrawal | undefined>>;
+export type PayoutReads = Map<string, Promise<ConfirmedPayout | undefined>>;
 
-const operationReads = new WeakMap<object, WithdrawalReads>();
+const operationReads = new WeakMap<object, PayoutReads>();
 
 /** The reads of the operation `operation` stands for (its context), made on first use and gone with it. */
-export function withdrawalReadsOf(operation: object): WithdrawalReads {
+export function payoutReadsOf(operation: object): PayoutReads {
   let reads = operationReads.get(operation);
   if (!reads) operationReads.set(operation, (reads = new Map()));
   return reads;
@@ -51,10 +54,13 @@ export interface PayoutMetrics {
 }
 
 export interface PayoutServiceDeps {
-  provider: Pick<PayoutClient, 'createWithdrawal' | 'getWithdrawal'>;
-  ledger: PayoutLedger;
+  /** The provider client's withdrawal calls; the service reaches them through payout-provider.adapter.ts. */
+  provider: WithdrawalCalls;
+  ledger: PayoutStore;
   beneficiaries: VerifiedBeneficiaries;
   events: PayoutPublisher;
+  /** Wakes a request waiting on another's submission when that claim is let go; without it, it waits out the lease. */
+  claims?: ClaimSignals;
   /** The ledger's clock: windows, claims and expiries are measured on it. */
   clock: () => number;
   logger: Logger;
@@ -76,8 +82,6 @@ export const IDENTICAL_PAYOUT_WINDOW_MS = 15 * 60 * 1000;
  */
 export const SUBMISSION_CLAIM_MS = 5_000;
 const CLAIM_RENEW_MS = 1_000;
-/** How often a caller that found another's submission in progress looks again for its outcome. */
-const CLAIM_POLL_MS = 50;
 /** A caller waits for another's claim only while this much of its operation's deadline is left, enough to send itself. */
 const MIN_SEND_MS = 1_000;
 
@@ -86,17 +90,6 @@ export const PAYOUT_CONFLICT_REASON = 'PAYOUT_CONFLICT';
 
 const CONFLICT_MESSAGE = 'This transactionId is already used by another payout. Use a new UUID (or omit transactionId) for a new payout.';
 
-/** Request fields as the client named them, for messages about a conflicting retry. */
-const INPUT_NAMES: Record<keyof ProviderWithdrawalRequest, string> = {
-  transaction_id: 'transactionId',
-  beneficiary_name: 'beneficiaryName',
-  beneficiary_iban: 'beneficiaryIban',
-  beneficiary_reference: 'beneficiaryReference',
-  currency: 'currency',
-  amount_in_minor: 'amountInMinor',
-  context_code: 'contextCode',
-};
-
 /** What createPayout may be told beside the request: who to tell of a repeat, and the agent asking, if one is. */
 export interface CreateExtras {
   onRepeat?: () => void;
@@ -104,43 +97,54 @@ export interface CreateExtras {
 }
 
 /** Passes an answer on after telling `onRepeat` that it is a repeat. */
-function repeated(onRepeat: () => void): (withdrawal: ProviderWithdrawal) => ProviderWithdrawal {
-  return (withdrawal) => {
+function repeated(onRepeat: () => void): (payout: PayoutView) => PayoutView {
+  return (payout) => {
     onRepeat();
-    return withdrawal;
+    return payout;
   };
-}
-
-export function ownerOf(caller: PayoutCaller): PayoutOwner {
-  return caller.kind === 'user' ? { kind: 'user', userId: caller.userId } : { kind: 'merchant', keyId: caller.keyId };
 }
 
 /**
- * A recorded payout as the provider's withdrawal shape: the withdrawal as last seen or, while the provider has not
- * confirmed it (pending, awaiting approval, declined, expired), the request as recorded with the gateway's status
- * and no stage reached. payoutUpdated events carry this shape.
+ * A recorded payout as it stands: the provider's as last seen or, while the provider has not confirmed it (pending,
+ * awaiting approval, declined, expired), the request as recorded with the gateway's status and no stage reached.
+ * payoutUpdated events carry this shape.
  */
-export function withdrawalView(record: PayoutRecord): ProviderWithdrawal {
-  if (record.withdrawal) return record.withdrawal;
-  const { request } = record;
+export function recordView(record: PayoutRecord): PayoutView {
+  const initiator = initiatorOf(record.owner, record.agentClient);
+  if (record.confirmed) return { ...record.confirmed, ...initiator };
   return {
-    ...request,
+    ...record.request,
     status: record.status,
-    authorised_at: null,
-    submitted_at: null,
-    settled_at: null,
-    rejected_at: null,
-    failed_at: null,
+    authorisedAt: null,
+    submittedAt: null,
+    settledAt: null,
+    rejectedAt: null,
+    failedAt: null,
+    ...initiator,
   };
+}
+
+/** The provider's current payout for a recorded one, with who initiated it. */
+function liveView(record: PayoutRecord, live: ConfirmedPayout): PayoutView {
+  return { ...live, ...initiatorOf(record.owner, record.agentClient) };
+}
+
+/** A payout the gateway never recorded (made at the provider directly): who initiated it is not known. */
+function unrecordedView(live: ConfirmedPayout): PayoutView {
+  return { ...live, initiatedBy: null, agentName: null };
 }
 
 /**
  * Payouts: creation under the payout policy and idempotency, approval and decline, reads with the provider's live
  * status, and the repairs the scheduler's payout jobs run. Every status change is stored in the ledger before it is
- * published. Answers are withdrawals as the provider shows them (or a recorded payout's withdrawalView).
+ * published. Answers are payouts as the provider shows them (or a recorded payout's recordView).
  */
 export class PayoutService {
-  constructor(private readonly deps: PayoutServiceDeps) {}
+  private readonly provider: PayoutProvider;
+
+  constructor(private readonly deps: PayoutServiceDeps) {
+    this.provider = payoutProvider(deps.provider);
+  }
 
   /**
    * createPayout after validation. `explicitId` says whether the client chose the transaction id; without one, an
@@ -153,31 +157,32 @@ export class PayoutService {
    * always awaits approval.
    */
   async create(
-    caller: PayoutCaller,
-    request: ProviderWithdrawalRequest,
+    owner: PayoutOwner,
+    request: PayoutRequest,
     explicitId: boolean,
     options: CallOptions,
     { onRepeat = () => {}, agent }: CreateExtras = {},
-  ): Promise<ProviderWithdrawal> {
+  ): Promise<PayoutView> {
     const { ledger, settings, logger } = this.deps;
-    const owner = ownerOf(caller);
-    const known = await ledger.get(request.transaction_id);
+    const known = await ledger.get(request.transactionId);
     if (known) return this.answerRepeat(owner, known, request, options).then(repeated(onRepeat));
-    await this.assertBeneficiaryVerified(caller, request);
+    await this.assertBeneficiaryVerified(owner, request);
     // An agent's request never matches a person's identical one: the person's may have been sent without approval.
     const fingerprint = explicitId ? undefined : { value: fingerprintOf(owner, request, agent), windowMs: IDENTICAL_PAYOUT_WINDOW_MS };
-    const { record, created } = await ledger.record(
+    const { record, created } = await recordPayout(
+      ledger,
+      settings,
       { owner, request, ...(fingerprint ? { fingerprint } : {}), ...(agent ? { agentClient: agent.clientName } : {}) },
-      payoutAdmission(settings, { alwaysApprove: agent !== undefined }),
+      { alwaysApprove: agent !== undefined },
     );
     if (!created) {
       // The same id raced in on another instance, or an identical request within the window: that payout.
-      return this.answerRepeat(owner, record, { ...request, transaction_id: record.transactionId }, options).then(repeated(onRepeat));
+      return this.answerRepeat(owner, record, { ...request, transactionId: record.transactionId }, options).then(repeated(onRepeat));
     }
     if (record.status === AWAITING_APPROVAL) {
       const by = agent ? { initiatedBy: 'agent', agentClient: agent.clientName } : {};
-      logger.info({ transactionId: record.transactionId, amountInMinor: request.amount_in_minor, ...by }, 'payout awaits approval');
-      return withdrawalView(record);
+      logger.info({ transactionId: record.transactionId, amountInMinor: request.amountInMinor, ...by }, 'payout awaits approval');
+      return recordView(record);
     }
     return this.submit(record, options);
   }
@@ -187,9 +192,9 @@ export class PayoutService {
    * (payout-approval.ts: its owner not revoked, its beneficiary still verified, every limit still holding); one
    * past PAYOUT_APPROVAL_EXPIRY_MS expires instead. A refusal sends nothing.
    */
-  async approve(transactionId: string, options: CallOptions): Promise<ProviderWithdrawal> {
+  async approve(transactionId: string, options: CallOptions): Promise<PayoutView> {
     const { ledger, settings, beneficiaries, logger } = this.deps;
-    const outcome = await ledger.approve(transactionId, settings.payoutApprovalExpiryMs, approvalCheck(settings, beneficiaries));
+    const outcome = await approveAwaiting(ledger, settings, beneficiaries, transactionId, settings.payoutApprovalExpiryMs);
     if (outcome.kind === 'expired') {
       logger.info({ transactionId }, 'payout expired awaiting approval');
       await this.publish(outcome.record);
@@ -206,12 +211,12 @@ export class PayoutService {
   }
 
   /** declinePayout (merchant keys): an awaiting-approval payout ends as declined, never sent. */
-  async decline(transactionId: string, reason: string): Promise<ProviderWithdrawal> {
+  async decline(transactionId: string, reason: string): Promise<PayoutView> {
     const declined = await this.deps.ledger.transition(transactionId, AWAITING_APPROVAL, DECLINED, { declineReason: reason });
     if (!declined) throw await this.notAwaiting(transactionId);
     this.deps.logger.info({ transactionId }, 'payout declined');
     await this.publish(declined);
-    return withdrawalView(declined);
+    return recordView(declined);
   }
 
   /** The recorded payout, whoever owns it (undefined when the gateway recorded none). */
@@ -224,11 +229,12 @@ export class PayoutService {
    * so ids cannot be probed); a merchant key sees every payout, including ones created at the provider without the
    * gateway. `reads` are the provider reads of the operation asking.
    */
-  async read(caller: PayoutCaller, transactionId: string, options: CallOptions, reads: WithdrawalReads = new Map()): Promise<ProviderWithdrawal | undefined> {
+  async read(owner: PayoutOwner, transactionId: string, options: CallOptions, reads: PayoutReads = new Map()): Promise<PayoutView | undefined> {
     const record = await this.deps.ledger.get(transactionId);
-    if (caller.kind === 'user' && (!record || !sameOwner(record.owner, ownerOf(caller)))) return undefined;
+    if (owner.kind === 'user' && (!record || !sameOwner(record.owner, owner))) return undefined;
     if (record) return this.livePayout(record, options, reads);
-    return this.liveWithdrawal(transactionId, options, reads);
+    const live = await this.liveRead(transactionId, options, reads);
+    return live && unrecordedView(live);
   }
 
   /**
@@ -237,23 +243,23 @@ export class PayoutService {
    * read, so a list of unknown ids would be a GET each (Query.payout still reads a payout made without the gateway).
    */
   async readRecorded(
-    caller: PayoutCaller,
+    owner: PayoutOwner,
     transactionIds: readonly string[],
     options: CallOptions,
-    reads: WithdrawalReads = new Map(),
-  ): Promise<(ProviderWithdrawal | Error | undefined)[]> {
+    reads: PayoutReads = new Map(),
+  ): Promise<(PayoutView | Error | undefined)[]> {
     const records = new Map((await this.deps.ledger.getMany(transactionIds)).map((record) => [record.transactionId, record]));
     return Promise.all(
       transactionIds.map(async (transactionId) => {
         const record = records.get(transactionId);
-        if (!record || (caller.kind === 'user' && !sameOwner(record.owner, ownerOf(caller)))) return undefined;
+        if (!record || (owner.kind === 'user' && !sameOwner(record.owner, owner))) return undefined;
         return this.livePayout(record, options, reads).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
       }),
     );
   }
 
   /** Viewer.payouts: newest first, each with live status; the provider reads run in parallel. */
-  async listForUser(userId: string, options: CallOptions, reads: WithdrawalReads = new Map()): Promise<ProviderWithdrawal[]> {
+  async listForUser(userId: string, options: CallOptions, reads: PayoutReads = new Map()): Promise<PayoutView[]> {
     const records = await this.deps.ledger.listForOwner({ kind: 'user', userId });
     return Promise.all(
       records.map(async (record) => {
@@ -262,22 +268,26 @@ export class PayoutService {
         } catch (error) {
           // One unreadable payout should not hide the others: show its last known state, and log why.
           this.deps.logger.warn({ err: error, transactionId: record.transactionId }, 'live payout status unavailable; showing the stored state');
-          return withdrawalView(record);
+          return recordView(record);
         }
       }),
     );
   }
 
   /**
-   * The payout watcher's read: the provider's withdrawal, stored in the ledger first when it is a recorded payout
+   * The payout watcher's read: the provider's payout, stored in the ledger first when it is a recorded payout
    * and moved, so that what the watcher then publishes is what the ledger holds.
    */
-  async refresh(transactionId: string, options: CallOptions): Promise<ProviderWithdrawal> {
+  async refresh(transactionId: string, options: CallOptions): Promise<PayoutView> {
     const record = await this.deps.ledger.get(transactionId);
-    const live = await this.deps.provider.getWithdrawal(transactionId, options);
-    // A recorded payout is published as the ledger holds it: a contradicting withdrawal is never shown as it.
-    if (record && !(await this.storeLive(record, live))) return withdrawalView((await this.deps.ledger.get(transactionId)) ?? record);
-    return live;
+    const live = await this.provider.read(transactionId, options);
+    if (!record) {
+      if (live) return unrecordedView(live);
+      throw new UpstreamError('The provider answered a payout read with a body the gateway cannot read. Read the payout again shortly.');
+    }
+    // A recorded payout is published as the ledger holds it: a contradicting read is never shown as it.
+    if (!live || !(await this.storeLive(record, live))) return recordView((await this.deps.ledger.get(transactionId)) ?? record);
+    return liveView(record, live);
   }
 
   /**
@@ -297,35 +307,34 @@ export class PayoutService {
   }
 
   /**
-   * The provider's withdrawal under this payout's id, stored when it is this payout. One under the same id with
+   * The provider's payout under this payout's id, stored when it is this payout. One under the same id with
    * other fields may be this payout made wrongly, or someone else's: either way money may have left, so a payout
    * the provider never confirmed is kept as conflict (counted in every cap, never sent again) and the answer is
    * an error saying so; it is never dropped.
    */
-  async adoptFromProvider(record: PayoutRecord, options: CallOptions): Promise<ProviderWithdrawal | undefined> {
-    const { provider, ledger, logger } = this.deps;
-    const live = await provider.getWithdrawal(record.transactionId, options).catch((error: unknown) => {
-      if (error instanceof NotFoundError) return undefined;
+  async adoptFromProvider(record: PayoutRecord, options: CallOptions): Promise<ConfirmedPayout | undefined> {
+    const { ledger, logger } = this.deps;
+    const live = await this.provider.find(record.transactionId, options).catch((error: unknown) => {
       logger.warn({ err: error, transactionId: record.transactionId }, 'could not read a payout back from the provider');
       return undefined;
     });
-    if (!live || !isWithdrawalOf(live, record.transactionId)) return undefined;
+    if (!live) return undefined;
     if (!matchesRequest(live, record.request)) throw await this.keepAsConflict(record, live);
     await ledger.confirm(record.transactionId, live);
     return live;
   }
 
   /** adoptFromProvider's contradicting read-back: the payout becomes a conflict, logged, counted and published once. */
-  private async keepAsConflict(record: PayoutRecord, live: ProviderWithdrawal): Promise<GatewayError> {
+  private async keepAsConflict(record: PayoutRecord, live: ConfirmedPayout): Promise<GatewayError> {
     const { ledger, logger, metrics } = this.deps;
     const { transactionId } = record;
     // Confirmed before with these very fields: the provider's record changed since, which the reconciler logs.
-    if (record.withdrawal) return new IdempotencyConflictError(CONFLICT_MESSAGE);
+    if (record.confirmed) return new IdempotencyConflictError(CONFLICT_MESSAGE);
     const conflicted = await ledger.markConflict(transactionId, PAYOUT_CONFLICT_REASON);
     if (conflicted) {
       metrics?.payoutConflict();
       // Field names only: the provider's values may be another party's payout.
-      const differing = REQUEST_FIELDS.filter((field) => live[field] !== record.request[field]).map((field) => INPUT_NAMES[field]);
+      const differing = REQUEST_FIELDS.filter((field) => live[field] !== record.request[field]);
       logger.error(
         { transactionId, owner: record.owner.kind, differing, providerStatus: live.status },
         'payout conflict: the provider holds a withdrawal under this transactionId that differs from the request; kept as conflict for an operator',
@@ -343,55 +352,64 @@ export class PayoutService {
   /** payoutUpdated subscribers see the gateway's own status changes too. */
   async publish(record: PayoutRecord): Promise<void> {
     await this.deps.events
-      .publish(record.transactionId, withdrawalView(record))
+      .publish(record.transactionId, recordView(record))
       .catch((error: unknown) => this.deps.logger.warn({ err: error, transactionId: record.transactionId }, 'payout change could not be published'));
   }
 
   /** A request for a payout already recorded: the same owner and the same fields answer it, anything else conflicts. */
-  private async answerRepeat(owner: PayoutOwner, record: PayoutRecord, request: ProviderWithdrawalRequest, options: CallOptions): Promise<ProviderWithdrawal> {
+  private async answerRepeat(owner: PayoutOwner, record: PayoutRecord, request: PayoutRequest, options: CallOptions): Promise<PayoutView> {
     if (!sameOwner(record.owner, owner)) {
       // Says nothing about the other payout, so nobody learns what someone else paid; a merchant key reads it with
       // `payout` but cannot resend it.
       throw new IdempotencyConflictError(CONFLICT_MESSAGE);
     }
-    const differing = (Object.keys(INPUT_NAMES) as (keyof ProviderWithdrawalRequest)[]).filter((field) => record.request[field] !== request[field]);
+    const differing = PAYOUT_REQUEST_FIELDS.filter((field) => record.request[field] !== request[field]);
     if (differing.length > 0) {
       throw new IdempotencyConflictError(
-        `transactionId ${request.transaction_id} was already used for a payout with a different ${differing.map((field) => INPUT_NAMES[field]).join(', ')}. ` +
+        `transactionId ${request.transactionId} was already used for a payout with a different ${differing.join(', ')}. ` +
           'Repeat the original request exactly to get that payout, or use a new transactionId for a new payout.',
       );
     }
     if (record.status === CONFLICT) throw payoutConflictError(record.transactionId);
-    if (record.status !== PENDING_SUBMISSION) return withdrawalView(record);
+    if (record.status !== PENDING_SUBMISSION) return recordView(record);
     return this.submit(record, options);
   }
 
   /**
    * Sends a pending payout, as the one instance holding its submission claim; a caller that finds the claim held
-   * waits for that submission's outcome instead of sending again, until its operation's deadline leaves too little
-   * time to send (TRY_AGAIN). A claim whose instance is gone lapses within SUBMISSION_CLAIM_MS and is taken over.
+   * waits for that submission's outcome instead of sending again (woken by the claim's release, or at its lease's
+   * end), until its operation's deadline leaves too little time to send (TRY_AGAIN). A claim whose instance is gone
+   * lapses within SUBMISSION_CLAIM_MS and is taken over.
    * Past PAYOUT_SUBMISSION_EXPIRY_MS it is never sent: it is reconciled with the provider instead, and expires if
    * the provider has nothing.
    */
-  private async submit(record: PayoutRecord, options: CallOptions): Promise<ProviderWithdrawal> {
+  private async submit(record: PayoutRecord, options: CallOptions): Promise<PayoutView> {
     const { ledger, settings, clock } = this.deps;
     const claimant = randomUUID();
-    for (;;) {
-      if (clock() - record.queuedAtMs >= settings.payoutSubmissionExpiryMs) return withdrawalView(await this.reconcilePending(record, options));
-      if (await ledger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, settings.payoutSubmissionExpiryMs)) break;
-      if (timeLeftMs(options) < MIN_SEND_MS) throw submissionInProgress(record.transactionId);
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(CLAIM_POLL_MS, timeLeftMs(options) - MIN_SEND_MS))));
-      const current = await ledger.get(record.transactionId);
-      if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
-      if (current.status === CONFLICT) throw payoutConflictError(current.transactionId);
-      if (current.status !== PENDING_SUBMISSION) return withdrawalView(current);
-      record = current;
+    let watch: ClaimReleaseWatch | undefined;
+    try {
+      for (;;) {
+        if (clock() - record.queuedAtMs >= settings.payoutSubmissionExpiryMs) return recordView(await this.reconcilePending(record, options));
+        if (await ledger.claim(record.transactionId, claimant, SUBMISSION_CLAIM_MS, settings.payoutSubmissionExpiryMs)) break;
+        if (timeLeftMs(options) < MIN_SEND_MS) throw submissionInProgress(record.transactionId);
+        // Listening before the read: a release after it wakes this caller, one before it shows in what it reads.
+        watch ??= await this.deps.claims?.watch(record.transactionId);
+        const current = await ledger.get(record.transactionId);
+        if (!current) throw new BadUserInputError('The provider refused this payout; nothing was paid. Correct the input and try again.');
+        if (current.status === CONFLICT) throw payoutConflictError(current.transactionId);
+        if (current.status !== PENDING_SUBMISSION) return recordView(current);
+        const leaseLeftMs = Math.min(SUBMISSION_CLAIM_MS, Math.max(0, (current.claimedUntilMs ?? 0) - clock()));
+        await untilReleased(watch, Math.max(0, Math.min(leaseLeftMs, timeLeftMs(options) - MIN_SEND_MS)));
+        record = current;
+      }
+    } finally {
+      await watch?.stop();
     }
     return this.sendUnderClaim(record, claimant, options);
   }
 
   /** send(), with the claim renewed every CLAIM_RENEW_MS while it runs: the heartbeat that shows this instance alive. */
-  private async sendUnderClaim(record: PayoutRecord, claimant: string, options: CallOptions): Promise<ProviderWithdrawal> {
+  private async sendUnderClaim(record: PayoutRecord, claimant: string, options: CallOptions): Promise<PayoutView> {
     const { ledger, logger } = this.deps;
     const heartbeat = setInterval(() => {
       ledger
@@ -403,19 +421,19 @@ export class PayoutService {
       return await this.send(record, claimant, options);
     } finally {
       clearInterval(heartbeat);
+      // The ledger holds the outcome by now: whoever waits on this claim reads it at once.
+      this.deps.claims
+        ?.released(record.transactionId)
+        .catch((error: unknown) => logger.warn({ err: error, transactionId: record.transactionId }, 'could not announce a released payout claim'));
     }
   }
 
   /** The provider call of a claimed submission, and what its answer (or its failure) leaves in the ledger. */
-  private async send(record: PayoutRecord, claimant: string, options: CallOptions): Promise<ProviderWithdrawal> {
-    const { ledger, provider, logger } = this.deps;
-    let withdrawal: ProviderWithdrawal;
+  private async send(record: PayoutRecord, claimant: string, options: CallOptions): Promise<PayoutView> {
+    const { ledger, logger } = this.deps;
+    let confirmed: ConfirmedPayout;
     try {
-      withdrawal = await provider.createWithdrawal(record.request, options);
-      if (!isWithdrawalOf(withdrawal, record.transactionId))
-        throw new UpstreamError(
-          'The provider answered the payout with a body the gateway cannot read. Its status is being checked; read the payout again shortly.',
-        );
+      confirmed = await this.provider.create(record.request, options);
     } catch (error) {
       if (error instanceof BadUserInputError) {
         // Refused outright: nothing was paid.
@@ -427,7 +445,7 @@ export class PayoutService {
         // so the record stays and the provider's own state decides.
         await ledger.noteFailure(record.transactionId, claimant, error.code);
         const settled = await this.adoptFromProvider(record, options);
-        if (settled) return settled;
+        if (settled) return liveView(record, settled);
         throw error;
       }
       const code = error instanceof GatewayError ? error.code : 'INTERNAL_SERVER_ERROR';
@@ -437,8 +455,8 @@ export class PayoutService {
       logger.warn({ transactionId: record.transactionId, code }, 'payout submission failed; kept for a retry and the reconciler');
       throw error;
     }
-    await ledger.confirm(record.transactionId, withdrawal);
-    return withdrawal;
+    await ledger.confirm(record.transactionId, confirmed);
+    return liveView(record, confirmed);
   }
 
   private async notAwaiting(transactionId: string): Promise<GatewayError> {
@@ -451,20 +469,20 @@ export class PayoutService {
    * A session may pay only an IBAN it verified itself; a merchant key may pay an IBAN any user verified (README,
    * "Payouts and verification"). Either way the beneficiary name must be the holder name the bank verified.
    */
-  private async assertBeneficiaryVerified(caller: PayoutCaller, request: ProviderWithdrawalRequest): Promise<void> {
+  private async assertBeneficiaryVerified(owner: PayoutOwner, request: PayoutRequest): Promise<void> {
     const { beneficiaries } = this.deps;
-    const iban = request.beneficiary_iban;
-    if (caller.kind === 'user') {
-      const verified = await beneficiaries.findForUser(caller.userId, iban);
+    const iban = request.beneficiaryIban;
+    if (owner.kind === 'user') {
+      const verified = await beneficiaries.findForUser(owner.userId, iban);
       if (!verified) {
         throw new BeneficiaryNotVerifiedError(
           `IBAN ${iban} has not been verified by this user. Call verifyAccountHolder with the account holder's name while signed in ` +
             'to the bank that holds the account, then pay out; a different account always needs its own verification.',
         );
       }
-      if (!sameHolderName(verified.name, request.beneficiary_name)) {
+      if (!sameHolderName(verified.name, request.beneficiaryName)) {
         throw new BeneficiaryNotVerifiedError(
-          `beneficiaryName "${request.beneficiary_name}" is not the holder name the bank verified for IBAN ${iban} ("${verified.name}"). ` +
+          `beneficiaryName "${request.beneficiaryName}" is not the holder name the bank verified for IBAN ${iban} ("${verified.name}"). ` +
             'Use the verified holder name, or verify the account again.',
         );
       }
@@ -474,33 +492,32 @@ export class PayoutService {
     if (holders.length === 0) {
       throw new BeneficiaryNotVerifiedError(`No user has verified IBAN ${iban}. Payouts go only to accounts an end user verified with verifyAccountHolder.`);
     }
-    if (!holders.some((holder) => sameHolderName(holder.name, request.beneficiary_name))) {
+    if (!holders.some((holder) => sameHolderName(holder.name, request.beneficiaryName))) {
       // The verified names are not listed: a merchant key should not be able to look up who holds an IBAN.
       throw new BeneficiaryNotVerifiedError(
-        `beneficiaryName "${request.beneficiary_name}" is not a holder name verified for IBAN ${iban}. Use the account holder's name as their bank reported it.`,
+        `beneficiaryName "${request.beneficiaryName}" is not a holder name verified for IBAN ${iban}. Use the account holder's name as their bank reported it.`,
       );
     }
   }
 
   /** The record's payout with the provider's current status, stored back when it moved. */
-  private async livePayout(record: PayoutRecord, options: CallOptions, reads: WithdrawalReads): Promise<ProviderWithdrawal> {
+  private async livePayout(record: PayoutRecord, options: CallOptions, reads: PayoutReads): Promise<PayoutView> {
     // Final, or never sent (awaiting approval): the stored state is as live as a GET.
-    if (FINAL_PAYOUT_STATUSES.has(record.status) || record.status === AWAITING_APPROVAL) return withdrawalView(record);
-    const live = await this.liveWithdrawal(record.transactionId, options, reads);
+    if (FINAL_PAYOUT_STATUSES.has(record.status) || record.status === AWAITING_APPROVAL) return recordView(record);
+    const live = await this.liveRead(record.transactionId, options, reads);
     // Not at the provider: a submission that never got through. It shows as pending-submission until sent or expired.
-    if (!live || !(await this.storeLive(record, live))) return withdrawalView(record);
-    return live;
+    if (!live || !(await this.storeLive(record, live))) return recordView(record);
+    return liveView(record, live);
   }
 
   /**
-   * Stores a withdrawal read from the provider when it is this payout's (it is never the payout's when the record
+   * Stores a payout read from the provider when it is this payout's (it is never the payout's when the record
    * was not confirmed yet and the fields differ); false when it is not.
    */
-  private async storeLive(record: PayoutRecord, live: ProviderWithdrawal): Promise<boolean> {
+  private async storeLive(record: PayoutRecord, live: ConfirmedPayout): Promise<boolean> {
     if (FINAL_PAYOUT_STATUSES.has(record.status) || record.status === AWAITING_APPROVAL) return false;
-    if (!isWithdrawalOf(live, record.transactionId)) return false;
-    if (!record.withdrawal && !matchesRequest(live, record.request)) return false;
-    if (JSON.stringify(live) !== JSON.stringify(record.withdrawal)) {
+    if (!record.confirmed && !matchesRequest(live, record.request)) return false;
+    if (JSON.stringify(live) !== JSON.stringify(record.confirmed)) {
       await this.deps.ledger
         .confirm(record.transactionId, live)
         .catch((error: unknown) => this.deps.logger.warn({ err: error, transactionId: record.transactionId }, 'could not store a payout status'));
@@ -508,22 +525,19 @@ export class PayoutService {
     return true;
   }
 
-  /** GET once per operation per withdrawal; undefined when the provider has none. */
-  private liveWithdrawal(transactionId: string, options: CallOptions, reads: WithdrawalReads): Promise<ProviderWithdrawal | undefined> {
+  /** GET once per operation per payout; undefined when the provider has none. */
+  private liveRead(transactionId: string, options: CallOptions, reads: PayoutReads): Promise<ConfirmedPayout | undefined> {
     let read = reads.get(transactionId);
     if (!read) {
-      read = this.deps.provider.getWithdrawal(transactionId, options).catch((error: unknown) => {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      });
+      read = this.provider.find(transactionId, options);
       reads.set(transactionId, read);
     }
     return read;
   }
 }
 
-/** The request fields a read-back must repeat for the withdrawal to be this payout's (matchesRequest). */
-const REQUEST_FIELDS = ['beneficiary_iban', 'amount_in_minor', 'currency', 'beneficiary_reference', 'beneficiary_name'] as const;
+/** The request fields a read-back must repeat for it to be this payout's (matchesRequest). */
+const REQUEST_FIELDS = ['beneficiaryIban', 'amountInMinor', 'currency', 'beneficiaryReference', 'beneficiaryName'] as const;
 
 /** What a client is told of a payout kept as conflict, on the send that found it and on every repeat. */
 function payoutConflictError(transactionId: string): UpstreamError {
@@ -545,37 +559,30 @@ function submissionInProgress(transactionId: string): TryAgainError {
   );
 }
 
+/** Waits `ms` at most for the claim's release; without signals, the whole `ms` (the lease's end or the deadline's margin). */
+function untilReleased(watch: ClaimReleaseWatch | undefined, ms: number): Promise<void> {
+  return watch ? watch.next(ms) : new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 /** Milliseconds left before the operation's deadline; unbounded for a call made outside an operation. */
 function timeLeftMs(options: CallOptions): number {
   return options.deadline === undefined ? Number.POSITIVE_INFINITY : options.deadline.at - performance.now();
 }
 
 /** The owner and every field that makes a payout what it is: identical requests share it. */
-export function fingerprintOf(owner: PayoutOwner, request: ProviderWithdrawalRequest, agent?: PayoutAgent): string {
+export function fingerprintOf(owner: PayoutOwner, request: PayoutRequest, agent?: PayoutAgent): string {
   const parts = [
     ownerKey(owner),
-    request.beneficiary_iban,
-    request.beneficiary_name,
-    request.beneficiary_reference,
-    String(request.amount_in_minor),
+    request.beneficiaryIban,
+    request.beneficiaryName,
+    request.beneficiaryReference,
+    String(request.amountInMinor),
     request.currency,
     ...(agent ? ['agent'] : []),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
-/** A provider answer is taken as this payout's withdrawal only when it is one, under this id. */
-function isWithdrawalOf(value: unknown, transactionId: string): value is ProviderWithdrawal {
-  const candidate = value as Partial<ProviderWithdrawal> | null | undefined;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.transaction_id === 'string' &&
-    candidate.transaction_id.toLowerCase() === transactionId &&
-    typeof candidate.status === 'string'
-  );
-}
-
-function matchesRequest(withdrawal: ProviderWithdrawal, request: ProviderWithdrawalRequest): boolean {
-  return REQUEST_FIELDS.every((field) => withdrawal[field] === request[field]);
+function matchesRequest(live: ConfirmedPayout, request: PayoutRequest): boolean {
+  return REQUEST_FIELDS.every((field) => live[field] === request[field]);
 }

@@ -1,44 +1,35 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { ProviderWithdrawal, ProviderWithdrawalRequest } from '../platform/provider/provider-types';
 import type { Database } from '../platform/db/database';
 import type { PayoutsTable, Tables } from '../platform/db/tables';
-import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
+import { inTransaction } from '../platform/db/transaction';
 import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
-
-/** Who created a payout: a session's user, or a merchant key (by its id, never the key). */
-export type PayoutOwner = { kind: 'user'; userId: string } | { kind: 'merchant'; keyId: string };
+import { ownerFromKey, ownerKey, type ConfirmedPayout, type PayoutOwner, type PayoutRequest } from './payout.model';
+import { storedPayoutJson } from './payout-provider.adapter';
 
 export interface PayoutRecord {
   transactionId: string;
   owner: PayoutOwner;
-  /** The exact withdrawal request, so a retry resends the same body (the provider's idempotency compares it). */
-  request: ProviderWithdrawalRequest;
+  /** The exact request, so a retry resends the same body (the provider's idempotency compares it). */
+  request: PayoutRequest;
   /** A gateway status (payout-status.ts) until the provider has confirmed it; then the provider's, as last seen. */
   status: string;
-  /** The provider's withdrawal as last seen. */
-  withdrawal?: ProviderWithdrawal;
+  /** The payout as the provider last reported it. */
+  confirmed?: ConfirmedPayout;
   /** The last failed submission, for logs and support: the error code the client got and when. */
   lastError?: { code: string; at: string };
   declineReason?: string;
   /** Set when an agent proposed it (through /mcp) for its owner: the MCP client's name. */
   agentClient?: string;
+  /** While a submission claim is held: when its lease ends unless its holder renews it. */
+  claimedUntilMs?: number;
   createdAtMs: number;
   updatedAtMs: number;
   queuedAtMs: number;
 }
 
-/** What a new payout must pass before it is recorded; runs inside the recording transaction (payout-policy.ts). */
-export type Admission = (trx: Transaction<Tables>, owner: PayoutOwner, request: ProviderWithdrawalRequest, now: number) => Promise<string>;
-
-/** What an awaiting payout must still pass when it is approved; runs inside the approving transaction, throws to refuse. */
-export type ApprovalCheck = (trx: Transaction<Tables>, record: PayoutRecord, now: number) => Promise<void>;
-
-/** approve()'s answer: approved (now pending-submission), expired on the way (past the approval expiry), or neither. */
-export type ApprovalOutcome = { kind: 'approved' | 'expired'; record: PayoutRecord } | { kind: 'not-awaiting' };
-
 export interface NewPayout {
   owner: PayoutOwner;
-  request: ProviderWithdrawalRequest;
+  request: PayoutRequest;
   /** Set when the client sent no transactionId: an identical request within the window answers this payout. */
   fingerprint?: { value: string; windowMs: number };
   /** The MCP client proposing it for its owner, when an agent asks. */
@@ -47,10 +38,11 @@ export interface NewPayout {
 
 /**
  * Payouts in the relational store. Every change that depends on what is already there (a limit, an idempotency
- * fingerprint, a submission claim, a status move) is one statement or one serializable transaction, so any number
- * of instances sharing the database see one history.
+ * fingerprint, a submission claim, a status move) is one statement, or queries on one transaction under the payout
+ * locks (underPayoutLocks, run by payout-transactions.ts), so any number of instances sharing the database see one
+ * history.
  */
-export class PayoutLedger {
+export class PayoutStore {
   constructor(
     private readonly database: Database,
     /** The clock of every payout time (windows, claims, expiries); tests step it instead of waiting. */
@@ -74,31 +66,14 @@ export class PayoutLedger {
   }
 
   /**
-   * Records a payout, or answers the one already recorded under its transaction id or fingerprint (`created`
-   * false). `admit` runs in the same transaction as the insert, so two instances cannot both pass a limit that
-   * only one payout fits; it returns the new payout's status or throws.
+   * Runs `work` in one transaction in which one owner's payouts, and the payouts to one IBAN, are admitted one at a
+   * time across instances (the daily caps per user and per IBAN). On PostgreSQL transaction-scoped advisory locks on
+   * the owner and then the IBAN, under READ COMMITTED so that every statement after the locks sees what the previous
+   * holder committed: parallel payouts queue instead of failing serialization over and over (twenty at once would
+   * exhaust any retry budget). Every caller takes the owner's lock before the IBAN's and holds one of each, so two
+   * can never wait on each other. On SQLite every write transaction is IMMEDIATE, which already serialises them.
    */
-  async record(payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.underPayoutLocks(payout.owner, payout.request.beneficiary_iban, (trx) => this.recordIn(trx, payout, admit));
-      } catch (error) {
-        // Another instance inserted the same id or fingerprint between our read and our write: read theirs.
-        if (attempt < 3 && isUniqueViolation(error)) continue;
-        throw error;
-      }
-    }
-  }
-
-  /**
-   * One owner's payouts, and the payouts to one IBAN, are admitted one at a time across instances (the daily caps
-   * per user and per IBAN). On PostgreSQL transaction-scoped advisory locks on the owner and then the IBAN, under
-   * READ COMMITTED so that every statement after the locks sees what the previous holder committed: parallel
-   * payouts queue instead of failing serialization over and over (twenty at once would exhaust any retry budget).
-   * Every caller takes the owner's lock before the IBAN's and holds one of each, so two can never wait on each
-   * other. On SQLite every write transaction is IMMEDIATE, which already serialises them.
-   */
-  private underPayoutLocks<T>(owner: PayoutOwner, iban: string, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+  underPayoutLocks<T>(owner: PayoutOwner, iban: string, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
     if (this.database.kind !== 'postgres') return inTransaction(this.database, work);
     return this.database.db
       .transaction()
@@ -110,30 +85,35 @@ export class PayoutLedger {
       });
   }
 
-  private async recordIn(trx: Transaction<Tables>, payout: NewPayout, admit: Admission): Promise<{ record: PayoutRecord; created: boolean }> {
-    const now = this.now();
+  /** The payout under this transaction id, as `trx` sees it. */
+  async findIn(trx: Transaction<Tables>, transactionId: string): Promise<PayoutRecord | undefined> {
+    const row = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', transactionId).executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  /** The payout an identical request made within its window (an expired fingerprint is dropped first). */
+  async findByFingerprintIn(trx: Transaction<Tables>, fingerprint: string, now: number): Promise<PayoutRecord | undefined> {
+    await trx.deleteFrom('payoutFingerprints').where('fingerprint', '=', fingerprint).where('expiresAtMs', '<=', now).execute();
+    const earlier = await trx
+      .selectFrom('payoutFingerprints')
+      .innerJoin('payouts', 'payouts.transactionId', 'payoutFingerprints.transactionId')
+      .selectAll('payouts')
+      .where('payoutFingerprints.fingerprint', '=', fingerprint)
+      .executeTakeFirst();
+    return earlier && fromRow(earlier);
+  }
+
+  /** Inserts a new payout with `status`, and its fingerprint for the window when it has one. */
+  async insertIn(trx: Transaction<Tables>, payout: NewPayout, status: string, now: number): Promise<PayoutRecord> {
     const { request, fingerprint } = payout;
-    const existing = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', request.transaction_id).executeTakeFirst();
-    if (existing) return { record: fromRow(existing), created: false };
-    if (fingerprint) {
-      await trx.deleteFrom('payoutFingerprints').where('fingerprint', '=', fingerprint.value).where('expiresAtMs', '<=', now).execute();
-      const earlier = await trx
-        .selectFrom('payoutFingerprints')
-        .innerJoin('payouts', 'payouts.transactionId', 'payoutFingerprints.transactionId')
-        .selectAll('payouts')
-        .where('payoutFingerprints.fingerprint', '=', fingerprint.value)
-        .executeTakeFirst();
-      if (earlier) return { record: fromRow(earlier), created: false };
-    }
-    const status = await admit(trx, payout.owner, request, now);
     const row: Selectable<PayoutsTable> = {
-      transactionId: request.transaction_id,
+      transactionId: request.transactionId,
       owner: ownerKey(payout.owner),
       status,
       currency: request.currency,
-      amountInMinor: request.amount_in_minor,
-      request: JSON.stringify(request),
-      beneficiaryIban: request.beneficiary_iban,
+      amountInMinor: request.amountInMinor,
+      request: storedPayoutJson.request(request),
+      beneficiaryIban: request.beneficiaryIban,
       withdrawal: null,
       lastError: null,
       declineReason: null,
@@ -148,19 +128,19 @@ export class PayoutLedger {
     if (fingerprint) {
       await trx
         .insertInto('payoutFingerprints')
-        .values({ fingerprint: fingerprint.value, transactionId: request.transaction_id, expiresAtMs: now + fingerprint.windowMs })
+        .values({ fingerprint: fingerprint.value, transactionId: request.transactionId, expiresAtMs: now + fingerprint.windowMs })
         .execute();
     }
-    return { record: fromRow(row), created: true };
+    return fromRow(row);
   }
 
   /**
    * The owner's amount in `currency` over the 24 h before `now` that moved or may still move money (payouts the
    * provider refused, or that were declined or expired, do not count), leaving out `excluding` (a payout being
    * approved). A payout counts from when it became sendable: an approved one from its approval, when its money
-   * left. For the policy's checks, in their transaction.
+   * left.
    */
-  static async dailyTotal(trx: Transaction<Tables>, owner: PayoutOwner, currency: string, now: number, excluding?: string): Promise<number> {
+  async dailyTotal(trx: Transaction<Tables>, owner: PayoutOwner, currency: string, now: number, excluding?: string): Promise<number> {
     let query = trx
       .selectFrom('payouts')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amountInMinor'), eb.val(0)).as('total'))
@@ -176,7 +156,7 @@ export class PayoutLedger {
    * What every user together paid or may still pay to `iban` in `currency` over the 24 h before `now`, counted
    * as dailyTotal counts; merchant keys' own payouts are the merchant's judgement and are left out.
    */
-  static async beneficiaryTotal(trx: Transaction<Tables>, iban: string, currency: string, now: number, excluding?: string): Promise<number> {
+  async beneficiaryTotal(trx: Transaction<Tables>, iban: string, currency: string, now: number, excluding?: string): Promise<number> {
     let query = trx
       .selectFrom('payouts')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amountInMinor'), eb.val(0)).as('total'))
@@ -189,31 +169,14 @@ export class PayoutLedger {
     return Number((await query.executeTakeFirstOrThrow()).total);
   }
 
-  /**
-   * Approves a payout awaiting approval: `check` runs under the same locks and in the same transaction as
-   * admission, so what it reads (the caps, the owner, the beneficiary) still holds when the payout becomes
-   * pending-submission. One awaiting longer than `expiryMs` expires instead and is never sent.
-   */
-  async approve(transactionId: string, expiryMs: number, check: ApprovalCheck): Promise<ApprovalOutcome> {
-    const found = await this.get(transactionId);
-    if (!found) return { kind: 'not-awaiting' };
-    return this.underPayoutLocks(found.owner, found.request.beneficiary_iban, async (trx) => {
-      const now = this.now();
-      const row = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', transactionId).executeTakeFirst();
-      if (!row || row.status !== AWAITING_APPROVAL || row.withdrawal !== null) return { kind: 'not-awaiting' };
-      const record = fromRow(row);
-      if (record.createdAtMs <= now - expiryMs) {
-        const expired = await this.moveIn(trx, transactionId, AWAITING_APPROVAL, EXPIRED, now);
-        return expired ? { kind: 'expired', record: expired } : { kind: 'not-awaiting' };
-      }
-      await check(trx, record, now);
-      const approved = await this.moveIn(trx, transactionId, AWAITING_APPROVAL, PENDING_SUBMISSION, now);
-      return approved ? { kind: 'approved', record: approved } : { kind: 'not-awaiting' };
-    });
+  /** A user revoked with revokeUser (or no longer known), as `trx` sees the users: their payouts are never sent. */
+  async isUserRevokedIn(trx: Transaction<Tables>, userId: string): Promise<boolean> {
+    const user = await trx.selectFrom('users').select('revokedAtMs').where('id', '=', userId).executeTakeFirst();
+    return !user || user.revokedAtMs !== null;
   }
 
-  /** Inside approve(): moves the payout from `from` to `to` unless another instance moved it first. */
-  private async moveIn(trx: Transaction<Tables>, transactionId: string, from: string, to: string, now: number): Promise<PayoutRecord | undefined> {
+  /** Moves the payout from `from` to `to` in `trx` unless another instance moved it first. */
+  async moveIn(trx: Transaction<Tables>, transactionId: string, from: string, to: string, now: number): Promise<PayoutRecord | undefined> {
     const result = await trx
       .updateTable('payouts')
       .set({ status: to, updatedAtMs: now, ...(to === PENDING_SUBMISSION ? { queuedAtMs: now } : {}) })
@@ -221,8 +184,7 @@ export class PayoutLedger {
       .where('status', '=', from)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return undefined;
-    const row = await trx.selectFrom('payouts').selectAll().where('transactionId', '=', transactionId).executeTakeFirstOrThrow();
-    return fromRow(row);
+    return this.findIn(trx, transactionId);
   }
 
   /**
@@ -282,13 +244,13 @@ export class PayoutLedger {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Stores the provider's withdrawal (its status becomes the payout's) and ends any claim. */
-  async confirm(transactionId: string, withdrawal: ProviderWithdrawal): Promise<PayoutRecord | undefined> {
+  /** Stores the provider's payout (its status becomes the payout's) and ends any claim. */
+  async confirm(transactionId: string, confirmed: ConfirmedPayout): Promise<PayoutRecord | undefined> {
     await this.database.db
       .updateTable('payouts')
       .set({
-        withdrawal: JSON.stringify(withdrawal),
-        status: withdrawal.status,
+        withdrawal: storedPayoutJson.confirmed(confirmed),
+        status: confirmed.status,
         lastError: null,
         claimedBy: null,
         claimedUntilMs: null,
@@ -410,31 +372,18 @@ export class PayoutLedger {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export function ownerKey(owner: PayoutOwner): string {
-  return owner.kind === 'user' ? `user:${owner.userId}` : `merchant:${owner.keyId}`;
-}
-
-export function sameOwner(a: PayoutOwner, b: PayoutOwner): boolean {
-  return ownerKey(a) === ownerKey(b);
-}
-
-function ownerFromKey(key: string): PayoutOwner {
-  const separator = key.indexOf(':');
-  const kind = key.slice(0, separator);
-  const id = key.slice(separator + 1);
-  return kind === 'merchant' ? { kind: 'merchant', keyId: id } : { kind: 'user', userId: id };
-}
-
 function fromRow(row: Selectable<PayoutsTable>): PayoutRecord {
+  const confirmed = row.withdrawal === null ? undefined : storedPayoutJson.parseConfirmed(row.withdrawal, row.transactionId);
   return {
     transactionId: row.transactionId,
     owner: ownerFromKey(row.owner),
-    request: JSON.parse(row.request) as ProviderWithdrawalRequest,
+    request: storedPayoutJson.parseRequest(row.request),
     status: row.status,
-    ...(row.withdrawal === null ? {} : { withdrawal: JSON.parse(row.withdrawal) as ProviderWithdrawal }),
+    ...(confirmed ? { confirmed } : {}),
     ...(row.lastError === null ? {} : { lastError: JSON.parse(row.lastError) as { code: string; at: string } }),
     ...(row.declineReason === null ? {} : { declineReason: row.declineReason }),
     ...(row.agentClient === null || row.agentClient === undefined ? {} : { agentClient: row.agentClient }),
+    ...(row.claimedUntilMs === null ? {} : { claimedUntilMs: Number(row.claimedUntilMs) }),
     createdAtMs: Number(row.createdAtMs),
     updatedAtMs: Number(row.updatedAtMs),
     queuedAtMs: Number(row.queuedAtMs),

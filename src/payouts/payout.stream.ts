@@ -1,35 +1,69 @@
 import { requireAnyPrincipal } from '../platform/access/principal';
-import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import type { EventBus } from '../platform/live/event-bus';
 import { liveStream } from '../platform/live/live-stream';
 import { sharedMapping } from '../platform/live/shared-subscribe';
 import { topics } from '../platform/live/topics';
-import type { ProviderWithdrawal } from '../platform/provider/provider-types';
 import { validateTransactionId } from '../platform/validation/id.validator';
 import { toPayout } from './payout.mapper';
 import { PAYOUT_TAG, type Payout } from './payout.type';
 import { providerIdOf } from '../platform/graphql/node/global-id';
-import { sameOwner } from './payout.store';
-import { ownerOf, withdrawalReadsOf, type PayoutPublisher } from './payout.service';
+import { sameOwner, type PayoutView } from './payout.model';
+import { payoutReadsOf, type PayoutPublisher } from './payout.service';
+import type { ClaimSignals } from './payout-claim-signals';
 import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
 import type { PayoutService } from './payout.service';
 import type { StatusWatchers } from '../platform/scheduler/status-watcher';
 
-/** What payoutUpdated's stream reads (type-graphql calls `subscribe` with the context alone). */
-export const PAYOUT_STREAM_SOURCES = scopedKey<{
+/** What payoutUpdated's stream reads. */
+export interface PayoutStreamDeps {
   bus: EventBus;
-  payoutService: PayoutService;
-  payoutWatchers: Pick<StatusWatchers<ProviderWithdrawal>, 'watch'>;
-}>('payout stream sources');
+  payouts: Pick<PayoutService, 'recorded' | 'read'>;
+  watchers: Pick<StatusWatchers<PayoutView>, 'watch'>;
+}
 
 /** Publishes payout changes on their payoutUpdated topic, where payoutStream listens. */
 export function payoutPublisher(bus: Pick<EventBus, 'publish'>): PayoutPublisher {
-  return { publish: (transactionId, withdrawal) => bus.publish(topics.payout(transactionId), withdrawal) };
+  return { publish: (transactionId, payout) => bus.publish(topics.payout(transactionId), payout) };
+}
+
+/** Claim releases on the event bus (memory within one instance, Redis across them). */
+export function busClaimSignals(bus: Pick<EventBus, 'publish' | 'listen'>): ClaimSignals {
+  return {
+    released: (transactionId) => bus.publish(topics.payoutClaim(transactionId), {}),
+    async watch(transactionId) {
+      let heard = false;
+      let wake: (() => void) | undefined;
+      const stop = await bus.listen(topics.payoutClaim(transactionId), () => {
+        heard = true;
+        wake?.();
+      });
+      return {
+        next: (ms) =>
+          new Promise<void>((resolve) => {
+            if (heard) {
+              heard = false;
+              resolve();
+              return;
+            }
+            const timer = setTimeout(done, ms);
+            function done(): void {
+              clearTimeout(timer);
+              heard = false;
+              wake = undefined;
+              resolve();
+            }
+            wake = done;
+          }),
+        stop,
+      };
+    },
+  };
 }
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
-const payoutOfEvent = sharedMapping((withdrawal) => toPayout(withdrawal as ProviderWithdrawal));
+const payoutOfEvent = sharedMapping((payout) => toPayout(payout as PayoutView));
 const payoutRankOf = (payout: Payout): number => payoutRank(payout.status);
 const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(payout.status);
 
@@ -38,30 +72,35 @@ const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(pay
  * a merchant key for any. While the stream is open and the payout not final, the payout watcher reads it.
  * Who may watch is checked before anything is acknowledged (an error here is the subscription's GraphQL error).
  */
-export async function payoutStream(context: OperationContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
+export function payoutStream(deps: PayoutStreamDeps) {
+  return (args: { transactionId?: unknown }, context: OperationContext): Promise<AsyncIterableIterator<Payout>> =>
+    streamPayout(deps, context, args.transactionId as string);
+}
+
+async function streamPayout(deps: PayoutStreamDeps, context: OperationContext, transactionIdArg: string): Promise<AsyncIterableIterator<Payout>> {
   const caller = requireAnyPrincipal(context.principal);
   const transactionId = validateTransactionId(providerIdOf(transactionIdArg, PAYOUT_TAG));
-  const { bus, payoutService, payoutWatchers } = context.sources.get(PAYOUT_STREAM_SOURCES);
+  const { bus, payouts: payoutService, watchers: payoutWatchers } = deps;
   const notFound = (): NotFoundError =>
     new NotFoundError(caller.kind === 'user' ? 'No payout with that transactionId was created by this user.' : 'No payout with that transactionId exists.');
   if (caller.kind === 'user') {
     const record = await payoutService.recorded(transactionId);
-    if (!record || !sameOwner(record.owner, ownerOf(caller))) throw notFound();
+    if (!record || !sameOwner(record.owner, caller)) throw notFound();
   }
   let release: (() => void) | undefined;
   return liveStream<Payout>({
     bus,
     topic: topics.payout(transactionId),
     current: async () => {
-      const withdrawal = await payoutService.read(caller, transactionId, context.callOptions(), withdrawalReadsOf(context));
-      if (!withdrawal) throw notFound();
-      const payout = toPayout(withdrawal);
+      const found = await payoutService.read(caller, transactionId, context.callOptions(), payoutReadsOf(context));
+      if (!found) throw notFound();
+      const payout = toPayout(found);
       if (!FINAL_PAYOUT_STATUSES.has(payout.status)) release = payoutWatchers.watch(transactionId);
       return [payout];
     },
     fromEvent: (payload) => {
-      const withdrawal = payload as ProviderWithdrawal;
-      return withdrawal?.transaction_id?.toLowerCase() === transactionId ? payoutOfEvent(withdrawal) : undefined;
+      const payout = payload as PayoutView;
+      return payout?.transactionId?.toLowerCase() === transactionId ? payoutOfEvent(payout) : undefined;
     },
     identity: () => transactionId,
     rank: payoutRankOf,

@@ -4,6 +4,7 @@ import { toGlobalId } from '../platform/graphql/node/global-id';
 import { Node } from '../platform/graphql/node/node.type';
 import { DateTimeScalar } from '../platform/graphql/scalars/date-time.scalar';
 import { MinorUnitsScalar } from '../platform/graphql/scalars/minor-units.scalar';
+import { PayoutInitiator } from './payout-initiator.enum';
 import { PayoutStatus } from './payout-status.enum';
 
 /** The global id's tag of a payout: `po`, then its transaction id. */
@@ -61,4 +62,13 @@ export class Payout implements Node {
 
   @Field(() => DateTimeScalar, { nullable: true })
   failedAt?: string | null;
+
+  @Field(() => PayoutInitiator, {
+    nullable: true,
+    description: 'Who asked for the payout; null for a payout made at the provider without this gateway.',
+  })
+  initiatedBy?: PayoutInitiator | null;
+
+  @Field(() => String, { nullable: true, description: 'The name the agent (MCP client) gave when initiatedBy is AGENT; null otherwise.' })
+  agentName?: string | null;
 }

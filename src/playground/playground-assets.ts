@@ -26,7 +26,7 @@ const PACKAGE_FILES: readonly { name: string; packageName: string; file: string;
   { name: 'graphiql.min.css', packageName: 'graphiql', file: 'graphiql.min.css', contentType: 'text/css; charset=utf-8' },
 ];
 
-/** Read once per gateway; ~4 MB, most of it GraphiQL. */
+/** Read once per gateway: the page's scripts and styles, most of them GraphiQL's. */
 export class PlaygroundAssets {
   private readonly byName = new Map<string, PlaygroundAsset>();
 

@@ -24,7 +24,7 @@ const NONCE_PLACEHOLDER = '__STYLE_NONCE__';
  * nothing is fetched from a CDN.
  */
 export class Playground {
-  // Read on the first visit, not at start: about 4 MB (most of it GraphiQL) that an API-only instance never serves.
+  // Read on the first visit, not at start: GraphiQL's files are large, and an API-only instance never serves them.
   private loaded: Promise<{ assets: PlaygroundAssets; page: string }> | undefined;
 
   constructor(private readonly options: PlaygroundOptions) {}

@@ -10,7 +10,7 @@ import { providerIdOf } from '../platform/graphql/node/global-id';
 import { validateRefundInput } from './refund-input.validator';
 import { toRefund } from './refund.mapper';
 import type { RefundService } from './refund.service';
-import { refundStream } from './refund.stream';
+import { STREAM_GIVEN_AT_START_UP } from '../platform/graphql/build-schema';
 
 @Resolver(() => Refund)
 export class RefundResolver {
@@ -27,10 +27,10 @@ export class RefundResolver {
     return toRefund(await this.refunds.refund(valid, context.callOptions(), () => noteIdempotentReplay(context)));
   }
 
-  // type-graphql calls `subscribe` without the resolver instance, so the stream reads the service from the context.
+  // type-graphql calls `subscribe` without the resolver instance: the gateway hands the schema refundStream.
   @Subscription(() => Refund, {
     description: 'Every status change of the refunds of a payment (one refund when refundId is given). Needs a merchant key.',
-    subscribe: ({ args, context }) => refundStream(context as OperationContext, args as RefundUpdatedArgs),
+    subscribe: STREAM_GIVEN_AT_START_UP,
   })
   refundUpdated(@Root() refund: Refund, @Args() _args: RefundUpdatedArgs): Refund {
     return refund;

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
+import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockatiel';
 import type { CallOptions } from '../platform/provider/http.client';
 import type { PaymentsClient } from '../platform/provider/payments.client';
 import type { ProviderRefund } from '../platform/provider/provider-types';
@@ -23,8 +23,10 @@ import type { ValidRefundInput } from './refund-input.validator';
  * "Still being processed" (409) means another send with this key is in flight at the provider (another gateway
  * instance, or our own first send whose answer was lost): waiting briefly and asking again gets its answer.
  */
-const IN_FLIGHT_RETRIES = 4;
-const IN_FLIGHT_BACKOFF_MS = 50;
+const whileInFlight = retry(
+  handleWhen((error) => providerSlug(error) === 'idempotency-key-concurrency-conflict'),
+  { maxAttempts: 4, backoff: new ExponentialBackoff({ generator: noJitterGenerator, initialDelay: 50 }) },
+);
 
 /** How many times a retry looks at its attempt again when it changed under it (claimed, settled) before giving up. */
 const MAX_LOOKS = 4;
@@ -217,14 +219,7 @@ export class RefundService {
 
   private async createRefund(attempt: RefundAttempt, options: CallOptions): Promise<{ id: string }> {
     try {
-      for (let retry = 0; ; retry += 1) {
-        try {
-          return await this.deps.payments.createRefund(attempt.paymentId, attempt.request, attempt.idempotencyKey, options);
-        } catch (error) {
-          if (retry >= IN_FLIGHT_RETRIES || providerSlug(error) !== 'idempotency-key-concurrency-conflict') throw error;
-          await delay(IN_FLIGHT_BACKOFF_MS * 2 ** retry);
-        }
-      }
+      return await whileInFlight.execute(() => this.deps.payments.createRefund(attempt.paymentId, attempt.request, attempt.idempotencyKey, options));
     } finally {
       // No webhook announces a new (pending) refund, and even a failed call may have made one: a subscription
       // opening from now on reads the payment's refunds afresh rather than sharing an earlier read.

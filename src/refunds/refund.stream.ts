@@ -1,9 +1,10 @@
 import { requireMerchant } from '../platform/access/principal';
-import { scopedKey, type OperationContext } from '../platform/graphql/operation-context';
+import type { OperationContext } from '../platform/graphql/operation-context';
 import type { EventBus } from '../platform/live/event-bus';
 import type { CoalescedReads } from '../platform/live/coalesced-reads';
 import type { RefundService } from './refund.service';
-import type { RefundWatchers } from './refund-watcher';
+import type { ProviderRefund } from '../platform/provider/provider-types';
+import type { StatusWatchers } from '../platform/scheduler/status-watcher';
 import { NotFoundError } from '../platform/errors/gateway-errors';
 import { validatePaymentId } from '../platform/validation/id.validator';
 import { InputProblems } from '../platform/validation/input-problems';
@@ -20,13 +21,13 @@ import { globalIdParts, providerIdOf } from '../platform/graphql/node/global-id'
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
 const refundOfEvent = sharedMapping((event) => toRefund(refundFromProvider((event as RefundEvent).refund, (event as RefundEvent).paymentId)));
 
-/** What refundUpdated's stream reads (type-graphql calls `subscribe` with the context alone). */
-export const REFUND_STREAM_SOURCES = scopedKey<{
+/** What refundUpdated's stream reads. */
+export interface RefundStreamDeps {
   bus: EventBus;
-  refunds: RefundService;
-  refundWatchers: Pick<RefundWatchers, 'watch'>;
-  refundReads: CoalescedReads<Refund[] | null>;
-}>('refund stream sources');
+  refunds: Pick<RefundService, 'getRefund' | 'refundsOfPayment'>;
+  watchers: Pick<StatusWatchers<ProviderRefund[]>, 'watch'>;
+  reads: CoalescedReads<Refund[] | null>;
+}
 
 const refundIdentity = (refund: Refund): string => refund.refundId.toLowerCase();
 
@@ -36,7 +37,16 @@ const refundIdentity = (refund: Refund): string => refund.refundId.toLowerCase()
  * reads it, its end as the provider's refund webhooks report it. With a refundId the stream ends once that refund
  * is EXECUTED or FAILED; for a whole payment it stays open (new refunds may come), and so does its watch.
  */
-export async function refundStream(context: OperationContext, args: { paymentId: string; refundId?: string | null }): Promise<AsyncIterableIterator<Refund>> {
+export function refundStream(deps: RefundStreamDeps) {
+  return (args: Record<string, unknown>, context: OperationContext): Promise<AsyncIterableIterator<Refund>> =>
+    streamRefunds(deps, context, args as { paymentId: string; refundId?: string | null });
+}
+
+async function streamRefunds(
+  deps: RefundStreamDeps,
+  context: OperationContext,
+  args: { paymentId: string; refundId?: string | null },
+): Promise<AsyncIterableIterator<Refund>> {
   requireMerchant(context.principal);
   const paymentId = validatePaymentId(providerIdOf(args.paymentId, PAYMENT_TAG), 'paymentId');
   let refundId: string | undefined;
@@ -51,7 +61,7 @@ export async function refundStream(context: OperationContext, args: { paymentId:
     }
     refundId = given.toLowerCase();
   }
-  const { bus, refunds, refundWatchers, refundReads } = context.sources.get(REFUND_STREAM_SOURCES);
+  const { bus, refunds, watchers: refundWatchers, reads: refundReads } = deps;
   let release: (() => void) | undefined;
   return liveStream<Refund>({
     bus,

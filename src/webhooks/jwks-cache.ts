@@ -1,4 +1,7 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { KeyObject } from 'node:crypto';
+
+type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
+type RemoteKeySet = ReturnType<Jose['createRemoteJWKSet']>;
 
 /** The JWKS could not be read and no key for the kid is known: the delivery cannot be checked now (503, retried). */
 export class JwksUnavailableError extends Error {
@@ -8,92 +11,91 @@ export class JwksUnavailableError extends Error {
 export interface JwksCacheOptions {
   /** An unknown kid re-fetches a JWKS only if the last fetch of it is at least this old. Default 5 s. */
   minRefetchIntervalMs?: number;
-  now?: () => number;
-}
-
-interface CachedJwks {
-  keys: Map<string, KeyObject>;
-  fetchedAt: number;
-  fetching?: Promise<void>;
 }
 
 /**
- * Webhook signing keys, by JWKS address and kid. Only addresses on the allow-list (WEBHOOK_JWKS_URLS) are ever
- * fetched: a JWS names its own `jku`, and fetching whatever it names would let anyone sign with a key they host
- * (and make the gateway request arbitrary URLs). Keys are cached by kid; an unknown kid makes one re-fetch (key
- * rotation), but not more often than `minRefetchIntervalMs`, so a stream of made-up kids cannot turn every
- * delivery into a fetch. Concurrent look-ups share one fetch.
+ * Webhook signing keys, by JWKS address and kid: one jose remote key set per address (as for app tokens). Only
+ * addresses on the allow-list (WEBHOOK_JWKS_URLS) are ever fetched: a JWS names its own `jku`, and fetching whatever
+ * it names would let anyone sign with a key they host (and make the gateway request arbitrary URLs). Keys are cached
+ * by kid and never expire; an unknown kid makes one re-fetch (key rotation), but not more often than
+ * `minRefetchIntervalMs`, so a stream of made-up kids cannot turn every delivery into a fetch. Concurrent look-ups
+ * share one fetch. Only ES512 (EC P-521) signing keys are used. jose is ESM-only, so it is loaded with import().
  */
 export class JwksKeyCache {
-  private readonly allowed: Set<string>;
-  private readonly cache = new Map<string, CachedJwks>();
+  private readonly sets = new Map<string, Promise<AllowedJwks>>();
   private readonly minRefetchIntervalMs: number;
-  private readonly now: () => number;
 
   constructor(
-    allowList: readonly string[],
+    private readonly allowList: readonly string[],
     private readonly fetchJwks: (url: string) => Promise<unknown>,
     options: JwksCacheOptions = {},
   ) {
-    this.allowed = new Set(allowList);
     this.minRefetchIntervalMs = options.minRefetchIntervalMs ?? 5_000;
-    this.now = options.now ?? Date.now;
   }
 
   /** Exact match: no normalisation, so `https://a/jwks?x` or `https://a/jwks/` are different (and refused). */
   isAllowed(jku: string): boolean {
-    return this.allowed.has(jku);
+    return this.allowList.includes(jku);
   }
 
   /** The key for `kid` at `jku`, or undefined when the JWKS (re-fetched at most once) has none. */
   async keyFor(jku: string, kid: string): Promise<KeyObject | undefined> {
     if (!this.isAllowed(jku)) return undefined;
-    let entry = this.cache.get(jku);
-    const known = entry?.keys.get(kid);
-    if (known) return known;
-    if (entry && !entry.fetching && this.now() - entry.fetchedAt < this.minRefetchIntervalMs) return undefined;
-    try {
-      await this.refresh(jku);
-    } catch (error) {
-      throw new JwksUnavailableError(`the JWKS at ${jku} could not be read`, { cause: error });
-    }
-    entry = this.cache.get(jku);
-    return entry?.keys.get(kid);
-  }
-
-  private refresh(jku: string): Promise<void> {
-    const entry = this.cache.get(jku);
-    if (entry?.fetching) return entry.fetching;
-    const fetching = this.fetchJwks(jku).then(
-      (body) => {
-        this.cache.set(jku, { keys: parseJwks(body), fetchedAt: this.now() });
-      },
-      (error: unknown) => {
-        // Keep what was known; a failed fetch still counts as a recent one, so a dead JWKS is not hammered.
-        this.cache.set(jku, { keys: entry?.keys ?? new Map(), fetchedAt: this.now() });
-        throw error;
-      },
-    );
-    this.cache.set(jku, { keys: entry?.keys ?? new Map(), fetchedAt: entry?.fetchedAt ?? 0, fetching });
-    return fetching;
+    let set = this.sets.get(jku);
+    if (!set) this.sets.set(jku, (set = import('jose').then((jose) => new AllowedJwks(jose, jku, this.fetchJwks, this.minRefetchIntervalMs))));
+    return (await set).keyFor(kid);
   }
 }
 
-/** ES512 keys (EC P-521) by kid; anything else in the set is ignored, as is a key without a kid. */
-export function parseJwks(body: unknown): Map<string, KeyObject> {
-  const keys = new Map<string, KeyObject>();
-  const list = (body as { keys?: unknown } | undefined)?.keys;
-  if (!Array.isArray(list)) throw new Error('the JWKS has no "keys" array');
-  for (const jwk of list as Record<string, unknown>[]) {
-    if (typeof jwk !== 'object' || jwk === null) continue;
-    if (typeof jwk.kid !== 'string' || jwk.kty !== 'EC' || jwk.crv !== 'P-521') continue;
-    if (jwk.alg !== undefined && jwk.alg !== 'ES512') continue;
-    if (jwk.use !== undefined && jwk.use !== 'sig') continue;
+/** Thrown through jose by the fetch it is given, so that a JWKS that could not be read is told from a key that is not there. */
+class JwksFetchError extends Error {
+  override readonly name = 'JwksFetchError';
+}
+
+class AllowedJwks {
+  private readonly keys: RemoteKeySet;
+  /** When the last fetch failed: a failed fetch counts as a recent one too, so a dead JWKS is not hammered. */
+  private failedAt: number | undefined;
+
+  constructor(
+    private readonly jose: Jose,
+    private readonly jku: string,
+    private readonly fetchJwks: (url: string) => Promise<unknown>,
+    private readonly minRefetchIntervalMs: number,
+  ) {
+    this.keys = jose.createRemoteJWKSet(new URL(jku), {
+      cooldownDuration: minRefetchIntervalMs,
+      // A key once published stays usable: the set is read again only for a kid it lacks.
+      cacheMaxAge: Number.POSITIVE_INFINITY,
+      [jose.customFetch]: () => this.fetch(),
+    });
+  }
+
+  async keyFor(kid: string): Promise<KeyObject | undefined> {
     try {
-      keys.set(jwk.kid, createPublicKey({ key: { kty: 'EC', crv: 'P-521', x: jwk.x, y: jwk.y } as never, format: 'jwk' }));
-    } catch {
-      // A malformed key is skipped; the others stay usable.
+      return KeyObject.from(await this.keys({ alg: 'ES512', kid }));
+    } catch (error) {
+      if (error instanceof JwksFetchError || error instanceof this.jose.errors.JWKSInvalid) {
+        throw new JwksUnavailableError(`the JWKS at ${this.jku} could not be read`, { cause: error });
+      }
+      // No such key (or more than one with the kid), or the one published cannot be imported.
+      return undefined;
     }
   }
-  return keys;
+
+  /** Through the provider's HTTP client (its timeouts and retries); jose reads the answer as the JWKS response. */
+  private async fetch(): Promise<Response> {
+    if (this.failedAt !== undefined && Date.now() - this.failedAt < this.minRefetchIntervalMs) {
+      throw new JwksFetchError(`the JWKS at ${this.jku} could not be read moments ago`);
+    }
+    let body: unknown;
+    try {
+      body = await this.fetchJwks(this.jku);
+    } catch (error) {
+      this.failedAt = Date.now();
+      throw new JwksFetchError(`the JWKS at ${this.jku} could not be read`, { cause: error });
+    }
+    this.failedAt = undefined;
+    return Response.json(body);
+  }
 }

@@ -34,15 +34,17 @@ export interface WebhookSetup {
   logger: Logger;
   onOutcome?: (source: string, outcome: string) => void;
   telemetry?: Telemetry;
+  /** Epoch ms: signed timestamps, key refetches and the inbox are timed on it. */
+  clock: () => number;
 }
 
 /** The webhook receiver with its verifier, key cache and inbox. */
 export function createWebhookReceiver(setup: WebhookSetup): WebhookReceiver {
-  const { settings } = setup;
+  const { settings, clock } = setup;
   const jwks = new JwksKeyCache(settings.jwksUrls, setup.fetchJwks, { minRefetchIntervalMs: settings.jwksMinRefetchIntervalMs });
   return new WebhookReceiver({
-    verifier: new WebhookVerifier(jwks, { maxSkewMs: settings.maxSkewMs }),
-    inbox: new EventInbox(setup.database),
+    verifier: new WebhookVerifier(jwks, { maxSkewMs: settings.maxSkewMs, now: clock }),
+    inbox: new EventInbox(setup.database, clock),
     routes: setup.routes,
     // The provider signs the path of the URL it posts to; behind a proxy that strips PUBLIC_URL's path, that
     // path is PUBLIC_URL's path followed by the one received here.
@@ -54,5 +56,6 @@ export function createWebhookReceiver(setup: WebhookSetup): WebhookReceiver {
     maxBodyBytes: settings.maxBodyBytes,
     onOutcome: setup.onOutcome,
     telemetry: setup.telemetry,
+    now: clock,
   });
 }

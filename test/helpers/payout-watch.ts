@@ -1,15 +1,14 @@
-import { PayoutService, payoutWatch, type PayoutLedger } from '../../src/payouts';
+import { PayoutService, payoutWatch, type PayoutStore, type PayoutView } from '../../src/payouts';
 import type { MoneyConfig } from '../../src/platform/config/config';
 import { topics } from '../../src/platform/live/topics';
 import type { PayoutClient } from '../../src/platform/provider/payout.client';
-import type { ProviderWithdrawal } from '../../src/platform/provider/provider-types';
 import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings } from '../../src/platform/scheduler/status-watcher';
 
 /** The scheduler's payout watches over `provider`, for payouts the gateway never recorded (the ledger is empty). */
-export function payoutWatchers(provider: PayoutClient, deps: StatusWatchDeps, settings?: StatusWatchSettings): StatusWatchers<ProviderWithdrawal> {
+export function payoutWatchers(provider: PayoutClient, deps: StatusWatchDeps, settings?: StatusWatchSettings): StatusWatchers<PayoutView> {
   const service = new PayoutService({
     provider,
-    ledger: { get: async () => undefined } as unknown as PayoutLedger,
+    ledger: { get: async () => undefined } as unknown as PayoutStore,
     beneficiaries: { findForUser: async () => undefined, holdersOf: async () => [] },
     events: { publish: async () => undefined },
     clock: Date.now,

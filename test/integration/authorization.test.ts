@@ -162,7 +162,7 @@ describe('authorization of the money operations', () => {
   it('shows a merchant key a payout created at the provider without the gateway, and no session', async () => {
     // Straight through the provider client: the provider has the withdrawal, the gateway's store does not.
     const transactionId = randomUUID();
-    await stack.gateway.services.payouts.createWithdrawal({
+    await stack.gateway.features.provider.payouts.createWithdrawal({
       transaction_id: transactionId,
       beneficiary_name: 'Jane Smith',
       beneficiary_iban: ibanOf(user(seeded, 'jane')),

@@ -46,7 +46,7 @@ async function succeeded(stack: Stack, session: string, id: string): Promise<voi
 }
 
 async function storedRow(stack: Stack, taskId: string): Promise<{ results: string | null; status: string } | undefined> {
-  return stack.gateway.services.database.db.selectFrom('dataTasks').select(['results', 'status']).where('taskId', '=', taskId).executeTakeFirst();
+  return stack.gateway.database.db.selectFrom('dataTasks').select(['results', 'status']).where('taskId', '=', taskId).executeTakeFirst();
 }
 
 describe.each(['sqlite', 'postgres'] as const)('data tasks follow their bank connection (%s)', (store) => {
@@ -108,21 +108,21 @@ describe.each(['sqlite', 'postgres'] as const)('data tasks follow their bank con
   it('never serves the results of a revoked connection, even when nothing deleted them, and deletes them on the announcement', async () => {
     const { gone } = await storedTasks();
     // Revoked in the store with no deletion yet, as when the deletion lost a race or another path revoked it.
-    await stack.gateway.services.connections.revoke(userId, north);
-    stack.gateway.services.connections.forgetConnections(userId);
+    await stack.gateway.features.identity.connections.revoke(userId, north);
+    stack.gateway.features.identity.connections.forgetConnections(userId);
     expect((await storedRow(stack, gone.id))?.results).toEqual(expect.any(String));
     const answer = await readTask(stack, session, gone.id);
     expect(answer.errors).toBeUndefined();
     expect(answer.data!.dataTask).toBeNull();
 
     // Every instance hears the revocation on the bus and deletes what is left.
-    await stack.gateway.services.identityEvents.publish({ kind: 'disconnected', userId, connectionId: north });
+    await stack.gateway.features.identity.identityEvents.publish({ kind: 'disconnected', userId, connectionId: north });
     await waitFor(async () => (await storedRow(stack, gone.id)) === undefined || undefined, 'the revoked connection’s task to be deleted');
   });
 
   it('has the reconciler sweep the tasks of a connection revoked with no announcement (a grant that replaced it)', async () => {
     const { kept, gone } = await storedTasks();
-    await stack.gateway.services.connections.revoke(userId, north);
+    await stack.gateway.features.identity.connections.revoke(userId, north);
     await stack.gateway.scheduler.runOnce();
     expect(await storedRow(stack, gone.id)).toBeUndefined();
     expect((await storedRow(stack, kept.id))?.results).toEqual(expect.any(String));
@@ -200,7 +200,7 @@ describe.each(['sqlite', 'postgres'] as const)('data tasks per user (%s)', (stor
     }
     const next = await start(stack, john, { resource: 'ACCOUNTS' });
     expect(next.errors?.[0]?.extensions?.code).toBe('DATA_TASK_LIMIT_EXCEEDED');
-    const stored = await stack.gateway.services.database.db.selectFrom('dataTaskRequests').select('tokenHash').execute();
+    const stored = await stack.gateway.database.db.selectFrom('dataTaskRequests').select('tokenHash').execute();
     expect(stored).toHaveLength(50);
 
     const jane = await stack.signIn('jane', 'doe');

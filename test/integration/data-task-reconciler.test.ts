@@ -29,14 +29,14 @@ describe('the reconciler and data tasks whose webhook was lost', () => {
 
   it('fetches the results by task id, completes the task and ends its subscription', async () => {
     const session = await stack.signIn('john', 'doe');
-    const gatewayUrl = stack.gateway.services.live.publicUrl();
-    stack.gateway.services.live.setPublicUrl(DEAD_ADDRESS);
+    const gatewayUrl = stack.gateway.features.live.publicUrl();
+    stack.gateway.features.live.setPublicUrl(DEAD_ADDRESS);
     let task: Task;
     try {
       const started = await stack.graphql<{ startDataTask: Task }>(START, { input: { resource: 'ACCOUNTS' } }, session);
       task = started.data!.startDataTask;
     } finally {
-      stack.gateway.services.live.setPublicUrl(gatewayUrl);
+      stack.gateway.features.live.setPublicUrl(gatewayUrl);
     }
     expect(task.status).toBe('QUEUED');
     const live = connectWs(stack.gateway.url, session).subscribe<{ dataTaskUpdated: Task }>(UPDATED, { id: task.id });
@@ -65,13 +65,13 @@ describe('the reconciler and data tasks whose webhook was lost', () => {
 
   it('leaves a task the provider has not finished for a later pass', async () => {
     const session = await stack.signIn('john', 'doe');
-    const gatewayUrl = stack.gateway.services.live.publicUrl();
-    stack.gateway.services.live.setPublicUrl(DEAD_ADDRESS);
+    const gatewayUrl = stack.gateway.features.live.publicUrl();
+    stack.gateway.features.live.setPublicUrl(DEAD_ADDRESS);
     let task: Task;
     try {
       task = (await stack.graphql<{ startDataTask: Task }>(START, { input: { resource: 'CARDS' } }, session)).data!.startDataTask;
     } finally {
-      stack.gateway.services.live.setPublicUrl(gatewayUrl);
+      stack.gateway.features.live.setPublicUrl(gatewayUrl);
     }
     await stack.gateway.scheduler.runOnce();
     expect((await stack.graphql<{ dataTask: Task }>(READ, { id: task.id }, session)).data?.dataTask.status).toBe('QUEUED');

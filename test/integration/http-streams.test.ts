@@ -112,7 +112,7 @@ describe.each<StreamTransport>(['sse', 'multipart'])('subscriptions over %s', (t
     expect((await live.head).status).toBe(200);
     expect((await live.head).contentType).toMatch(transport === 'sse' ? /^text\/event-stream/ : /^multipart\/mixed;boundary="graphql";subscriptionSpec="1.0"/);
     expect((await live.next()).data!.payoutUpdated).toMatchObject({ transactionId: payout.transactionId, status: 'authorised' });
-    await waitFor(() => stack.gateway.services.payoutWatchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
+    await waitFor(() => stack.gateway.features.payouts.watchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
     await advanceSandboxClock(stack, 5);
     expect((await live.next()).data!.payoutUpdated.status).toBe('submitted');
     await advanceSandboxClock(stack, 30);
@@ -349,7 +349,7 @@ describe('HTTP subscription streams and shutdown', () => {
     for (const live of streams) expect((await live.next()).errors).toBeUndefined();
     const started = performance.now();
     await stack.gateway.close();
-    expect(performance.now() - started).toBeLessThan(stack.config.shutdownTimeoutMs / 2);
+    expect(performance.now() - started).toBeLessThan(stack.config.limits.shutdownTimeoutMs / 2);
     for (const live of streams) await expect(live.ended).resolves.toEqual({ completed: true });
   });
 });

@@ -37,7 +37,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
     await stack?.close();
   });
 
-  const userIdOf = async (session: string): Promise<string> => (await stack.gateway.services.sessions.get(session))!.userId;
+  const userIdOf = async (session: string): Promise<string> => (await stack.gateway.features.identity.sessions.get(session))!.userId;
   const providerRequests = async (): Promise<LoggedRequest[]> => (await stack.sandboxJson<{ requests: LoggedRequest[] }>('GET', '/sandbox/requests')).requests;
   const clearProviderRequests = (): Promise<unknown> => stack.sandboxJson('DELETE', '/sandbox/requests');
 
@@ -83,12 +83,12 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
 
     it('stores provider tokens only encrypted: neither the refresh nor the access token is in the database file', async () => {
       const session = await stack.signIn('lee', 'doe');
-      const [connection] = await stack.gateway.services.connections.connectionsOf(await userIdOf(session));
-      const tokens = await stack.gateway.services.connections.tokens(connection!.id);
-      const row = await stack.gateway.services.database.db.selectFrom('bankConnections').selectAll().where('id', '=', connection!.id).executeTakeFirstOrThrow();
+      const [connection] = await stack.gateway.features.identity.connections.connectionsOf(await userIdOf(session));
+      const tokens = await stack.gateway.features.identity.connections.tokens(connection!.id);
+      const row = await stack.gateway.database.db.selectFrom('bankConnections').selectAll().where('id', '=', connection!.id).executeTakeFirstOrThrow();
       expect(row.refreshTokenEnc).toMatch(/^v1\./);
       expect(row.refreshTokenEnc).not.toContain(tokens!.refreshToken);
-      const file = stack.config.storeUrl.replace('sqlite://', '');
+      const file = stack.config.store.url.replace('sqlite://', '');
       for (const path of [file, `${file}-wal`]) {
         let bytes: string;
         try {
@@ -152,15 +152,15 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
     it('answers the other bank when one connection fails, with an error at the failing path only', async () => {
       const first = await stack.signIn('sam', 'doe');
       const session = await stack.signIn('sam', 'doe', { bank: 'mock-north', sessionToken: first });
-      const connections = await stack.gateway.services.connections.connectionsOf(await userIdOf(session));
+      const connections = await stack.gateway.features.identity.connections.connectionsOf(await userIdOf(session));
       const north = connections.find((connection) => connection.providerId === 'mock-north')!;
       // The bank ended this consent: the access token is stale and the refresh token no longer works.
-      await stack.gateway.services.connections.updateTokens(north.id, {
+      await stack.gateway.features.identity.connections.updateTokens(north.id, {
         accessToken: 'expired-access-token',
         refreshToken: 'revoked-refresh-token',
         expiresAtMs: 0,
       });
-      stack.gateway.services.userTokens.forget(north.id);
+      stack.gateway.features.identity.userTokens.forget(north.id);
 
       const result = await stack.graphql<{ viewer: { accounts: { id: string; provider: { id: string } }[] } }>(
         '{ viewer { accounts { id: accountId provider { id } } } }',
@@ -346,7 +346,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
 
     it('announces the logout on the event bus, for every instance (test/integration/multi-instance.test.ts runs two)', async () => {
       const heard: IdentityEvent[] = [];
-      const stop = await stack.gateway.services.identityEvents.listen((event) => heard.push(event));
+      const stop = await stack.gateway.features.identity.identityEvents.listen((event) => heard.push(event));
       try {
         const session = await stack.signIn('john', 'doe');
         const userId = await userIdOf(session);

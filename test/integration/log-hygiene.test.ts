@@ -46,9 +46,9 @@ describe('what the logs hold', () => {
     const pemLines = stack.config.provider.signingKey.privateKeyPem.split('\n').filter((line) => line.length > 40 && !line.startsWith('-----'));
     secrets.set('signing key', pemLines[Math.floor(pemLines.length / 2)]!);
     for (const [name, token] of [['john', john] as const, ['jane', jane] as const]) {
-      const session = await stack.gateway.services.sessions.get(token);
-      const [connection] = await stack.gateway.services.connections.connectionsOf(session!.userId);
-      const tokens = await stack.gateway.services.connections.tokens(connection!.id);
+      const session = await stack.gateway.features.identity.sessions.get(token);
+      const [connection] = await stack.gateway.features.identity.connections.connectionsOf(session!.userId);
+      const tokens = await stack.gateway.features.identity.connections.tokens(connection!.id);
       secrets.set(`provider access token (${name})`, tokens!.accessToken);
       secrets.set(`provider refresh token (${name})`, tokens!.refreshToken);
     }

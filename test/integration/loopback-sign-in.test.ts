@@ -46,7 +46,7 @@ describe('signing in on whichever loopback name was used (development)', () => {
   });
 
   it('runs with the default PUBLIC_URL, http://localhost:<port>', () => {
-    expect(stack.config.publicUrl).toBe(`http://localhost:${port}`);
+    expect(stack.config.server.publicUrl).toBe(`http://localhost:${port}`);
   });
 
   it.each(['127.0.0.1', 'localhost'])('finishes the JSON flow started at http://%s:<port> on that name', async (name) => {

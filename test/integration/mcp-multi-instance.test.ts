@@ -93,7 +93,7 @@ describe('MCP on two gateway instances sharing PostgreSQL and Redis', () => {
     for (const answer of admitted) expect((answer.structuredContent as { createPayout: { status: string } }).createPayout.status).toBe('awaiting-approval');
     for (const refused of answers.filter((answer) => answer.isError)) expect(textOf(refused)).toMatch(/^PAYOUT_LIMIT_EXCEEDED: /);
     expect(await withdrawalPosts()).toBe(before);
-    const recorded = (await Promise.all(inputs.map((input) => b.services.payoutLedger.get(input.transactionId as string)))).filter(
+    const recorded = (await Promise.all(inputs.map((input) => b.features.payouts.ledger.get(input.transactionId as string)))).filter(
       (payout) => payout !== undefined,
     );
     expect(recorded.map((payout) => [payout.status, payout.agentClient])).toEqual(

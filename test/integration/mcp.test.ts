@@ -43,6 +43,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 const call = callTool;
+const READ_INITIATOR = 'query ($id: ID!) { payout(transactionId: $id) { initiatedBy agentName } }';
 
 type Accounts = { viewer: { accounts: { accountId: string; balance: { current: string } | null }[] } };
 type Transactions = {
@@ -282,12 +283,20 @@ describe('MCP endpoint', () => {
       expect(textOf(proposed)).toMatch(/awaits approval/);
       expect(textOf(proposed)).toMatch(/approvePayout/);
       expect(await withdrawalPosts()).toBe(sentBefore);
-      const recorded = await stack.gateway.services.payoutLedger.get(input.transactionId as string);
+      const recorded = await stack.gateway.features.payouts.ledger.get(input.transactionId as string);
       expect(recorded?.agentClient).toBe(TEST_AGENT);
 
       // The same amount asked by the person directly is sent at once: the wait is the agent's, not the amount's.
-      const direct = dataOf(await stack.graphql<{ createPayout: { status: string } }>(CREATE_PAYOUT, { input: proposal(100) }, session));
+      const directInput = proposal(100);
+      const direct = dataOf(await stack.graphql<{ createPayout: { status: string } }>(CREATE_PAYOUT, { input: directInput }, session));
       expect(direct.createPayout.status).not.toBe('awaiting-approval');
+
+      // The API shows which payout an agent proposed, and which one its person asked for.
+      const initiatorOf = async (transactionId: unknown) =>
+        dataOf(await stack.graphql<{ payout: { initiatedBy: string; agentName: string | null } }>(READ_INITIATOR, { id: transactionId }, stack.merchantKey))
+          .payout;
+      expect(await initiatorOf(input.transactionId)).toEqual({ initiatedBy: 'AGENT', agentName: TEST_AGENT });
+      expect(await initiatorOf(directInput.transactionId)).toEqual({ initiatedBy: 'USER', agentName: null });
 
       dataOf(await stack.graphql(APPROVE_PAYOUT, { id: input.transactionId }, stack.merchantKey));
       let status = '';
@@ -305,7 +314,7 @@ describe('MCP endpoint', () => {
       await call(agent, 'verify_account_holder', { name: 'John Doe' });
       const input = proposal(150);
       expect((await call(agent, 'propose_payout', { input })).isError).toBeFalsy();
-      const recorded = await stack.gateway.services.payoutLedger.get(input.transactionId as string);
+      const recorded = await stack.gateway.features.payouts.ledger.get(input.transactionId as string);
       expect(recorded?.agentClient).toBe(`EvilAgent ${'x'.repeat(54)}`);
 
       const other = (await fixtures(stack)).users.find((candidate) => candidate.username !== 'john')!;
@@ -323,7 +332,7 @@ describe('MCP endpoint', () => {
       const refused = await call(agent, 'propose_payout', { input });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/^PAYOUT_LIMIT_EXCEEDED: /);
-      expect(await stack.gateway.services.payoutLedger.get(input.transactionId as string)).toBeUndefined();
+      expect(await stack.gateway.features.payouts.ledger.get(input.transactionId as string)).toBeUndefined();
     });
 
     it('never lets an agent approve, decline or refund, even with a merchant key and its own documents', async () => {
@@ -384,7 +393,7 @@ describe('MCP endpoint', () => {
       expect(admitted).toHaveLength(DAILY_MAX / 1_000);
       for (const answer of admitted) expect((answer.structuredContent as { createPayout: { status: string } }).createPayout.status).toBe('awaiting-approval');
       for (const refused of answers.filter((answer) => answer.isError)) expect(textOf(refused)).toMatch(/^PAYOUT_LIMIT_EXCEEDED: /);
-      const recorded = (await Promise.all(inputs.map((input) => stack.gateway.services.payoutLedger.get(input.transactionId)))).filter(
+      const recorded = (await Promise.all(inputs.map((input) => stack.gateway.features.payouts.ledger.get(input.transactionId)))).filter(
         (payout) => payout !== undefined,
       );
       expect(recorded).toHaveLength(DAILY_MAX / 1_000);

@@ -39,7 +39,7 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
   let a: Gateway;
   let b: Gateway;
   let seeded: Fixtures;
-  /** Both instances' refund clocks run this far ahead of the wall clock. */
+  /** Both instances' clocks run this far ahead of the wall clock. */
   let refundClockOffsetMs = 0;
 
   beforeAll(async () => {
@@ -53,9 +53,9 @@ describe('money on two gateway instances sharing PostgreSQL and Redis', () => {
     const started = await startEmbeddedSandbox(base);
     sandbox = started.sandbox;
     const config = withProvider(base, started.provider);
-    const refundClock = () => Date.now() + refundClockOffsetMs;
-    a = await createGateway(config, { refundClock });
-    b = await createGateway(config, { refundClock });
+    const clock = () => Date.now() + refundClockOffsetMs;
+    a = await createGateway(config, { clock });
+    b = await createGateway(config, { clock });
     await pointSandboxWebhooksAt(sandbox.url, a.url);
     seeded = await sandboxJson<Fixtures>('GET', '/sandbox/fixtures');
   });

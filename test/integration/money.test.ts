@@ -214,7 +214,7 @@ describe('payout submissions that go wrong', () => {
     await waitFor(
       async () => {
         await stack.gateway.scheduler.runOnce();
-        return (await stack.gateway.services.payoutLedger.get(transactionId))?.status === 'expired' || undefined;
+        return (await stack.gateway.features.payouts.ledger.get(transactionId))?.status === 'expired' || undefined;
       },
       'the reconciler to expire the payout',
       8_000,
@@ -234,9 +234,9 @@ describe('payout submissions that go wrong', () => {
     expect(onlyError(await stack.graphql(CREATE_PAYOUT, { input: payoutInput(johnIban, { transactionId }) }, session)).extensions?.code).toBe(
       'UPSTREAM_UNAVAILABLE',
     );
-    expect((await stack.gateway.services.payoutLedger.get(transactionId))?.status).toBe('pending-submission');
+    expect((await stack.gateway.features.payouts.ledger.get(transactionId))?.status).toBe('pending-submission');
     await stack.gateway.scheduler.runOnce();
-    expect((await stack.gateway.services.payoutLedger.get(transactionId))?.status).toBe('authorised');
+    expect((await stack.gateway.features.payouts.ledger.get(transactionId))?.status).toBe('authorised');
     expect((await ledger(stack)).withdrawals).toHaveLength(1);
   });
 });

@@ -112,16 +112,16 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
       id: task.id,
     });
     expect((await onB.next()).data!.dataTaskUpdated).toMatchObject({ id: task.id, status: 'QUEUED', accounts: null });
-    const acceptedByA = a.services.live.webhooks.stats.accepted;
-    const acceptedByB = b.services.live.webhooks.stats.accepted;
+    const acceptedByA = a.features.webhooks.stats.accepted;
+    const acceptedByB = b.features.webhooks.stats.accepted;
 
     await advance(1);
     const done = await onB.next();
     expect(done.errors).toBeUndefined();
     expect(done.data!.dataTaskUpdated.status).toBe('SUCCEEDED');
     expect(done.data!.dataTaskUpdated.accounts!.map((account) => account.id)).toEqual(user(seeded, 'john').accounts.map((item) => item.account.account_id));
-    expect(a.services.live.webhooks.stats.accepted).toBe(acceptedByA + 1);
-    expect(b.services.live.webhooks.stats.accepted).toBe(acceptedByB);
+    expect(a.features.webhooks.stats.accepted).toBe(acceptedByA + 1);
+    expect(b.features.webhooks.stats.accepted).toBe(acceptedByB);
     await expect(onB.ended).resolves.toEqual({ completed: true });
   });
 
@@ -147,13 +147,13 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'PENDING' });
     expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'PENDING' });
     const polling = (): ('a' | 'b')[] => [
-      ...(a.services.live.refundWatchers.isPolling(paymentId) ? (['a'] as const) : []),
-      ...(b.services.live.refundWatchers.isPolling(paymentId) ? (['b'] as const) : []),
+      ...(a.features.refunds.watchers.isPolling(paymentId) ? (['a'] as const) : []),
+      ...(b.features.refunds.watchers.isPolling(paymentId) ? (['b'] as const) : []),
     ];
     const leader = (await waitFor(() => (polling().length > 0 ? polling() : undefined), 'one instance to start the refund pass')) as ('a' | 'b')[];
     expect(leader).toHaveLength(1);
-    expect(a.services.live.refundWatchers.watched).toContain(paymentId);
-    expect(b.services.live.refundWatchers.watched).toContain(paymentId);
+    expect(a.features.refunds.watchers.watched).toContain(paymentId);
+    expect(b.features.refunds.watchers.watched).toContain(paymentId);
 
     await sandboxJson('POST', `/sandbox/payments/${paymentId}/settle`);
     expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'AUTHORIZED' });
@@ -178,7 +178,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     const onB = subscribeOn(b);
     expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'AUTHORIZED' });
     expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'AUTHORIZED' });
-    const published = a.services.live.webhooks.stats.published + b.services.live.webhooks.stats.published;
+    const published = a.features.webhooks.stats.published + b.features.webhooks.stats.published;
 
     await advance(61);
     const executed = await listener.next();
@@ -188,9 +188,9 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect(answers.map((answer) => (answer.body as { status: string }).status).sort()).toEqual(['accepted', 'duplicate']);
     expect((await onA.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'EXECUTED' });
     expect((await onB.next()).data!.refundUpdated).toMatchObject({ id: first.id, status: 'EXECUTED' });
-    await Promise.all([a.services.live.webhooks.idle(), b.services.live.webhooks.idle()]);
-    expect(a.services.live.webhooks.stats.published + b.services.live.webhooks.stats.published).toBe(published + 1);
-    expect(await b.services.live.webhooks.inbox.get('payments', executed.body.event_id)).toMatchObject({ type: 'refund_executed' });
+    await Promise.all([a.features.webhooks.idle(), b.features.webhooks.idle()]);
+    expect(a.features.webhooks.stats.published + b.features.webhooks.stats.published).toBe(published + 1);
+    expect(await b.features.webhooks.inbox.get('payments', executed.body.event_id)).toMatchObject({ type: 'refund_executed' });
 
     // Everything published so far has reached Redis; the next event each subscriber sees is a later refund's,
     // so no second copy of the first event was ever sent.
@@ -210,7 +210,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
 
   it('runs one payout watcher across both instances, and hands it over when its subscribers leave', async () => {
     const transactionId = randomUUID();
-    await a.services.payouts.createWithdrawal({
+    await a.features.provider.payouts.createWithdrawal({
       transaction_id: transactionId,
       beneficiary_name: 'Jane Roe',
       beneficiary_iban: ibanOf(user(seeded, 'jane')),
@@ -224,8 +224,8 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     expect((await onA.next()).data!.payoutUpdated.status).toBe('authorised');
     expect((await onB.next()).data!.payoutUpdated.status).toBe('authorised');
     const polling = (): ('a' | 'b')[] => [
-      ...(a.services.payoutWatchers.isPolling(transactionId) ? (['a'] as const) : []),
-      ...(b.services.payoutWatchers.isPolling(transactionId) ? (['b'] as const) : []),
+      ...(a.features.payouts.watchers.isPolling(transactionId) ? (['a'] as const) : []),
+      ...(b.features.payouts.watchers.isPolling(transactionId) ? (['b'] as const) : []),
     ];
     const leader = (await waitFor(() => (polling().length > 0 ? polling() : undefined), 'one instance to start watching')) as ('a' | 'b')[];
     expect(leader).toHaveLength(1);
@@ -238,7 +238,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     // The watching instance's subscriber leaves: the other instance takes the lease over and carries on.
     const [leaving, staying, follower] = leader[0] === 'a' ? [onA, onB, b] : [onB, onA, a];
     leaving.unsubscribe();
-    await waitFor(() => (follower.services.payoutWatchers.isPolling(transactionId) ? true : undefined), 'the other instance to take the watch over');
+    await waitFor(() => (follower.features.payouts.watchers.isPolling(transactionId) ? true : undefined), 'the other instance to take the watch over');
     expect(polling()).toHaveLength(1);
     await advance(30);
     expect((await staying.next()).data!.payoutUpdated.status).toBe('settled');
@@ -276,7 +276,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   async function heardOn(gateway: Gateway, kind: IdentityEvent['kind']): Promise<{ heard: Promise<void>; stop(): Promise<void> }> {
     let heard!: () => void;
     const promise = new Promise<void>((resolve) => (heard = resolve));
-    const stop = await gateway.services.identityEvents.listen((event) => {
+    const stop = await gateway.features.identity.identityEvents.listen((event) => {
       if (event.kind === kind) heard();
     });
     return { heard: promise, stop };
@@ -288,7 +288,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
 
   it('closes a socket on B whose first lookup was under way when its session logged out on A, and runs none of its operations', async () => {
     const session = await signInAt(a.url, 'john', 'doe');
-    const held = holdNextSessionLookup(b.services.sessions);
+    const held = holdNextSessionLookup(b.features.identity.sessions);
     const query = connectWs(b.url, session).subscribe('{ viewer { id: userId } }');
     await held.reached;
     const onB = await heardOn(b, 'logout');
@@ -306,7 +306,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   it('closes a socket on B whose first lookup was under way when its user was revoked on A, and runs none of its operations', async () => {
     const session = await signInAt(a.url, 'lee', 'doe');
     const userId = dataOf(await graphql<{ viewer: { id: string } }>(a, '{ viewer { id: userId } }', {}, session)).viewer.id;
-    const held = holdNextSessionLookup(b.services.sessions);
+    const held = holdNextSessionLookup(b.features.identity.sessions);
     const query = connectWs(b.url, session).subscribe('{ viewer { id: userId } }');
     await held.reached;
     const onB = await heardOn(b, 'user-revoked');

@@ -47,7 +47,7 @@ describe('a payout whose read-back contradicts the request', () => {
     // The default approval threshold (50,000); a user's daily cap low enough that the conflict visibly uses it up.
     stack = await startStack({
       env: { ...QUIET_RECONCILER, PAYOUT_DAILY_MAX_MINOR: '70000' },
-      gateway: { logger: createLogger('info', sink), payoutClock: () => Date.now() + clockOffsetMs },
+      gateway: { logger: createLogger('info', sink), clock: () => Date.now() + clockOffsetMs },
     });
   });
 
@@ -160,12 +160,12 @@ describe('a payout whose read-back contradicts the request', () => {
     };
     await injectFault(stack, { match: 'POST /v1/withdrawals', reset: true, afterProcessing: true, times: 3 });
     expect(onlyError(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session)).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect((await stack.gateway.services.payoutLedger.get(input.transactionId))?.status).toBe('pending-submission');
+    expect((await stack.gateway.features.payouts.ledger.get(input.transactionId))?.status).toBe('pending-submission');
     const postsBefore = await withdrawalPosts();
 
     await injectFault(stack, contradictingReadBack(input.transactionId, iban, 4_000));
     await stack.gateway.scheduler.runOnce();
-    expect((await stack.gateway.services.payoutLedger.get(input.transactionId))?.status).toBe('conflict');
+    expect((await stack.gateway.features.payouts.ledger.get(input.transactionId))?.status).toBe('conflict');
 
     const repeated = onlyError(await stack.graphql<CreateResult>(CREATE_PAYOUT, { input }, session));
     expect(repeated.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'PAYOUT_CONFLICT' });
@@ -180,7 +180,7 @@ describe('a payout whose read-back contradicts the request', () => {
     // Past PAYOUT_SUBMISSION_EXPIRY_MS (24 h) the reconciler neither expires nor resends it.
     clockOffsetMs = 25 * 60 * 60 * 1000;
     await stack.gateway.scheduler.runOnce();
-    expect((await stack.gateway.services.payoutLedger.get(input.transactionId))?.status).toBe('conflict');
+    expect((await stack.gateway.features.payouts.ledger.get(input.transactionId))?.status).toBe('conflict');
     expect(await withdrawalPosts()).toBe(postsBefore);
   });
 });

@@ -105,7 +105,7 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
     // A user's daily cap below the IBAN's, so each of the two refuses on its own.
     stack = await startStack({
       env: { ...appIdentityEnv(idp), ...QUIET_RECONCILER, PAYOUT_DAILY_MAX_MINOR: '300000', ...opened.env },
-      gateway: { payoutClock: () => clock },
+      gateway: { clock: () => clock },
     });
     iban = ibanOf(user(await stack.sandboxJson<Fixtures>('GET', '/sandbox/fixtures'), 'john'));
   });
@@ -243,11 +243,11 @@ describe.each(BACKENDS)('payout limits across users on $name', (backend) => {
 
     clock += 72 * HOUR_MS - 1;
     await stack.gateway.scheduler.runOnce();
-    expect((await stack.gateway.services.payoutLedger.get(waiting.transactionId))?.status).toBe('awaiting-approval');
+    expect((await stack.gateway.features.payouts.ledger.get(waiting.transactionId))?.status).toBe('awaiting-approval');
 
     clock += 1;
     await stack.gateway.scheduler.runOnce();
-    expect((await stack.gateway.services.payoutLedger.get(waiting.transactionId))?.status).toBe('expired');
+    expect((await stack.gateway.features.payouts.ledger.get(waiting.transactionId))?.status).toBe('expired');
     const pushed = await waitFor(
       () => live.results.map((result) => result.data?.payoutUpdated.status).find((status) => status === 'expired'),
       'the expiry pushed',

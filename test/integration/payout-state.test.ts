@@ -52,7 +52,7 @@ describe('Payout.state', () => {
 
     const live = connectWs(stack.gateway.url, session).subscribe<{ payoutUpdated: PayoutState }>(UPDATED, { id: payout.transactionId });
     expect((await live.next()).data!.payoutUpdated).toMatchObject({ status: 'authorised', state: 'AUTHORISED' });
-    await waitFor(() => stack.gateway.services.payoutWatchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
+    await waitFor(() => stack.gateway.features.payouts.watchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
     await advanceSandboxClock(stack, 5);
     expect((await live.next()).data!.payoutUpdated).toMatchObject({ status: 'submitted', state: 'SUBMITTED' });
     await advanceSandboxClock(stack, 30);

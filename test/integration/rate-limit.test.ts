@@ -124,13 +124,13 @@ describe('two deployments on one Redis, each under its own REDIS_KEY_PREFIX', ()
     const topic = topics.dataTask(`task-${run}`);
     const heardByA: unknown[] = [];
     const heardByB: unknown[] = [];
-    const stopA = await a.gateway.services.live.bus.listen(topic, (payload) => heardByA.push(payload));
-    const stopB = await b.gateway.services.live.bus.listen(topic, (payload) => heardByB.push(payload));
+    const stopA = await a.gateway.features.live.bus.listen(topic, (payload) => heardByA.push(payload));
+    const stopB = await b.gateway.features.live.bus.listen(topic, (payload) => heardByB.push(payload));
     try {
-      await a.gateway.services.live.bus.publish(topic, { from: 'a' });
+      await a.gateway.features.live.bus.publish(topic, { from: 'a' });
       await waitFor(() => (heardByA.length > 0 ? true : undefined), "A's own event on A");
       // Redis delivers in the order it took the publishes: once B hears its own later event, A's would have come first.
-      await b.gateway.services.live.bus.publish(topic, { from: 'b' });
+      await b.gateway.features.live.bus.publish(topic, { from: 'b' });
       await waitFor(() => (heardByB.length > 0 ? true : undefined), "B's own event on B");
       expect(heardByB).toEqual([{ from: 'b' }]);
       expect(heardByA).toEqual([{ from: 'a' }]);

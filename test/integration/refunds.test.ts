@@ -230,7 +230,7 @@ describe('refund attempts whose outcome is unknown', () => {
 
   beforeEach(async () => {
     clockOffsetMs = 0;
-    stack = await startStack({ gateway: { refundClock: () => Date.now() + clockOffsetMs } });
+    stack = await startStack({ gateway: { clock: () => Date.now() + clockOffsetMs } });
     seeded = await fixtures(stack);
   });
 
@@ -340,7 +340,7 @@ describe('two refunds of identical items, whose answers were lost', () => {
     stack = await startStack({
       // Every send of both requests fails: the breaker would otherwise stop the second request before the provider.
       env: { ...QUIET_RECONCILER, PROVIDER_BREAKER_FAILURES: '1000' },
-      gateway: { refundClock: () => Date.now() + clockOffsetMs, logger: createLogger('info', sink) },
+      gateway: { clock: () => Date.now() + clockOffsetMs, logger: createLogger('info', sink) },
     });
     seeded = await fixtures(stack);
   });

@@ -116,8 +116,8 @@ describe('live refund and payout status', () => {
       expect(authorized).toMatchObject({ id: created.id, status: 'AUTHORIZED', executedAt: null });
       expect(await webhooksOf(created.id)).toEqual([]);
       // A late copy of the first state (an event still in flight while the pass read) is not sent: no status goes back.
-      const late = { ...(await stack.gateway.services.payments.getRefund(paymentId, created.id)), status: 'pending', authorized_at: undefined };
-      await stack.gateway.services.live.bus.publish(topics.refund(paymentId), { paymentId, refund: late });
+      const late = { ...(await stack.gateway.features.provider.payments.getRefund(paymentId, created.id)), status: 'pending', authorized_at: undefined };
+      await stack.gateway.features.live.bus.publish(topics.refund(paymentId), { paymentId, refund: late });
 
       await advanceSandboxClock(stack, 61);
       expect((await live.next()).data!.refundUpdated).toMatchObject({ id: created.id, status: 'EXECUTED' });
@@ -147,7 +147,7 @@ describe('live refund and payout status', () => {
       const whileOneLeft = await listReads();
       await waitFor(async () => ((await listReads()) > whileOneLeft ? true : undefined), 'the pass to go on for the subscriber left');
       two.unsubscribe();
-      await waitFor(() => (stack.gateway.services.live.refundWatchers.watched.includes(paymentId) ? undefined : true), 'the pass to stop');
+      await waitFor(() => (stack.gateway.features.refunds.watchers.watched.includes(paymentId) ? undefined : true), 'the pass to stop');
       const stopped = await listReads();
       // Longer than the pass's longest wait (200 ms) several times over: a pass still running would have read.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -167,7 +167,7 @@ describe('live refund and payout status', () => {
       const [, payment] = paymentsIn(seeded, 'settled', 2);
       const paymentId = payment!.id;
       // Only the subscriptions' own reads are counted here: the refund pass reads the same list (tested above).
-      jest.spyOn(stack.gateway.services.live.refundWatchers, 'watch').mockReturnValue(() => undefined);
+      jest.spyOn(stack.gateway.features.refunds.watchers, 'watch').mockReturnValue(() => undefined);
       const refundReads = async (): Promise<number> =>
         (await providerRequests(stack)).filter((request) => request.method === 'GET' && request.path.endsWith(`/payments/${paymentId}/refunds`)).length;
       const subscribe = () => connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ refundUpdated: RefundView }>(REFUND_UPDATED, { paymentId });
@@ -262,7 +262,7 @@ describe('live refund and payout status', () => {
       const first = await live.next();
       expect(first.errors).toBeUndefined();
       expect(first.data!.payoutUpdated).toMatchObject({ transactionId: payout.transactionId, status: 'authorised', submittedAt: null });
-      await waitFor(() => stack.gateway.services.payoutWatchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
+      await waitFor(() => stack.gateway.features.payouts.watchers.isPolling(payout.transactionId) || undefined, 'the payout watcher to start');
 
       await advanceSandboxClock(stack, 5);
       const submitted = (await live.next()).data!.payoutUpdated;
@@ -275,13 +275,13 @@ describe('live refund and payout status', () => {
       expect(settled.settledAt).toEqual(expect.any(String));
       await expect(live.ended).resolves.toEqual({ completed: true });
       // The watcher stops with the last subscriber.
-      await waitFor(() => (stack.gateway.services.payoutWatchers.watched.includes(payout.transactionId) ? undefined : true), 'the watcher to stop');
+      await waitFor(() => (stack.gateway.features.payouts.watchers.watched.includes(payout.transactionId) ? undefined : true), 'the watcher to stop');
     });
 
     it('runs one watcher for all subscribers of a payout, and stops it when the last one leaves', async () => {
       const session = await stack.signIn('john', 'doe');
       const payout = await johnsPayout(session);
-      const watchers = stack.gateway.services.payoutWatchers;
+      const watchers = stack.gateway.features.payouts.watchers;
       const one = connectWs(stack.gateway.url, session).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: payout.transactionId });
       const two = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: payout.transactionId });
       expect((await one.next()).data!.payoutUpdated.status).toBe('authorised');
@@ -294,7 +294,7 @@ describe('live refund and payout status', () => {
 
     it('lets a merchant key watch any payout, and a session only its own', async () => {
       const transactionId = randomUUID();
-      await stack.gateway.services.payouts.createWithdrawal({
+      await stack.gateway.features.provider.payouts.createWithdrawal({
         transaction_id: transactionId,
         beneficiary_name: 'Jane Roe',
         beneficiary_iban: ibanOf(user(seeded, 'jane')),
@@ -317,7 +317,7 @@ describe('live refund and payout status', () => {
 
     it('sends a payout that is already final once and completes, without starting a watcher', async () => {
       const transactionId = randomUUID();
-      await stack.gateway.services.payouts.createWithdrawal({
+      await stack.gateway.features.provider.payouts.createWithdrawal({
         transaction_id: transactionId,
         beneficiary_name: 'Jane Roe',
         beneficiary_iban: ibanOf(user(seeded, 'jane')),
@@ -330,7 +330,7 @@ describe('live refund and payout status', () => {
       const live = connectWs(stack.gateway.url, stack.merchantKey).subscribe<{ payoutUpdated: PayoutView }>(PAYOUT_UPDATED, { id: transactionId });
       expect((await live.next()).data!.payoutUpdated).toMatchObject({ status: 'rejected' });
       await expect(live.ended).resolves.toEqual({ completed: true });
-      expect(stack.gateway.services.payoutWatchers.watched).not.toContain(transactionId);
+      expect(stack.gateway.features.payouts.watchers.watched).not.toContain(transactionId);
     });
   });
 });

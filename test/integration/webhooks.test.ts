@@ -58,7 +58,7 @@ describe('webhook receivers', () => {
   });
 
   const signer = (): SignOptions => ({ jku: jwks.url, kid: jwks.kid, privateKey: jwks.privateKey });
-  const live = () => stack.gateway.services.live;
+  const webhooks = () => stack.gateway.features.webhooks;
   const paymentsUrl = (): string => `${stack.gateway.url}/webhooks/payments`;
 
   /** Starts a data task and finds the webhook address the provider was given (the sandbox logs the query). */
@@ -94,7 +94,7 @@ describe('webhook receivers', () => {
     const task = await startTask();
     const subscriber = connectWs(stack.gateway.url, session).subscribe<{ dataTaskUpdated: Task }>(UPDATED, { id: task.id });
     expect((await subscriber.next()).data!.dataTaskUpdated.status).toBe('QUEUED');
-    const before = { ...live().webhooks.stats, refused: { ...live().webhooks.stats.refused } };
+    const before = { ...webhooks().stats, refused: { ...webhooks().stats.refused } };
     const body = dataBody(task.id);
     const other = generateSigningKey();
 
@@ -136,9 +136,9 @@ describe('webhook receivers', () => {
     // Nothing was recorded or published: the task is still QUEUED, the inbox has no entry, and the subscriber's
     // next message is the sandbox's real notification, sent only now.
     expect(dataOf(await stack.graphql<{ dataTask: Task }>(TASK, { id: task.id }, session)).dataTask.status).toBe('QUEUED');
-    expect(await live().webhooks.inbox.get('data', `${task.id}:SUCCEEDED`)).toBeUndefined();
-    expect(live().webhooks.stats).toMatchObject({ accepted: before.accepted, published: before.published, ignored: before.ignored + 1 });
-    expect(live().webhooks.stats.refused).toEqual({
+    expect(await webhooks().inbox.get('data', `${task.id}:SUCCEEDED`)).toBeUndefined();
+    expect(webhooks().stats).toMatchObject({ accepted: before.accepted, published: before.published, ignored: before.ignored + 1 });
+    expect(webhooks().stats.refused).toEqual({
       ...before.refused,
       401: (before.refused[401] ?? 0) + 8,
       413: (before.refused[413] ?? 0) + 1,
@@ -152,7 +152,7 @@ describe('webhook receivers', () => {
     expect(next.accounts!.length).toBeGreaterThan(0);
     await expect(subscriber.ended).resolves.toEqual({ completed: true });
     expect(subscriber.results).toHaveLength(2);
-    expect(await live().webhooks.inbox.get('data', `${task.id}:SUCCEEDED`)).toMatchObject({ source: 'data', type: 'succeeded', body: { task_id: task.id } });
+    expect(await webhooks().inbox.get('data', `${task.id}:SUCCEEDED`)).toMatchObject({ source: 'data', type: 'succeeded', body: { task_id: task.id } });
   });
 
   it('acknowledges a replayed data notification as a duplicate and publishes it once', async () => {
@@ -160,15 +160,15 @@ describe('webhook receivers', () => {
     const subscriber = connectWs(stack.gateway.url, session).subscribe<{ dataTaskUpdated: Task }>(UPDATED, { id: task.id });
     expect((await subscriber.next()).data!.dataTaskUpdated.status).toBe('QUEUED');
     const delivery = signedDelivery(task.webhookUrl, dataBody(task.id), signer());
-    const published = live().webhooks.stats.published;
+    const published = webhooks().stats.published;
     expect(await post(delivery)).toEqual({ status: 200, body: { status: 'accepted' } });
     expect(await post(delivery)).toEqual({ status: 200, body: { status: 'duplicate' } });
     // Re-signed with a fresh timestamp, it is still the same event.
     expect(await post(signedDelivery(task.webhookUrl, dataBody(task.id), signer()))).toEqual({ status: 200, body: { status: 'duplicate' } });
     expect((await subscriber.next()).data!.dataTaskUpdated.status).toBe('SUCCEEDED');
     await subscriber.ended;
-    await live().webhooks.idle();
-    expect(live().webhooks.stats.published).toBe(published + 1);
+    await webhooks().idle();
+    expect(webhooks().stats.published).toBe(published + 1);
     expect(subscriber.results).toHaveLength(2);
   });
 
@@ -219,19 +219,19 @@ describe('webhook receivers', () => {
       status: 202,
       body: { status: 'ignored' },
     });
-    for (const eventId of refused) expect(await live().webhooks.inbox.get('payments', eventId)).toBeUndefined();
+    for (const eventId of refused) expect(await webhooks().inbox.get('payments', eventId)).toBeUndefined();
     expect(await refundReads(payment!.id)).toBe(readsBefore);
 
     // A genuine event is recorded, read back once and published; the same delivery again changes nothing.
     const eventId = randomUUID();
     const genuine = signedDelivery(paymentsUrl(), event(eventId), signer());
     expect(await post(genuine)).toEqual({ status: 200, body: { status: 'accepted' } });
-    await live().webhooks.idle();
+    await webhooks().idle();
     expect(await refundReads(payment!.id)).toBe(readsBefore + 1);
     expect(await post(genuine)).toEqual({ status: 200, body: { status: 'duplicate' } });
-    await live().webhooks.idle();
+    await webhooks().idle();
     expect(await refundReads(payment!.id)).toBe(readsBefore + 1);
-    expect(await live().webhooks.inbox.get('payments', eventId)).toMatchObject({ source: 'payments', type: 'refund_executed', eventId });
+    expect(await webhooks().inbox.get('payments', eventId)).toMatchObject({ source: 'payments', type: 'refund_executed', eventId });
 
     // The refund has not really executed (its state was re-read, AUTHORIZED, and nothing new was sent); when it
     // does, the sandbox's own event brings EXECUTED as the subscriber's very next message.

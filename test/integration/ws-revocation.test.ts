@@ -6,9 +6,9 @@ import { waitFor } from '../helpers/wait-for';
 import { connectWs, disposeWsClients, type LiveSubscription } from '../helpers/ws-client';
 
 /*
- * Issue 28, finding 1: a socket's owner was looked up on its first operation and the socket registered for closing
- * only after the lookup answered, so a logout or revokeUser landing in between closed nothing. Here the lookup is
- * held (the store has answered; the answer is not yet back) until the revocation has been announced.
+ * A socket's owner is looked up on its first operation; were the socket registered for closing only after the lookup
+ * answered, a logout or revokeUser landing in between would close nothing. Here the lookup is held (the store has
+ * answered; the answer is not yet back) until the revocation has been announced.
  */
 
 const VIEWER = '{ viewer { id } }';
@@ -45,7 +45,7 @@ describe('WebSockets and revocation (one instance)', () => {
 
   it('closes a socket whose first lookup was under way when its session logged out, and runs none of its operations', async () => {
     const session = await stack.signIn('john', 'doe');
-    const held = holdNextSessionLookup(stack.gateway.services.sessions);
+    const held = holdNextSessionLookup(stack.gateway.features.identity.sessions);
     const query = connectWs(stack.gateway.url, session).subscribe<{ viewer: { id: string } }>(VIEWER);
     await held.reached;
     const loggedOut = await fetch(`${stack.gateway.url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
@@ -58,7 +58,7 @@ describe('WebSockets and revocation (one instance)', () => {
   it('closes a socket whose first lookup was under way when its user was revoked, and runs none of its operations', async () => {
     const session = await stack.signIn('lee', 'doe');
     const userId = await userIdOf(session);
-    const held = holdNextSessionLookup(stack.gateway.services.sessions);
+    const held = holdNextSessionLookup(stack.gateway.features.identity.sessions);
     const query = connectWs(stack.gateway.url, session).subscribe<{ viewer: { id: string } }>(VIEWER);
     await held.reached;
     const revoked = await stack.graphql('mutation ($id: ID!) { revokeUser(userId: $id) }', { id: userId }, stack.merchantKey);
@@ -72,7 +72,7 @@ describe('WebSockets and revocation (one instance)', () => {
 
   it('answers UNAUTHENTICATED to an HTTP operation whose lookup was under way when its session logged out', async () => {
     const session = await stack.signIn('john', 'doe');
-    const held = holdNextSessionLookup(stack.gateway.services.sessions);
+    const held = holdNextSessionLookup(stack.gateway.features.identity.sessions);
     const answer = stack.graphql(VIEWER, {}, session);
     await held.reached;
     await fetch(`${stack.gateway.url}/auth/logout`, { method: 'POST', headers: { authorization: `Bearer ${session}` } });
@@ -88,7 +88,7 @@ describe('WebSockets and revocation (one instance)', () => {
     const live = connectWs(stack.gateway.url, session).subscribe(TASK_UPDATED, { id: task.data!.startDataTask.id });
     expect((await live.next()).errors).toBeUndefined();
     // As if its 30 days had run out: no event announces that, only the store knows.
-    await stack.gateway.services.database.db
+    await stack.gateway.database.db
       .updateTable('sessions')
       .set({ expiresAtMs: Date.now() - 1 })
       .where('key', '=', sessionKey(session))
@@ -121,10 +121,10 @@ describe('WebSockets and revocation (one instance)', () => {
 
   it('hands an identity event to the publishing instance at once, before the bus carries it', async () => {
     const heard: IdentityEvent[] = [];
-    const stop = await stack.gateway.services.identityEvents.listen((event) => heard.push(event));
+    const stop = await stack.gateway.features.identity.identityEvents.listen((event) => heard.push(event));
     try {
       const session = await stack.signIn('john', 'doe');
-      await stack.gateway.services.identityEvents.publish({ kind: 'logout', userId: 'user_x', sessionKey: sessionKey(session) });
+      await stack.gateway.features.identity.identityEvents.publish({ kind: 'logout', userId: 'user_x', sessionKey: sessionKey(session) });
       // Heard once at once, once more from the bus (the memory bus delivers on a later tick, before publish resolves).
       expect(heard.filter((event) => event.kind === 'logout')).toHaveLength(2);
     } finally {

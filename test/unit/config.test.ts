@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/platform/config/config';
+import { ConfigError, loadConfig, withProvider } from '../../src/platform/config/config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -15,23 +15,18 @@ describe('loadConfig', () => {
   it('works with no configuration at all: the embedded sandbox, SQLite, memory cache and pubsub, a generated merchant key', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      port: 4000,
-      host: '127.0.0.1',
-      publicUrl: 'http://localhost:4000',
-      provider: 'sandbox',
-      sandbox: { port: 0, latencyMs: 0, timeScale: 1 },
-      storeUrl: 'sqlite://./data/gateway.sqlite',
-      cacheUrl: 'memory',
-      pubsubUrl: 'memory',
-      merchantKeysGenerated: true,
+      server: { port: 4000, host: '127.0.0.1', publicUrl: 'http://localhost:4000' },
+      provider: { kind: 'sandbox', url: undefined, port: 0, latencyMs: 0, timeScale: 1 },
+      store: { url: 'sqlite://./data/gateway.sqlite', cacheUrl: 'memory', pubsubUrl: 'memory' },
+      identity: { merchantKeysGenerated: true },
     });
-    expect(config.merchantKeys).toHaveLength(1);
+    expect(config.identity.merchantKeys).toHaveLength(1);
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('listens on loopback outside production unless HOST says otherwise, and on every interface in production', () => {
-    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
-    expect(loadConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).server.host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'test' }).server.host).toBe('127.0.0.1');
     const production = {
       NODE_ENV: 'production',
       PROVIDER: 'sandbox',
@@ -41,11 +36,11 @@ describe('loadConfig', () => {
       PUBLIC_URL: 'https://gateway.example',
       METRICS_TOKEN: 'metrics-token-0123456789',
     };
-    expect(loadConfig(production).host).toBe('0.0.0.0');
+    expect(loadConfig(production).server.host).toBe('0.0.0.0');
   });
 
   it('takes SANDBOX_URL for a standalone sandbox, and refuses settings that sandbox would not see', () => {
-    expect(loadConfig({ SANDBOX_URL: 'http://127.0.0.1:4010/' }).sandbox.url).toBe('http://127.0.0.1:4010');
+    expect(loadConfig({ SANDBOX_URL: 'http://127.0.0.1:4010/' }).provider).toMatchObject({ kind: 'sandbox', url: 'http://127.0.0.1:4010' });
     expect(problemsOf({ SANDBOX_URL: 'localhost:4010' })).toEqual(['SANDBOX_URL must be an absolute http(s) URL; got "localhost:4010"']);
     expect(problemsOf({ SANDBOX_URL: 'http://127.0.0.1:4010', SANDBOX_PORT: '4011' })).toEqual([
       'SANDBOX_PORT sets up the embedded sandbox; with SANDBOX_URL, set it where that sandbox runs (npm run sandbox reads it)',
@@ -101,8 +96,8 @@ describe('loadConfig', () => {
       authUrl: 'https://auth.example.test',
       webhookJwksUrls: ['https://keys.example.test/jwks', 'https://keys2.example.test/jwks'],
     });
-    expect(config.merchantKeys).toEqual(['merchant-key-aaaaaaaaaaaa', 'merchant-key-bbbbbbbbbbbb']);
-    expect(config.merchantKeysGenerated).toBe(false);
+    expect(config.identity.merchantKeys).toEqual(['merchant-key-aaaaaaaaaaaa', 'merchant-key-bbbbbbbbbbbb']);
+    expect(config.identity.merchantKeysGenerated).toBe(false);
   });
 
   it('refuses to start in production on development defaults, naming every variable to set', () => {
@@ -127,7 +122,7 @@ describe('loadConfig', () => {
       TOKEN_ENCRYPTION_KEY: key,
       ...secure,
     });
-    expect(chosen.merchantKeysGenerated).toBe(false);
+    expect(chosen.identity.merchantKeysGenerated).toBe(false);
   });
 
   it('refuses an http PUBLIC_URL and an open /metrics in production, unless plain HTTP is allowed on purpose', () => {
@@ -143,7 +138,7 @@ describe('loadConfig', () => {
       'PUBLIC_URL must be an https:// address with NODE_ENV=production (cookies are marked Secure only on https); got "http://gateway.example". Set ALLOW_INSECURE_PUBLIC_URL=true to run on plain HTTP anyway',
     ]);
     expect(problemsOf({ ...production, ...token, PORT: '0' })).toEqual([expect.stringMatching(/^PUBLIC_URL must be an https:\/\/ address.*got none/)]);
-    expect(loadConfig({ ...production, ...token, PUBLIC_URL: 'http://gateway.example', ALLOW_INSECURE_PUBLIC_URL: 'true' }).publicUrl).toBe(
+    expect(loadConfig({ ...production, ...token, PUBLIC_URL: 'http://gateway.example', ALLOW_INSECURE_PUBLIC_URL: 'true' }).server.publicUrl).toBe(
       'http://gateway.example',
     );
     expect(problemsOf({ ...production, PUBLIC_URL: 'https://gateway.example' })).toEqual([
@@ -153,14 +148,14 @@ describe('loadConfig', () => {
       'ALLOW_INSECURE_PUBLIC_URL must be one of true, false; got "yes"',
     ]);
     // Outside production, the development defaults stand.
-    expect(loadConfig({ PUBLIC_URL: 'http://localhost:4000' }).metricsToken).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: 'http://localhost:4000' }).observability.metricsToken).toBeUndefined();
   });
 
   it('reads AUTH_MAX_TOKEN_AGE as a duration, 24 h by default', () => {
     const identity = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
-    expect(loadConfig(identity).appIdentity?.maxTokenAgeSeconds).toBe(86_400);
-    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '90m' }).appIdentity?.maxTokenAgeSeconds).toBe(5_400);
-    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '3600' }).appIdentity?.maxTokenAgeSeconds).toBe(3_600);
+    expect(loadConfig(identity).identity.app?.maxTokenAgeSeconds).toBe(86_400);
+    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '90m' }).identity.app?.maxTokenAgeSeconds).toBe(5_400);
+    expect(loadConfig({ ...identity, AUTH_MAX_TOKEN_AGE: '3600' }).identity.app?.maxTokenAgeSeconds).toBe(3_600);
     expect(problemsOf({ ...identity, AUTH_MAX_TOKEN_AGE: '100y' })).toEqual([
       'AUTH_MAX_TOKEN_AGE must be a duration from 60 s to 30 d: whole seconds or a number with s, m, h or d (e.g. 24h); got "100y"',
     ]);
@@ -168,8 +163,8 @@ describe('loadConfig', () => {
   });
 
   it('reads ALLOWED_ORIGINS as origins and refuses anything else', () => {
-    expect(loadConfig({}).allowedOrigins).toEqual([]);
-    expect(loadConfig({ ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000/' }).allowedOrigins).toEqual([
+    expect(loadConfig({}).server.allowedOrigins).toEqual([]);
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000/' }).server.allowedOrigins).toEqual([
       'https://app.example.com',
       'http://localhost:3000',
     ]);
@@ -179,15 +174,14 @@ describe('loadConfig', () => {
   });
 
   it('reads CORS_ORIGINS as exact origins (nothing by default), merges ALLOWED_ORIGINS into it, and names a bad entry with what is accepted', () => {
-    expect(loadConfig({}).corsOrigins).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173, https://app.example.com/' }).corsOrigins).toEqual([
+    expect(loadConfig({}).server.corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173, https://app.example.com/' }).server.corsOrigins).toEqual([
       'http://localhost:5173',
       'https://app.example.com',
     ]);
-    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173', ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual([
-      'http://localhost:5173',
-      'https://app.example.com',
-    ]);
+    expect(loadConfig({ CORS_ORIGINS: 'http://localhost:5173', ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' }).server.corsOrigins).toEqual(
+      ['http://localhost:5173', 'https://app.example.com'],
+    );
     for (const bad of [
       '*',
       'https://*.example.com',
@@ -209,11 +203,11 @@ describe('loadConfig', () => {
 
   it('has documented operation limits, rate limit and shutdown defaults', () => {
     const config = loadConfig({});
-    expect(config.limits).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 5_000, maxCost: 20_000, maxBodyBytes: 102_400 });
-    expect(config.rateLimit).toEqual({ perSecond: 20, burst: 60, webhookPerSecond: 50, webhookBurst: 200, storeTimeoutMs: 250 });
-    expect(config.shutdownTimeoutMs).toBe(10_000);
-    expect(config.metricsToken).toBeUndefined();
-    expect(config.providerKind).toBe('sandbox');
+    expect(config.limits.operation).toEqual({ maxDepth: 15, maxAliases: 30, maxDirectives: 50, maxTokens: 5_000, maxCost: 20_000, maxBodyBytes: 102_400 });
+    expect(config.limits.rateLimit).toEqual({ perSecond: 20, burst: 60, webhookPerSecond: 50, webhookBurst: 200, storeTimeoutMs: 250 });
+    expect(config.limits.shutdownTimeoutMs).toBe(10_000);
+    expect(config.observability.metricsToken).toBeUndefined();
+    expect(config.provider.kind).toBe('sandbox');
   });
 
   it('names bad limit, rate-limit and operations settings', () => {
@@ -236,7 +230,9 @@ describe('loadConfig', () => {
       'SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000; got "1.5"',
       'METRICS_TOKEN must be at least 16 characters without spaces',
     ]);
-    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0.5', GRAPHQL_MAX_DEPTH: '8' })).toMatchObject({ rateLimit: { perSecond: 0.5 }, limits: { maxDepth: 8 } });
+    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0.5', GRAPHQL_MAX_DEPTH: '8' })).toMatchObject({
+      limits: { rateLimit: { perSecond: 0.5 }, operation: { maxDepth: 8 } },
+    });
   });
 });
 
@@ -269,20 +265,24 @@ describe('loadConfig: sessions and WebSockets', () => {
 
 describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
   it('leaves tracing off when neither an endpoint nor an exporter is asked for', () => {
-    expect(loadConfig({}).telemetry).toMatchObject({ exporter: undefined, serviceName: 'bankgraph', sampler: 'parentbased_always_on' });
+    expect(loadConfig({}).observability.telemetry).toMatchObject({ exporter: undefined, serviceName: 'bankgraph', sampler: 'parentbased_always_on' });
   });
 
   it('exports OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces, or to the traces endpoint as given', () => {
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).telemetry).toMatchObject({
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).observability.telemetry).toMatchObject({
       exporter: 'otlp',
       tracesUrl: 'http://collector:4318/v1/traces',
     });
     expect(
-      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp' }).telemetry,
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/otlp' }).observability
+        .telemetry,
     ).toMatchObject({ exporter: 'otlp', tracesUrl: 'https://traces.example/otlp' });
-    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).telemetry).toMatchObject({ exporter: 'otlp', tracesUrl: 'http://localhost:4318/v1/traces' });
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).telemetry.exporter).toBeUndefined();
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).telemetry.exporter).toBeUndefined();
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).observability.telemetry).toMatchObject({
+      exporter: 'otlp',
+      tracesUrl: 'http://localhost:4318/v1/traces',
+    });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).observability.telemetry.exporter).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).observability.telemetry.exporter).toBeUndefined();
   });
 
   it('reads headers, resource attributes, service name and sampler', () => {
@@ -293,7 +293,7 @@ describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
       OTEL_SERVICE_NAME: 'bankgraph-eu',
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
-    });
+    }).observability;
     expect(telemetry).toMatchObject({
       headers: { 'x-api-key': 'abc==', 'x-team': 'payments' },
       resourceAttributes: { 'deployment.environment': 'staging' },
@@ -394,12 +394,12 @@ describe('loadConfig: what production refuses besides development defaults', () 
 
   it('refuses a plain-http AUTH_JWKS_URL in production, whatever ALLOW_INSECURE_PROVIDER_URLS says', () => {
     const app = { ...remote, IDENTITY: 'app', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
-    expect(loadConfig({ ...app, AUTH_JWKS_URL: 'https://idp.example/jwks' }).appIdentity?.jwksUrl).toBe('https://idp.example/jwks');
+    expect(loadConfig({ ...app, AUTH_JWKS_URL: 'https://idp.example/jwks' }).identity.app?.jwksUrl).toBe('https://idp.example/jwks');
     const problem =
       'AUTH_JWKS_URL must be an https:// address with NODE_ENV=production (the keys it serves decide who every user is); got http://idp.example. ALLOW_INSECURE_PROVIDER_URLS does not cover the identity provider';
     expect(problemsOf({ ...app, AUTH_JWKS_URL: 'http://idp.example/jwks' })).toEqual([problem]);
     expect(problemsOf({ ...app, AUTH_JWKS_URL: 'http://idp.example/jwks', ALLOW_INSECURE_PROVIDER_URLS: 'true' })).toEqual([problem]);
-    expect(loadConfig({ ...app, NODE_ENV: 'development', AUTH_JWKS_URL: 'http://127.0.0.1:9000/jwks' }).appIdentity?.jwksUrl).toBe(
+    expect(loadConfig({ ...app, NODE_ENV: 'development', AUTH_JWKS_URL: 'http://127.0.0.1:9000/jwks' }).identity.app?.jwksUrl).toBe(
       'http://127.0.0.1:9000/jwks',
     );
   });
@@ -417,11 +417,11 @@ describe('loadConfig: what production refuses besides development defaults', () 
     ]);
     for (const key of weak) expect(problems.join('\n')).not.toContain(key);
     // Random keys as the usual tools make them pass: hex (16 possible characters) and base64.
-    expect(loadConfig({ ...remote, MERCHANT_KEYS: '3f9c0a7e12b45d86e0f1c2a3b4d5e6f7,kX2v+9LqP0rT7wYz3NcB5mH8jD1sF4gA6eR0uI2oQ4=' }).merchantKeys).toHaveLength(
-      2,
-    );
+    expect(
+      loadConfig({ ...remote, MERCHANT_KEYS: '3f9c0a7e12b45d86e0f1c2a3b4d5e6f7,kX2v+9LqP0rT7wYz3NcB5mH8jD1sF4gA6eR0uI2oQ4=' }).identity.merchantKeys,
+    ).toHaveLength(2);
     // Outside production the 16-character rule stands.
-    expect(loadConfig({ ...remote, NODE_ENV: 'development', MERCHANT_KEYS: 'Short-but-16-chars-x' }).merchantKeys).toEqual(['Short-but-16-chars-x']);
+    expect(loadConfig({ ...remote, NODE_ENV: 'development', MERCHANT_KEYS: 'Short-but-16-chars-x' }).identity.merchantKeys).toEqual(['Short-but-16-chars-x']);
   });
 
   it('refuses RATE_LIMIT_PER_SECOND=0 and WEBHOOK_RATE_LIMIT_PER_SECOND=0 in production, unless ALLOW_NO_RATE_LIMIT=true', () => {
@@ -429,10 +429,10 @@ describe('loadConfig: what production refuses besides development defaults', () 
       'RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose',
       'WEBHOOK_RATE_LIMIT_PER_SECOND=0 turns the rate limit off, which NODE_ENV=production refuses: set a rate above 0 (up to 1000000), or ALLOW_NO_RATE_LIMIT=true when a layer in front limits on purpose',
     ]);
-    expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '0', ALLOW_NO_RATE_LIMIT: 'true' }).rateLimit.perSecond).toBe(0);
+    expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '0', ALLOW_NO_RATE_LIMIT: 'true' }).limits.rateLimit.perSecond).toBe(0);
     expect(problemsOf({ ...remote, ALLOW_NO_RATE_LIMIT: 'on' })).toEqual(['ALLOW_NO_RATE_LIMIT must be one of true, false; got "on"']);
-    expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '1000000' }).rateLimit.perSecond).toBe(1_000_000);
-    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0' }).rateLimit.perSecond).toBe(0);
+    expect(loadConfig({ ...remote, RATE_LIMIT_PER_SECOND: '1000000' }).limits.rateLimit.perSecond).toBe(1_000_000);
+    expect(loadConfig({ RATE_LIMIT_PER_SECOND: '0' }).limits.rateLimit.perSecond).toBe(0);
   });
 
   it('refuses MCP_ALLOW_ARBITRARY_OPERATIONS=true in production, and reads MCP_MUTATIONS as off or propose', () => {
@@ -451,12 +451,77 @@ describe('loadConfig: what production refuses besides development defaults', () 
 
 describe('loadConfig: REDIS_KEY_PREFIX', () => {
   it('is bankgraph: by default, and takes letters, digits and : . _ - / { } only', () => {
-    expect(loadConfig({}).redisKeyPrefix).toBe('bankgraph:');
-    expect(loadConfig({ REDIS_KEY_PREFIX: 'shop-eu:bankgraph:' }).redisKeyPrefix).toBe('shop-eu:bankgraph:');
+    expect(loadConfig({}).store.redisKeyPrefix).toBe('bankgraph:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'shop-eu:bankgraph:' }).store.redisKeyPrefix).toBe('shop-eu:bankgraph:');
     const problem = (value: string): string =>
       `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or any of : . _ - / { } (e.g. bankgraph-eu: or shop-a:bankgraph:); got ${JSON.stringify(value)}`;
     expect(problemsOf({ REDIS_KEY_PREFIX: '' })).toEqual([problem('')]);
     expect(problemsOf({ REDIS_KEY_PREFIX: 'shop*:' })).toEqual([problem('shop*:')]);
     expect(problemsOf({ REDIS_KEY_PREFIX: 'a b' })).toEqual([problem('a b')]);
+  });
+});
+
+describe('loadConfig: one duration format', () => {
+  it('reads every duration as a whole number with its unit', () => {
+    const config = loadConfig({ SHUTDOWN_TIMEOUT: '30s', HTTP_BACKOFF_BASE: '250ms', PAYOUT_APPROVAL_EXPIRY: '2d', WS_PRINCIPAL_RECHECK: '5m' });
+    expect(config.limits.shutdownTimeoutMs).toBe(30_000);
+    expect(config.limits.providerCalls.backoffBaseMs).toBe(250);
+    expect(config.money.payoutApprovalExpiryMs).toBe(2 * 86_400_000);
+    expect(config.live.principalRecheckMs).toBe(300_000);
+    expect(config.notes).toEqual([]);
+    expect(problemsOf({ SHUTDOWN_TIMEOUT: '10000' })).toEqual([
+      'SHUTDOWN_TIMEOUT must be a whole number with a unit (ms, s, m, h or d), e.g. 12h, from 0 ms to 600000 ms; got "10000"',
+    ]);
+    expect(problemsOf({ RECONCILE_INTERVAL: '2d' })).toEqual([
+      'RECONCILE_INTERVAL must be a whole number with a unit (ms, s, m, h or d), e.g. 12h, from 100 ms to 1 day; got "2d"',
+    ]);
+  });
+
+  it('still reads the older *_MS spellings, and notes the new one at start', () => {
+    const config = loadConfig({ SHUTDOWN_TIMEOUT_MS: '30000', OPERATION_TIMEOUT_MS: '2500' });
+    expect(config.limits.shutdownTimeoutMs).toBe(30_000);
+    expect(config.limits.operationTimeoutMs).toBe(2_500);
+    expect(config.notes).toEqual([
+      'OPERATION_TIMEOUT_MS is now OPERATION_TIMEOUT (2500ms); rename the setting',
+      'SHUTDOWN_TIMEOUT_MS is now SHUTDOWN_TIMEOUT (30s); rename the setting',
+    ]);
+    expect(problemsOf({ SHUTDOWN_TIMEOUT: '30s', SHUTDOWN_TIMEOUT_MS: '30000' })).toEqual([
+      'SHUTDOWN_TIMEOUT_MS is the older spelling of SHUTDOWN_TIMEOUT: set only SHUTDOWN_TIMEOUT',
+    ]);
+  });
+
+  it('notes ALLOWED_ORIGINS as the older name of CORS_ORIGINS', () => {
+    expect(loadConfig({ ALLOWED_ORIGINS: 'https://app.example.com' }).notes).toEqual([
+      'ALLOWED_ORIGINS is now CORS_ORIGINS: its origins are admitted as CORS_ORIGINS are, on HTTP too; rename the setting',
+    ]);
+  });
+});
+
+describe('loadConfig: the provider, resolved once', () => {
+  it('is the sandbox or the remote provider, never both, and a bad PROVIDER says what is accepted', () => {
+    expect(loadConfig({ SANDBOX_PORT: '4010', SANDBOX_LATENCY: '20ms' }).provider).toEqual({
+      kind: 'sandbox',
+      url: undefined,
+      port: 4010,
+      latencyMs: 20,
+      timeScale: 1,
+    });
+    expect(problemsOf({ PROVIDER: 'truelayer' })).toEqual(['PROVIDER must be one of sandbox, remote; got "truelayer"']);
+  });
+
+  it('keeps which provider PROVIDER chose once the sandbox addresses are known', () => {
+    const config = loadConfig({});
+    const provider = {
+      authUrl: 'http://127.0.0.1:4010',
+      verificationUrl: 'http://127.0.0.1:4010',
+      payoutUrl: 'http://127.0.0.1:4010',
+      paymentsUrl: 'http://127.0.0.1:4010',
+      dataUrl: 'http://127.0.0.1:4010',
+      clientId: 'client',
+      clientSecret: 'secret',
+      signingKey: { keyId: 'kid', privateKeyPem: 'pem' },
+      webhookJwksUrls: ['http://127.0.0.1:4010/.well-known/jwks'],
+    };
+    expect(withProvider(config, provider).provider).toEqual({ ...provider, kind: 'sandbox' });
   });
 });

@@ -1,5 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import ts from 'typescript';
+import { VARIABLE_NAMES } from '../../src/platform/config/schema';
 
 const ROOT = resolve(__dirname, '../..');
 const DOCUMENTS = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)].filter((name) => name.endsWith('.md'));
@@ -23,11 +25,9 @@ describe('the documentation', () => {
     expect(text).not.toContain('DESIGN.md');
   });
 
-  it('docs/configuration.md names every environment variable src/platform/config/config.ts reads', () => {
-    const source = readFileSync(join(ROOT, 'src/platform/config/config.ts'), 'utf8');
-    const patterns = [/(?:read|this)\.\w+\(\s*'([A-Z][A-Z0-9_]+)'/g, /env(?:\.|\[')([A-Z][A-Z0-9_]+)/g, /\(env, '([A-Z][A-Z0-9_]+)'/g];
-    const names = new Set(patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)));
-    // The patterns themselves are checked: they find the variables every gateway reads.
+  it('docs/configuration.md names every environment variable the configuration schema reads', () => {
+    const names = new Set(VARIABLE_NAMES);
+    // The list itself is checked: it holds the variables every gateway reads.
     expect(names.size).toBeGreaterThan(60);
     expect([...names]).toEqual(expect.arrayContaining(['PORT', 'HOST', 'PUBLIC_URL', 'STORE_URL', 'OTEL_EXPORTER_OTLP_HEADERS']));
     const documented = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
@@ -57,5 +57,58 @@ describe('the documentation', () => {
     ]) {
       expect(readme).toContain(`](docs/${page}.md)`);
     }
+  });
+});
+
+/** Generated code and the made-up trees of the lint-rule fixtures name paths that are not this repository's. */
+const NOT_OURS = new Set(['test/generated', 'test/clients/typed-app/gql', 'test/fixtures', 'node_modules']);
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${folder}/${entry.name}`;
+    if (NOT_OURS.has(path) || NOT_OURS.has(entry.name)) return [];
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** Every comment of a file, found by TypeScript's parser, so a `//` in a string or a regular expression is none. */
+function commentsOf(path: string, text = readFileSync(join(ROOT, path), 'utf8')): string[] {
+  const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false, path.endsWith('.js') ? ts.ScriptKind.JS : ts.ScriptKind.TS);
+  const comments = new Map<number, string>();
+  const visit = (node: ts.Node): void => {
+    const ranges = [...(ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []), ...(ts.getTrailingCommentRanges(text, node.getEnd()) ?? [])];
+    for (const range of ranges) comments.set(range.pos, text.slice(range.pos, range.end));
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return [...comments.values()];
+}
+
+/** Paths from the repository's root a comment names: `src/...`, `test/...`, `docs/...` and the other top folders. */
+function pathsInComment(comment: string): string[] {
+  return [...comment.matchAll(/(?<![\w./-])((?:src|test|docs|bench|contract|operations|\.ci)\/[\w./-]*[\w/])/g)].map((match) => match[1]!);
+}
+
+describe('source comments', () => {
+  const named = ['src', 'bench', 'test']
+    .flatMap(sourceFiles)
+    .flatMap((file) => commentsOf(file).flatMap((comment) => pathsInComment(comment).map((path) => ({ file, path }))));
+
+  it('name only paths that are in the repository', () => {
+    // The search itself is checked: it finds paths that comments are known to name.
+    expect(named.length).toBeGreaterThan(100);
+    expect(named.map(({ path }) => path)).toEqual(expect.arrayContaining(['docs/identity.md', 'src/platform/db/migrations/']));
+    expect(named.filter(({ path }) => !existsSync(join(ROOT, path))).map(({ file, path }) => `${file}: ${path}`)).toEqual([]);
+  });
+
+  it('are found by the parser, so a path in a string or a regular expression is not taken for one', () => {
+    const text = "const url = 'http://x/src/nowhere.ts'; // see src/platform/db/\n/** src/accounts/index.ts */\nexport const re = /\\/\\/ src\\/gone/;";
+    expect(commentsOf('probe.ts', text).flatMap(pathsInComment)).toEqual(['src/platform/db/', 'src/accounts/index.ts']);
+    expect(pathsInComment('(src/db/migrations/). And `test/unit/x.test.ts`, docs/api.md#global-ids')).toEqual([
+      'src/db/migrations/',
+      'test/unit/x.test.ts',
+      'docs/api.md',
+    ]);
   });
 });

@@ -9,7 +9,7 @@ import { ConnectionStore, type Grant, type GrantOutcome } from '../../src/identi
 import { tokenEncryptionKey } from '../../src/identity/encryption-key';
 import { TokenCipher } from '../../src/identity/token-cipher';
 import { SessionStore } from '../../src/identity/session.store';
-import { earlierNormalisedHolderName, normaliseHolderName } from '../../src/identity/holder-name';
+import { earlierNormalisedHolderName, normaliseHolderName } from '../../src/identity/holder-name-digest';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -74,7 +74,7 @@ describe('identity configuration', () => {
       'TOKEN_ENCRYPTION_KEY is required in production: 32 random bytes, base64 or hex (e.g. openssl rand -base64 32)',
     );
     expect(problemsOf({ TOKEN_ENCRYPTION_KEY: 'c2hvcnQ=' })).toEqual(['TOKEN_ENCRYPTION_KEY must be 32 bytes, base64 (44 characters) or hex (64 characters)']);
-    expect(loadConfig({ TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) }).tokenEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
+    expect(loadConfig({ TOKEN_ENCRYPTION_KEY: 'ab'.repeat(32) }).identity.tokenEncryptionKey).toEqual(Buffer.alloc(32, 0xab));
     expect(
       problemsOf({
         NODE_ENV: 'production',
@@ -100,11 +100,11 @@ describe('identity configuration', () => {
     expect(problemsOf(production)).toEqual([
       "app identity is the default with NODE_ENV=production: set AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE (your app's OIDC provider), or IDENTITY=bank to sign users in through their bank on purpose",
     ]);
-    expect(loadConfig({ ...production, IDENTITY: 'bank' }).appIdentity).toBeUndefined();
+    expect(loadConfig({ ...production, IDENTITY: 'bank' }).identity.app).toBeUndefined();
     const app = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
-    expect(loadConfig({ ...production, ...app }).appIdentity?.issuer).toBe('https://idp.example/');
+    expect(loadConfig({ ...production, ...app }).identity.app?.issuer).toBe('https://idp.example/');
     // Outside production bank identity stays the default; asked for, app identity needs its three settings.
-    expect(loadConfig({}).appIdentity).toBeUndefined();
+    expect(loadConfig({}).identity.app).toBeUndefined();
     expect(problemsOf({ IDENTITY: 'app' })).toEqual([
       'app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE',
     ]);
@@ -115,12 +115,12 @@ describe('identity configuration', () => {
   });
 
   it('takes app identity as all three of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE, with an algorithm allow-list that has no none or HMAC', () => {
-    expect(loadConfig({}).appIdentity).toBeUndefined();
+    expect(loadConfig({}).identity.app).toBeUndefined();
     expect(problemsOf({ AUTH_JWKS_URL: 'https://idp.example/jwks' })).toEqual([
       'app identity needs all of AUTH_JWKS_URL, AUTH_ISSUER, AUTH_AUDIENCE; missing AUTH_ISSUER, AUTH_AUDIENCE',
     ]);
     const full = { AUTH_JWKS_URL: 'https://idp.example/jwks', AUTH_ISSUER: 'https://idp.example/', AUTH_AUDIENCE: 'api' };
-    expect(loadConfig(full).appIdentity).toEqual({
+    expect(loadConfig(full).identity.app).toEqual({
       jwksUrl: 'https://idp.example/jwks',
       issuer: 'https://idp.example/',
       audience: 'api',
@@ -426,7 +426,7 @@ describe('ConnectionStore and SessionStore', () => {
     const { userId, connectionId } = await added(clocked.addGrant(grant({ accountIds: ['a1'] })));
     expect(await clocked.connectionsOf(userId)).toHaveLength(1);
     await database.db.updateTable('bankConnections').set({ status: 'revoked' }).where('id', '=', connectionId).execute();
-    now += 999;
+    now += 1_000;
     expect(await clocked.connectionsOf(userId)).toHaveLength(1);
     now += 1;
     expect(await clocked.connectionsOf(userId)).toHaveLength(0);

@@ -1,6 +1,6 @@
 import { UpstreamError } from '../../src/platform/errors/gateway-errors';
 import { refundedAmount, refundFromProvider } from '../../src/refunds/refund.model';
-import { verifiedBeneficiariesFrom } from '../../src/beneficiaries/verification.model';
+import { verifiedBeneficiariesFrom } from '../../src/beneficiaries/verification-results';
 import type { ProviderRefund, ProviderVerificationResult } from '../../src/platform/provider/provider-types';
 import { PayoutStatus, toPayoutStatus } from '../../src/payouts/payout-status.enum';
 import { FINAL_PAYOUT_STATUSES, payoutRank, UNPAID_STATUSES } from '../../src/payouts/payout-status';

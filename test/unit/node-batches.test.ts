@@ -4,7 +4,7 @@ import { DataTaskService, type DataTaskServiceDeps } from '../../src/data-tasks/
 import type { DataTaskRecord } from '../../src/data-tasks/data-task.store';
 import { payoutNodeType } from '../../src/payouts/payout-node.resolver';
 import { PayoutService } from '../../src/payouts/payout.service';
-import type { PayoutLedger, PayoutRecord } from '../../src/payouts/payout.store';
+import type { PayoutStore, PayoutRecord } from '../../src/payouts/payout.store';
 import { AWAITING_APPROVAL } from '../../src/payouts/payout-status';
 import type { MoneyConfig } from '../../src/platform/config/config';
 import type { Principal } from '../../src/platform/access/principal';
@@ -38,7 +38,7 @@ describe('node types read a batch in one store query', () => {
     const provider = { createWithdrawal: jest.fn(), getWithdrawal: jest.fn(async () => Promise.reject(new Error('not asked for'))) };
     const service = new PayoutService({
       provider,
-      ledger: ledger as unknown as PayoutLedger,
+      ledger: ledger as unknown as PayoutStore,
       beneficiaries: { findForUser: async () => undefined, holdersOf: async () => [] },
       events: { publish: async () => undefined },
       clock: Date.now,
@@ -54,13 +54,13 @@ describe('node types read a batch in one store query', () => {
       transactionId,
       owner,
       request: {
-        transaction_id: transactionId,
-        beneficiary_name: 'John Doe',
-        beneficiary_iban: 'GB33BUKB20201555555555',
-        beneficiary_reference: 'rent',
+        transactionId,
+        beneficiaryName: 'John Doe',
+        beneficiaryIban: 'GB33BUKB20201555555555',
+        beneficiaryReference: 'rent',
         currency: 'GBP',
-        amount_in_minor: 100,
-        context_code: 'withdrawal',
+        amountInMinor: 100,
+        contextCode: 'withdrawal',
       },
       status: AWAITING_APPROVAL,
       createdAtMs: 1,

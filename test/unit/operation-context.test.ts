@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { createOperationContext, scopedKey, Sources, type OperationContext } from '../../src/platform/graphql/operation-context';
+import { createOperationContext, scopedKey, type OperationContext } from '../../src/platform/graphql/operation-context';
 import { createLogger } from '../../src/platform/observability/logger';
 import { fromEveryConnection } from '../../src/accounts/every-connection';
 import type { BankConnectionRecord } from '../../src/identity';
@@ -10,7 +10,6 @@ function context(): OperationContext {
     requestId: 'r1',
     logger: createLogger('silent'),
     cacheMode: 'use',
-    sources: new Sources(),
   });
 }
 

@@ -27,13 +27,26 @@ describe('RateLimiter (token bucket)', () => {
   });
 
   it('bounds its memory: idle buckets go first, then the least recently used', async () => {
-    let now = 0;
+    // Not 0: lru-cache, which keeps the buckets, reads an entry stamped at time 0 as never expiring.
+    let now = 1_000;
     const limiter = new RateLimiter(1, 2, 10, () => now);
     for (let i = 0; i < 10; i += 1) await limiter.admit(`k${i}`);
     now += 5_000; // all refilled: nothing worth keeping
     await limiter.admit('new');
     expect(limiter.size).toBe(1);
     for (let i = 0; i < 20; i += 1) await limiter.admit(`busy${i}`);
+    expect(limiter.size).toBeLessThanOrEqual(10);
+  });
+
+  it('keeps a drained bucket that is still in use while new keys push others out', async () => {
+    const now = 1_000;
+    const limiter = new RateLimiter(1, 2, 10, () => now);
+    await limiter.admit('hot');
+    await limiter.admit('hot');
+    for (let i = 0; i < 30; i += 1) {
+      await limiter.admit(`new${i}`);
+      expect((await limiter.admit('hot')).allowed).toBe(false);
+    }
     expect(limiter.size).toBeLessThanOrEqual(10);
   });
 });

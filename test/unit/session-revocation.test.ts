@@ -73,6 +73,24 @@ describe.each(BACKENDS)('SessionStore on $name', (backend) => {
     expect(await sessions.get(sessionToken)).toBeUndefined();
   });
 
+  it('answers a session from memory for recentMs after reading it, and forgetting a user drops only their sessions', async () => {
+    let now = 1_000_000_000;
+    await database.db.insertInto('users').values({ id: 'user_2', issuer: null, subject: null, createdAtMs: now, revokedAtMs: null }).execute();
+    const sessions = new SessionStore(database, 1_000, { now: () => now });
+    const mine = await sessions.create('user_1');
+    const theirs = await sessions.create('user_2');
+    expect((await sessions.get(mine.sessionToken))?.userId).toBe('user_1');
+    expect((await sessions.get(theirs.sessionToken))?.userId).toBe('user_2');
+    await database.db.deleteFrom('sessions').execute();
+    now += 1_000;
+    expect((await sessions.get(theirs.sessionToken))?.userId).toBe('user_2');
+    sessions.forget({ userId: 'user_2' });
+    expect(await sessions.get(theirs.sessionToken)).toBeUndefined();
+    expect((await sessions.get(mine.sessionToken))?.userId).toBe('user_1');
+    now += 1;
+    expect(await sessions.get(mine.sessionToken)).toBeUndefined();
+  });
+
   it('ends a session unused for the idle timeout, and refreshes "last used" at most every tenth of it (one write, not one per request)', async () => {
     let now = 1_000_000_000;
     const sessions = new SessionStore(database, 0, { idleTimeoutMs: 600_000, now: () => now });

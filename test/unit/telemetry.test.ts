@@ -9,9 +9,9 @@ import { InProcessLeases } from '../../src/platform/scheduler/lease';
 import { payoutWatchers } from '../helpers/payout-watch';
 import { TracedEventBus } from '../../src/platform/live/traced-event-bus';
 import { waitFor } from '../helpers/wait-for';
-import { networkError, mockProvider, problem, ORIGIN } from './datasources/mock-provider';
+import { networkError, mockProvider, problem, ORIGIN } from '../helpers/mock-provider';
 
-const telemetryConfig = loadConfig({}).telemetry;
+const telemetryConfig = loadConfig({}).observability.telemetry;
 
 async function traced(): Promise<{ telemetry: Telemetry; exporter: InMemorySpanExporter }> {
   const exporter = new InMemorySpanExporter();

@@ -1,7 +1,7 @@
 import { BadUserInputError } from '../../src/platform/errors/gateway-errors';
 import type { CreatePayoutInput } from '../../src/payouts/create-payout.input';
 import type { RefundPaymentInput } from '../../src/refunds/refund-payment.input';
-import { sameHolderName, validateHolderName } from '../../src/beneficiaries/holder-name';
+import { sameHolderName, validateHolderName } from '../../src/beneficiaries/beneficiary-name';
 import { ibanProblem, normaliseIban } from '../../src/beneficiaries/iban';
 import { validatePaymentId, validateTransactionId } from '../../src/platform/validation/id.validator';
 import { validatePayoutInput } from '../../src/payouts/payout-input.validator';
@@ -56,18 +56,18 @@ describe('validatePayoutInput', () => {
       () => 'A5C1D0E2-0000-4000-8000-000000000001',
     );
     expect(request).toEqual({
-      transaction_id: 'a5c1d0e2-0000-4000-8000-000000000001',
-      beneficiary_name: 'John Doe',
-      beneficiary_iban: GB_IBAN,
-      beneficiary_reference: 'Winnings',
+      transactionId: 'a5c1d0e2-0000-4000-8000-000000000001',
+      beneficiaryName: 'John Doe',
+      beneficiaryIban: GB_IBAN,
+      beneficiaryReference: 'Winnings',
       currency: 'GBP',
-      amount_in_minor: 1_000,
-      context_code: 'withdrawal',
+      amountInMinor: 1_000,
+      contextCode: 'withdrawal',
     });
   });
 
   it('keeps a given transaction id (lower-cased)', () => {
-    expect(validatePayoutInput({ ...PAYOUT, transactionId: '3F1C2B4E-8D5A-4C6F-9E7B-1A2D3C4E5F60' }).transaction_id).toBe(
+    expect(validatePayoutInput({ ...PAYOUT, transactionId: '3F1C2B4E-8D5A-4C6F-9E7B-1A2D3C4E5F60' }).transactionId).toBe(
       '3f1c2b4e-8d5a-4c6f-9e7b-1a2d3c4e5f60',
     );
   });

@@ -4,7 +4,7 @@ import { migrateToLatest, openDatabase } from './database';
 /** `npm run migrate`: applies pending migrations to STORE_URL and says which (the gateway also does at start). */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await openDatabase(config.storeUrl, { migrate: false });
+  const database = await openDatabase(config.store.url, { migrate: false });
   try {
     const applied = await migrateToLatest(database.db);
     console.log(applied.length > 0 ? `applied ${applied.join(', ')}` : 'the database is up to date');

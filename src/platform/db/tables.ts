@@ -4,7 +4,7 @@
  * - times are epoch milliseconds in integer/bigint columns named `...AtMs` (exact, and cheap to compare for windows);
  * - amounts are integer minor units; JSON documents are text, parsed by the owning store;
  * - booleans are integers 0/1.
- * Each feature's tables are declared in its own section and created by its own migration (src/db/migrations/).
+ * Each feature's tables are declared in its own section and created by its own migration (src/platform/db/migrations/).
  */
 export interface Tables extends IdentityTables {
   leases: LeasesTable;
@@ -166,7 +166,7 @@ export interface BankConnectionsTable {
   status: ConnectionStatus;
   createdAtMs: number;
   refreshedAtMs: number;
-  /** 0004: the keyed digest of the login's full name as the bank gave it (src/identity/holder-name.ts); null: none given. */
+  /** 0004: the keyed digest of the login's full name as the bank gave it (src/identity/holder-name-digest.ts); null: none given. */
   holderDigest: string | null;
   /** 0004: the newer grant of the same login that replaced this one; null while it is the login's latest. */
   replacedBy: string | null;

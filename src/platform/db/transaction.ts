@@ -1,14 +1,24 @@
 import type { Transaction } from 'kysely';
 import { TryAgainError } from '../errors/gateway-errors';
 import type { Database } from './database';
+import { retryPolicy } from './retry-policy';
 import { isSqliteUniqueViolation } from './sqlite.connection';
 import type { Tables } from './tables';
 
 /** PostgreSQL's answers to a transaction that lost a race with another: safe to run again from the start. */
 const RETRYABLE_POSTGRES_CODES = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 12;
-const BACKOFF_BASE_MS = 10;
-const BACKOFF_CAP_MS = 1_000;
+
+/**
+ * "Full jitter" over a window that doubles with each retry (20 ms first) up to a second, so transactions that
+ * collided spread out instead of colliding again in lockstep, and a hot spot is given more time the longer it lasts.
+ */
+const conflictRetry = retryPolicy((error) => RETRYABLE_POSTGRES_CODES.has(codeOf(error) ?? ''), {
+  retries: MAX_ATTEMPTS - 1,
+  initialDelayMs: 20,
+  maxDelayMs: 1_000,
+  jitter: 'full',
+});
 
 /**
  * Runs `work` as one serializable transaction and retries it when the database reports that it conflicted with a
@@ -18,27 +28,15 @@ const BACKOFF_CAP_MS = 1_000;
  * MAX_ATTEMPTS is TRY_AGAIN for the client (nothing was written), never an internal error.
  */
 export async function inTransaction<T>(database: Database, work: (trx: Transaction<Tables>) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
+  try {
+    return await conflictRetry.execute(() => {
       const transaction = database.db.transaction();
-      return await (database.kind === 'postgres' ? transaction.setIsolationLevel('serializable') : transaction).execute(work);
-    } catch (error) {
-      if (!RETRYABLE_POSTGRES_CODES.has(codeOf(error) ?? '')) throw error;
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new TryAgainError('Too many requests changed the same records at once and this one could not be saved; nothing was changed. Send it again.', 1);
-      }
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
-    }
+      return (database.kind === 'postgres' ? transaction.setIsolationLevel('serializable') : transaction).execute(work);
+    });
+  } catch (error) {
+    if (!RETRYABLE_POSTGRES_CODES.has(codeOf(error) ?? '')) throw error;
+    throw new TryAgainError('Too many requests changed the same records at once and this one could not be saved; nothing was changed. Send it again.', 1);
   }
-}
-
-/**
- * The wait before retry number `attempt`: "full jitter" over a window that doubles with each attempt up to
- * BACKOFF_CAP_MS, so transactions that collided spread out instead of colliding again in lockstep, and a hot spot
- * is given more time the longer it lasts.
- */
-export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
-  return random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
 }
 
 /** A unique or primary-key constraint refused the write (pg 23505; SQLite's constraint codes). */

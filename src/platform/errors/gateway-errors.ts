@@ -142,7 +142,7 @@ export class DataTaskLimitExceededError extends GatewayError {
 }
 
 /*
- * Persisted documents (src/persisted). NOT_FOUND and NOT_SUPPORTED keep Apollo's codes and its 200 status, because
+ * Persisted documents (src/platform/graphql/persisted/). NOT_FOUND and NOT_SUPPORTED keep Apollo's codes and its 200 status, because
  * Apollo Client's and urql's APQ links read them to resend the text or to stop sending hashes.
  */
 

@@ -1,6 +1,15 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema, type AuthChecker, type ClassType, type ContainerGetter, type ContainerType, type NonEmptyArray, type PubSub } from 'type-graphql';
+import {
+  buildSchema,
+  type AuthChecker,
+  type ClassType,
+  type ContainerGetter,
+  type ContainerType,
+  type NonEmptyArray,
+  type PubSub,
+  type SubscribeResolverData,
+} from 'type-graphql';
 import { Money } from './types/money.type';
 import { PageInfo } from './types/page-info.type';
 import { DateTimeScalar } from './scalars/date-time.scalar';
@@ -19,6 +28,20 @@ const SCHEMA_ONLY_PUBSUB: PubSub = {
   },
 };
 
+/**
+ * A subscription field's source of events, made by the composition root with the dependencies it reads:
+ * type-graphql calls a decorator's `subscribe` without the resolver instance, so the stream is handed to the schema.
+ */
+export type SubscriptionStream<TContext> = (args: Record<string, unknown>, context: TContext) => Promise<AsyncIterable<unknown>>;
+
+/**
+ * The `subscribe` a @Subscription declares: its stream is handed to buildGatewaySchema (`streams`) by the gateway,
+ * so a schema built only to be printed refuses to run one.
+ */
+export const STREAM_GIVEN_AT_START_UP = ({ info }: SubscribeResolverData): never => {
+  throw new Error(`Subscription.${info.fieldName} has no stream: this schema was built without the gateway's streams (buildGatewaySchema's streams)`);
+};
+
 export interface GatewaySchemaOptions<TContext extends object = object> {
   resolvers: NonEmptyArray<ClassType>;
   /** The event bus a server's subscriptions use; omitted when the schema is only printed. */
@@ -28,6 +51,8 @@ export interface GatewaySchemaOptions<TContext extends object = object> {
   container?: ContainerType | ContainerGetter<TContext>;
   /** Every type of the contract, in the schema whichever resolvers reach it (the composition root lists them). */
   types?: ClassType[];
+  /** Each Subscription field's stream, by field name; omitted when the schema is only printed. */
+  streams?: Readonly<Record<string, SubscriptionStream<TContext>>>;
 }
 
 /*
@@ -36,7 +61,7 @@ export interface GatewaySchemaOptions<TContext extends object = object> {
  * lists of hundreds of transactions and on every account and card. Fields with a @FieldResolver keep theirs.
  */
 export async function buildGatewaySchema<TContext extends object = object>(options: GatewaySchemaOptions<TContext>): Promise<GraphQLSchema> {
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: options.resolvers,
     orphanedTypes: [Money, PageInfo, ...(options.types ?? [])],
     // A property typed as a JS Date would otherwise become type-graphql's own DateTimeISO scalar, a second
@@ -50,6 +75,21 @@ export async function buildGatewaySchema<TContext extends object = object>(optio
     ...(options.authChecker === undefined ? {} : { authChecker: options.authChecker }),
     ...(options.container === undefined ? {} : { container: options.container }),
   });
+  if (options.streams) giveStreams(schema, options.streams);
+  return schema;
+}
+
+/** Every Subscription field gets its stream, and every stream a field: a missing or misnamed one stops start-up. */
+function giveStreams<TContext>(schema: GraphQLSchema, streams: Readonly<Record<string, SubscriptionStream<TContext>>>): void {
+  const fields = schema.getSubscriptionType()?.getFields() ?? {};
+  for (const name of Object.keys(streams)) {
+    if (!fields[name]) throw new Error(`a stream was given for Subscription.${name}, which the schema does not have`);
+  }
+  for (const [name, field] of Object.entries(fields)) {
+    const stream = streams[name];
+    if (!stream) throw new Error(`Subscription.${name} was given no stream`);
+    field.subscribe = (_source, args: Record<string, unknown>, context: TContext) => stream(args, context);
+  }
 }
 
 /**

@@ -17,8 +17,8 @@ type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>
 
 /**
  * Queries run as JavaScript compiled once per parsed document (graphql-jit) instead of being interpreted field by
- * field by graphql-js: a profile of the executed nested query (~3,000 fields) put graphql-js's per-field machinery
- * (executeField, completeValue, getArgumentValues, isPromise) near a fifth of the gateway's CPU.
+ * field by graphql-js, whose per-field machinery (executeField, completeValue, getArgumentValues, isPromise) is paid
+ * again for every field of a large answer.
  *
  * One parsed document is kept per query text for both transports (DocumentCache, Apollo's document store), so a
  * WeakMap keyed by that document caches the compiled form for exactly as long as the text is kept: no second bound

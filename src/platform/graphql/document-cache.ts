@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DocumentStore } from '@apollo/server';
+import { LRUCache } from 'lru-cache';
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { BoundedMap } from '../store/bounded-map';
 import type { OperationLimits } from './operation-limits';
 
 export type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
@@ -17,8 +17,8 @@ const MAX_DOCUMENTS = 1_000;
  * the one immutable DocumentNode is shared, so the compiled executor compiles it once too.
  */
 export class DocumentCache {
-  private readonly byText = new BoundedMap<string, CheckedDocument>(MAX_DOCUMENTS);
-  private readonly byHash = new BoundedMap<string, DocumentNode>(MAX_DOCUMENTS);
+  private readonly byText = new LRUCache<string, CheckedDocument>({ max: MAX_DOCUMENTS });
+  private readonly byHash = new LRUCache<string, DocumentNode>({ max: MAX_DOCUMENTS });
 
   constructor(
     private readonly schema: GraphQLSchema,

@@ -74,7 +74,7 @@ export function createApollo(pipeline: OperationPipeline, production: boolean): 
     // The pipeline resolves hashes before Apollo sees a request, from the manifest and the shared APQ store.
     persistedQueries: false,
     // Apollo's default appends a newline to the JSON, which makes the answer a string of two parts that V8 copies
-    // whole into one on its first read: a second copy of the answer (84 KB for the nested query) on every request.
+    // whole into one on its first read: a second copy of every answer.
     stringifyResult: (result) => JSON.stringify(result),
   });
 }
@@ -196,8 +196,7 @@ export class GraphqlHttpHandler {
     }
     const text = withRequestIdOnErrors(result.body.string, requestId);
     // Written as one Buffer, encoded once: a string given to the socket is joined to the response head and
-    // encoded there, and past 128 KB (the nested query's answer is about 180 KB) that join is a fresh copy on
-    // V8's large-object pages every time (see BENCHMARKS.md, issue 12 session 4).
+    // encoded there, and for a large answer that join is a fresh copy on V8's large-object pages every time.
     const bytes = Buffer.from(text);
     if (read.answerKey && context?.answer.cacheable && res.statusCode === 200) {
       this.answers.put(read.answerKey, {

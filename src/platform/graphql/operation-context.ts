@@ -48,8 +48,6 @@ export interface OperationContext {
    * operation (per-request loaders, a list read once).
    */
   scoped<T>(key: ScopedKey<T>, make: () => T): T;
-  /** The gateway's long-lived parts a subscription's stream needs (see Sources). */
-  readonly sources: Sources;
   /** Records a failure of one part of the answer; sent with the answer as an error at its path, and the answer is not kept. */
   reportPartialFailure(failure: PartialFailure): void;
   readonly partialFailures: PartialFailure[];
@@ -74,25 +72,6 @@ export function newRequestId(): string {
   return Buffer.from(randomUUID(), 'latin1').toString('latin1');
 }
 
-/**
- * Long-lived services by typed key, registered once by the composition root. type-graphql calls a subscription's
- * `subscribe` with the context alone, never with its resolver instance, so a stream reaches its feature's service
- * here; everything else gets its services through its resolver's constructor.
- */
-export class Sources {
-  private readonly values = new Map<ScopedKey<unknown>, unknown>();
-
-  provide<T>(key: ScopedKey<T>, value: T): this {
-    this.values.set(key, value);
-    return this;
-  }
-
-  get<T>(key: ScopedKey<T>): T {
-    if (!this.values.has(key)) throw new Error(`nothing was provided for ${key.description}`);
-    return this.values.get(key) as T;
-  }
-}
-
 /** An MCP client acting for a principal, by the name it gives itself. */
 export interface AgentLabel {
   clientName: string;
@@ -106,11 +85,10 @@ export interface OperationContextInit {
   logger: Logger;
   cacheMode: CacheMode;
   deadline?: OperationDeadline;
-  sources: Sources;
 }
 
 export function createOperationContext(init: OperationContextInit): OperationContext {
-  const context = new RequestContext(init.logger, init.sources, init.principal, init.requestId, init.cacheMode, init.deadline);
+  const context = new RequestContext(init.logger, init.principal, init.requestId, init.cacheMode, init.deadline);
   if (init.agent) context.agent = init.agent;
   return context;
 }
@@ -133,7 +111,6 @@ class RequestContext implements OperationContext {
 
   constructor(
     private readonly rootLogger: Logger,
-    readonly sources: Sources,
     readonly principal: Principal,
     readonly requestId: string,
     readonly cacheMode: CacheMode,

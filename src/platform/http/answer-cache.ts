@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { BoundedMap } from '../store/bounded-map';
+import { LRUCache } from 'lru-cache';
 
 export interface CachedAnswer {
   /** The operation's name as GraphQL resolved it (the request need not name it), for logs and metrics. */
@@ -17,15 +17,15 @@ export interface CachedAnswer {
  * Only what `isAnswerCacheable` allows is stored, and only answers without errors.
  */
 export class AnswerCache {
-  private readonly entries: BoundedMap<string, CachedAnswer>;
+  private readonly entries: LRUCache<string, CachedAnswer>;
   /** Bumped when a user's banks change: their keys change with it, so nothing kept before is served again. */
-  private readonly generations = new BoundedMap<string, number>(10_000);
+  private readonly generations = new LRUCache<string, number>({ max: 10_000 });
 
   constructor(
     maxEntries = 1_000,
     private readonly now: () => number = Date.now,
   ) {
-    this.entries = new BoundedMap(maxEntries);
+    this.entries = new LRUCache({ max: maxEntries });
   }
 
   /** Keyed by the user (and their banks' generation) and the exact body: variables, operation name and document. */

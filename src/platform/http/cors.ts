@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../observability/logger';
-import { BoundedMap } from '../store/bounded-map';
+import { LRUCache } from 'lru-cache';
 import { sendError } from './respond';
 
 /** What browser apps send beside the CORS-safelisted headers: GraphQL clients', tracing's and the JSON sign-in's. */
@@ -67,7 +67,7 @@ function isHostOf(origin: string, host: string | undefined): boolean {
  */
 export class CorsPolicy {
   private readonly allowed: ReadonlySet<string>;
-  private readonly logged = new BoundedMap<string, true>(MAX_LOGGED_ORIGINS);
+  private readonly logged = new LRUCache<string, true>({ max: MAX_LOGGED_ORIGINS });
   private ownUrl: string | undefined;
   private ownParsed: string | undefined;
 

@@ -83,7 +83,7 @@ export class HttpOperationGuard {
   }
 
   /**
-   * A persisted-document refusal (src/persisted). NOT_FOUND and NOT_SUPPORTED answer 200 and must not be cached, as
+   * A persisted-document refusal (src/platform/graphql/persisted/). NOT_FOUND and NOT_SUPPORTED answer 200 and must not be cached, as
    * Apollo Server answers them, because APQ clients react to them by resending; the others are the client's error.
    */
   documentRefused(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number, error: GatewayError): void {

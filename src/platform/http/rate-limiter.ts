@@ -8,6 +8,8 @@
  * instance's own buckets: the limit holds per instance, and requests are not refused for an outage of the limiter's
  * store.
  */
+import { LRUCache } from 'lru-cache';
+
 export interface RateLimitDecision {
   allowed: boolean;
   /** Whole seconds until one token is back; 0 when allowed. */
@@ -29,7 +31,11 @@ interface Bucket {
 }
 
 export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  /**
+   * Least recently used first. A bucket unused for as long as an empty one takes to refill is full, carries no state
+   * worth keeping, and so expires; reading a bucket renews it.
+   */
+  private readonly buckets: LRUCache<string, Bucket>;
 
   constructor(
     private readonly perSecond: number,
@@ -40,7 +46,11 @@ export class RateLimiter {
     private readonly now: () => number = () => performance.now(),
     private readonly shared?: SharedBuckets,
     private readonly onSharedFailure: (error: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    const refillMs = perSecond > 0 ? Math.max(1, Math.ceil((burst / perSecond) * 1000)) : undefined;
+    // ttlResolution 0: expiry reads this limiter's clock itself, never a value cached from it.
+    this.buckets = new LRUCache({ max: maxKeys, ttl: refillMs, updateAgeOnGet: true, ttlResolution: 0, perf: { now } });
+  }
 
   get enabled(): boolean {
     return this.perSecond > 0;
@@ -81,12 +91,10 @@ export class RateLimiter {
     if (bucket) {
       bucket.tokens = Math.min(this.burst, bucket.tokens + (Math.max(0, now - bucket.updatedAt) / 1000) * this.perSecond);
       bucket.updatedAt = Math.max(bucket.updatedAt, now);
-      // Re-inserting keeps the Map in least-recently-used order, which is what eviction walks.
-      this.buckets.delete(key);
-    } else {
-      bucket = { tokens: this.burst, updatedAt: now };
-      if (this.buckets.size >= this.maxKeys) this.evict(now);
+      return bucket;
     }
+    if (this.buckets.size >= this.maxKeys) this.makeRoom();
+    bucket = { tokens: this.burst, updatedAt: now };
     this.buckets.set(key, bucket);
     return bucket;
   }
@@ -101,17 +109,10 @@ export class RateLimiter {
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / this.perSecond)) };
   }
 
-  private evict(now: number): void {
-    // A bucket that has refilled completely carries no state worth keeping.
-    for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.perSecond >= this.burst) this.buckets.delete(key);
-    }
-    const excess = this.buckets.size - Math.floor(this.maxKeys * 0.9);
-    if (excess <= 0) return;
-    let removed = 0;
-    for (const key of this.buckets.keys()) {
-      if (removed++ >= excess) break;
-      this.buckets.delete(key);
-    }
+  /** Full buckets go first; then the least recently used, down to nine tenths, so this runs once per many new keys. */
+  private makeRoom(): void {
+    this.buckets.purgeStale();
+    const keep = Math.floor(this.maxKeys * 0.9);
+    while (this.buckets.size > keep) this.buckets.pop();
   }
 }

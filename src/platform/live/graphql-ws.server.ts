@@ -8,7 +8,8 @@ import { newRequestId, type OperationContext } from '../graphql/operation-contex
 import { withAnswerExtensions } from '../graphql/answer-extensions';
 import type { OperationPipeline } from '../graphql/operation-pipeline';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from './websocket-origin';
-import { deliverDirectly, sharedSubscribe, type DirectDelivery } from './shared-subscribe';
+import type { FanOut } from './fan-out';
+import type { DirectDelivery } from './shared-subscribe';
 import { nextPrefix, writeNext } from './next-frame';
 import type { Logger } from '../observability/logger';
 import { outcomeOf } from '../observability/operation-recorder';
@@ -34,6 +35,8 @@ export interface GraphqlWsOptions {
   production: boolean;
   /** Queries and mutations over the socket get an operation span, as over HTTP. */
   telemetry?: Telemetry;
+  /** How an event's result reaches the subscribers: the fast paths, or the ordinary path (FAST_PATHS=off). */
+  fanOut: FanOut;
   /** Wraps these graphql-ws options with the rate limit, persisted documents, cost limit, caps and the operation record (ws-operation-guard.ts). */
   wrap?(options: ServerOptions<Record<string, unknown>, SocketConnection>): ServerOptions<Record<string, unknown>, SocketConnection>;
 }
@@ -52,6 +55,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
   const wsServer = new WebSocketServer({ server, path: '/graphql', maxPayload: options.maxPayloadBytes });
   const wrap = options.wrap ?? ((serverOptions) => serverOptions);
   const traced = options.telemetry?.enabled ? tracedExecute(options.telemetry, pipeline) : undefined;
+  const { fanOut } = options;
   const cleanup = serveGraphqlWs(
     wrap({
       schema: pipeline.schema,
@@ -61,7 +65,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         if (context) context.deadline = operationDeadline(options.operationTimeoutMs);
         return traced ? traced(args) : pipeline.execute(args);
       },
-      subscribe: sharedSubscribe,
+      subscribe: fanOut.subscribe,
       onConnect: (ctx) => {
         if (options.originPolicy.admits(ctx.extra.headers, ctx.connectionParams)) return true;
         options.logger.warn({ origin: ctx.extra.headers.origin }, 'WebSocket refused: session cookie from a foreign origin');
@@ -77,7 +81,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         const authorization = typeof ctx.connectionParams?.authorization === 'string' ? ctx.connectionParams.authorization : undefined;
         const principal = await (ctx.extra.principal ?? options.resolvePrincipal({ authorization, cookie: ctx.extra.headers.cookie }));
         const context = options.createContext(principal, newRequestId());
-        deliverDirectly(context, directSender(ctx.extra.socket, id, context));
+        fanOut.deliverDirectly(context, directSender(ctx.extra.socket, id, context));
         return context;
       },
       onNext: (_ctx, _id, _payload, args, result) => {
@@ -90,7 +94,7 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => pipeline.maskError(error.toJSON(), error)),
     }),
     wsServer,
-    { logger: options.logger, production: options.production },
+    { logger: options.logger, production: options.production, fanOut },
   );
   return {
     async dispose() {

@@ -14,7 +14,7 @@ import { operationDeadline } from '../provider/operation-deadline';
 import { admitOperation, liveWorkKey } from './operation-admission';
 import { UNAUTHORIZED_CLOSE_CODE, type PrincipalSockets } from './principal-sockets';
 import type { SharedNext } from './next-frame';
-import { deliverDirectly, sharedSubscribe } from './shared-subscribe';
+import type { FanOut } from './fan-out';
 import type { SubscriptionCaps } from './subscription-caps';
 import type { WebSocketOriginPolicy } from './websocket-origin';
 
@@ -53,6 +53,8 @@ export interface HttpStreamsDeps {
   /** The deadline of a query or mutation sent over SSE, as over HTTP. */
   operationTimeoutMs: number;
   createContext(principal: Principal, requestId: string): OperationContext;
+  /** How an event's result reaches the subscribers: the fast paths, or the ordinary path (FAST_PATHS=off). */
+  fanOut: FanOut;
 }
 
 export interface StreamOperation {
@@ -153,9 +155,10 @@ export class HttpStreams {
       return yield give(this.format(await pipeline.execute(args), context));
     }
     this.deps.metrics.subscriptionStarted(admitted.subscriptionField);
-    deliverDirectly(context, (shared) => handle.readyState === 1 && operation.direct.write(shared));
+    const { fanOut } = this.deps;
+    fanOut.deliverDirectly(context, (shared) => handle.readyState === 1 && operation.direct.write(shared));
     try {
-      const source = await sharedSubscribe(args);
+      const source = await fanOut.subscribe(args);
       if (!(Symbol.asyncIterator in source)) return yield give(this.format(source, context));
       const results = new EndableResults<ExecutionResult | StreamedResult>(source);
       handle.attach(results, (reason) => ({ ...this.refused([reason], operation.requestId), [TERMINAL]: true }), pipeline);
@@ -324,7 +327,7 @@ class EndableResults<T> implements AsyncIterableIterator<T> {
 }
 
 /**
- * The fan-out's fast path for one stream (shared-subscribe.ts's deliverDirectly): an event's error-free result,
+ * The fan-out's fast path for one stream (FanOut.deliverDirectly, fan-out.ts): an event's error-free result,
  * serialised once for every subscriber of the operation and framed once per transport, written straight to the
  * response, where it would otherwise travel through the stream's iterators and be serialised again for each
  * subscriber. Only while the transport has written every result the stream gave it (so nothing is overtaken) and

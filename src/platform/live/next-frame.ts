@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { WebSocket } from 'ws';
 
 /**
@@ -41,7 +41,10 @@ export function nextPrefix(id: string): string {
  */
 const COPY_TAIL_UP_TO_BYTES = 4 * 1024;
 
-/** The parts of ws's WebSocket and Sender (ws 8) this module reads; each is checked, and any surprise sends the ordinary way. */
+/**
+ * The parts of ws's WebSocket and Sender this module reads (ws 8.23.0, pinned in package.json); each is checked,
+ * and any surprise sends the ordinary way. test/unit/platform/live/ws-internals.test.ts fails when they change.
+ */
 interface WsInternals {
   _socket?: Socket;
   _sender?: { _state?: unknown; _queue?: unknown[] };
@@ -70,6 +73,12 @@ function directSocket(socket: WebSocket): Socket | undefined {
     return undefined;
   }
   return raw;
+}
+
+/** Whether `socket` has the private fields directSocket reads, of the types it expects; without them every frame goes through ws. */
+export function wsInternalsAsExpected(socket: WebSocket): boolean {
+  const { _socket: raw, _sender: sender } = socket as unknown as WsInternals;
+  return raw instanceof Socket && typeof sender === 'object' && sender !== null && typeof sender._state === 'number' && Array.isArray(sender._queue);
 }
 
 /** A buffer of `headerBytes + room` bytes that starts with the header of an unmasked, final text frame of `length` bytes. */

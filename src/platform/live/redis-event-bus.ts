@@ -1,5 +1,5 @@
 import type { Logger } from '../observability/logger';
-import { BoundedMap } from '../store/bounded-map';
+import { LRUCache } from 'lru-cache';
 import { deepFreeze, deliver, type EventBus, type EventHandler } from './event-bus';
 import type { RedisConnection } from '../store/redis-connection';
 
@@ -13,7 +13,7 @@ import type { RedisConnection } from '../store/redis-connection';
  */
 export class RedisEventBus implements EventBus {
   /** The last message seen on each channel, parsed (see `parsed`). */
-  private readonly lastMessages = new BoundedMap<string, { message: string; payload: unknown }>(1_000);
+  private readonly lastMessages = new LRUCache<string, { message: string; payload: unknown }>({ max: 1_000 });
 
   constructor(
     private readonly publisher: RedisConnection,
@@ -56,7 +56,7 @@ export class RedisEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
-    // The connections are closed by their owner (LiveServices), which may share the publisher with other users.
+    // The connections are closed by their owner (src/app/live.ts), which may share the publisher with other users.
   }
 
   /**

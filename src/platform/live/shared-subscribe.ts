@@ -1,7 +1,7 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { OperationContext } from '../graphql/operation-context';
 import { describePrincipal } from '../graphql/operation-context';
-import { BoundedMap } from '../store/bounded-map';
+import { LRUCache } from 'lru-cache';
 import { attachValueSink } from './live-stream';
 import { SharedNext } from './next-frame';
 
@@ -133,7 +133,7 @@ function operationKey(args: ExecutionArgs): string {
   return shared;
 }
 
-const sharedKeys = new BoundedMap<string, string>(1_000);
+const sharedKeys = new LRUCache<string, string>({ max: 1_000 });
 
 /**
  * One mapped value per source object: the streams pass an event's shared payload through this, so all their

@@ -3,7 +3,8 @@ import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'grap
 import { WebSocket, type RawData, type WebSocketServer } from 'ws';
 import type { Principal } from '../access/principal';
 import type { Logger } from '../observability/logger';
-import { writeText } from './next-frame';
+import { FAST_FAN_OUT, type FanOut } from './fan-out';
+import { wsInternalsAsExpected } from './next-frame';
 
 /** The upgrade request's headers the server reads later (origin check, cookie sign-in, own page); not the request. */
 export interface UpgradeHeaders {
@@ -35,6 +36,8 @@ export class SocketConnection {
     readonly headers: UpgradeHeaders,
     /** The upgraded TCP socket, which the WebSocket keeps anyway. */
     private readonly stream: { readonly remoteAddress?: string },
+    /** The fan-out's way of writing a message past ws, or of declining to (FanOut.writeText). */
+    private readonly writeText: FanOut['writeText'],
   ) {}
 
   /** The peer's address, read when asked (a system call): only callers not signed in are limited by it. */
@@ -51,7 +54,7 @@ export class SocketConnection {
    * socket (ws's own error handling), as a failed ws.send would.
    */
   send(data: string): Promise<void> {
-    if (this.socket.readyState !== WebSocket.OPEN || writeText(this.socket, data)) return Promise.resolve();
+    if (this.socket.readyState !== WebSocket.OPEN || this.writeText(this.socket, data)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.socket.send(data, (error) => (error ? reject(error) : resolve()));
     });
@@ -78,6 +81,8 @@ export interface WsTransportOptions {
   keepAliveMs?: number;
   /** How long a socket may take to send connection_init before it is closed (4408), as graphql-ws's default. */
   connectionInitWaitMs?: number;
+  /** How messages reach the sockets: the fast paths (the default) or ws's own send (FAST_PATHS=off). */
+  fanOut?: FanOut;
 }
 
 /**
@@ -104,6 +109,8 @@ export function serveGraphqlWs(
   wsServer.options.handleProtocols = handleProtocols;
   const connections = new WeakMap<WebSocket, SocketConnection>();
   const keepAlive = new KeepAlive(transport.keepAliveMs ?? 12_000);
+  const fanOut = transport.fanOut ?? FAST_FAN_OUT;
+  let internalsChecked = fanOut !== FAST_FAN_OUT;
   const internalError = (socket: WebSocket, error: unknown, what: string): void => {
     transport.logger.error({ err: error }, what);
     const message = error instanceof Error ? error.message : String(error);
@@ -140,7 +147,12 @@ export function serveGraphqlWs(
   });
   wsServer.on('connection', (socket: WebSocket, request: IncomingMessage) => {
     const { cookie, origin, host } = request.headers;
-    const connection = new SocketConnection(socket, { cookie, origin, host }, request.socket);
+    const connection = new SocketConnection(socket, { cookie, origin, host }, request.socket, fanOut.writeText);
+    if (!internalsChecked) {
+      internalsChecked = true;
+      // next-frame.ts then sends every frame through ws (it checks each time); this says why the fast path is gone.
+      if (!wsInternalsAsExpected(socket)) transport.logger.warn(WS_INTERNALS_CHANGED);
+    }
     connections.set(socket, connection);
     // `on`, not `once`: each `once` costs the socket a wrapper object and a bound function; ws emits close once.
     socket.on('error', onError);
@@ -161,6 +173,11 @@ export function serveGraphqlWs(
     },
   };
 }
+
+/** Logged once when the first socket lacks the private fields next-frame.ts reads. */
+export const WS_INTERNALS_CHANGED =
+  'ws no longer has the private fields (_socket, _sender._state, _sender._queue) the WebSocket fast path reads: every frame goes through ws.send. ' +
+  'Re-check src/platform/live/next-frame.ts against the installed ws, or set FAST_PATHS=off.';
 
 /**
  * Pings every socket once per period and terminates one that did not answer the previous ping, with one timer

@@ -27,7 +27,7 @@ let contextManagerInstalled = false;
 /**
  * Tracing for one gateway: its own tracer provider (not the global one, so gateways in one process, as in the
  * tests, export to their own exporters), W3C trace context in and out. Off (`enabled` false) when no exporter is
- * configured: then the SDK is not even loaded (about 7 MB of a process's memory), no SDK object exists and every
+ * configured: then the SDK is not even loaded (nor its memory paid for), no SDK object exists and every
  * helper below runs its function directly.
  */
 export class Telemetry {

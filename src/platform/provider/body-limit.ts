@@ -34,7 +34,7 @@ export class ProviderRequestAbortedError extends Error {
  *
  * A dispatch handler of our own rather than undici's `request`: that one wraps every answer in a Readable stream
  * (and an AsyncResource), and the gateway reads every answer whole, so the stream's buffering, events and state
- * were pure cost on each of the 16 provider calls of a nested query (BENCHMARKS.md, issue 12 session 6).
+ * would be pure cost on every provider call.
  * Any of `signals` aborting aborts the send, which then rejects with that signal's reason.
  */
 export function dispatchForAnswer(

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { CircuitState, circuitBreaker, handleWhen, type CircuitBreakerPolicy, type IBreaker, type Policy } from 'cockatiel';
 
 export interface CircuitBreakerSettings {
@@ -36,8 +37,8 @@ const STATE_NAMES: Record<CircuitState, CircuitStateName> = {
 };
 
 /**
- * Connection circuits kept per route. Each costs about 1.6 KB; connections are unbounded in number, so past this
- * the one made longest ago is forgotten (an open one then closes early, which costs the provider a few more calls).
+ * Connection circuits kept per route. Connections are unbounded in number, so past this
+ * the one used longest ago is forgotten (an open one then closes early, which costs the provider a few more calls).
  */
 const CONNECTION_CIRCUITS_PER_ROUTE = 1_000;
 
@@ -103,7 +104,12 @@ class RouteCircuits {
   /** Connections whose circuit opened since the route last saw a success. */
   readonly failingConnections = new Set<string>();
   openConnections = 0;
-  private readonly byConnection = new Map<string, { breaker: ConnectionBreaker; policy: CircuitBreakerPolicy }>();
+  private readonly byConnection = new LRUCache<string, { breaker: ConnectionBreaker; policy: CircuitBreakerPolicy }>({
+    max: CONNECTION_CIRCUITS_PER_ROUTE,
+    dispose: (forgotten, connectionId, reason) => {
+      if (reason === 'evict' && forgotten.breaker.open) this.connectionClosed(connectionId);
+    },
+  });
   private readonly spread: number;
 
   constructor(
@@ -129,7 +135,7 @@ class RouteCircuits {
   }
 
   connectionBreaker(connectionId: string): CircuitBreakerPolicy | undefined {
-    return this.byConnection.get(connectionId)?.policy;
+    return this.byConnection.peek(connectionId)?.policy;
   }
 
   succeeded(): void {
@@ -158,11 +164,6 @@ class RouteCircuits {
   }
 
   private addConnection(connectionId: string): CircuitBreakerPolicy {
-    if (this.byConnection.size >= CONNECTION_CIRCUITS_PER_ROUTE) {
-      const [oldestId, oldest] = this.byConnection.entries().next().value as [string, { breaker: ConnectionBreaker }];
-      this.byConnection.delete(oldestId);
-      if (oldest.breaker.open) this.connectionClosed(oldestId);
-    }
     const breaker = new ConnectionBreaker(this.settings.failures, connectionId, this);
     const policy = circuitBreaker(this.policy, { halfOpenAfter: this.settings.cooldownMs, breaker });
     this.byConnection.set(connectionId, { breaker, policy });

@@ -19,6 +19,8 @@ import type {
 
 export interface DataClientConfig {
   dataUrl: string;
+  /** False (FAST_PATHS=off): every list parsed whole as it arrives, instead of kept as bytes and parsed where read (provider-list.ts). */
+  lazyLists?: boolean;
 }
 
 /** Inclusive dates, YYYY-MM-DD; omitted, the whole history. */
@@ -78,7 +80,9 @@ export class DataClient {
   /** A synchronous call: the `results` array, unwrapped, parsed only where it is read (see provider-list.ts). */
   async fetch<R extends DataRequest>(user: BearerAuth, request: R, options: CallOptions = {}): Promise<ProviderList<DataResults[R['resource']]>> {
     const { path, query } = target(request);
-    return this.results(user, `data.${request.resource}`, providerUrl(this.config.dataUrl, path, query), options, true);
+    const url = providerUrl(this.config.dataUrl, path, query);
+    if (this.config.lazyLists === false) return this.results(user, `data.${request.resource}`, url, options);
+    return this.results(user, `data.${request.resource}`, url, options, true);
   }
 
   /** For callers that read the whole list (sign-in): parsed at once. */

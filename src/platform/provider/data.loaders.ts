@@ -6,7 +6,7 @@ import type { ProviderList } from './provider-list';
 import { requestKey, type CacheMode, type ResponseCache } from './response-cache';
 
 export interface DataUser {
-  userId: string;
+  connectionId: string;
   bearer: BearerAuth;
 }
 
@@ -40,7 +40,7 @@ export class DataLoaders {
         Promise.all(
           requests.map((request) =>
             cache
-              .getOrLoad(user.userId, request, mode, () =>
+              .getOrLoad(user.connectionId, request, mode, () =>
                 context.with(this.askedIn.get(request) ?? context.active(), () => data.fetch(user.bearer, request, options) as Promise<ProviderList<unknown>>),
               )
               .then(

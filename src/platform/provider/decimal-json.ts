@@ -46,9 +46,8 @@ const MINUS = 0x2d;
 
 /**
  * JSON.parse, except that numbers come back as DecimalString with their source digits. A scan turns every number
- * token outside strings into a string token, and the native parser does the rest: a parser written in JavaScript
- * was a third of the CPU of a large cold query, and a regex replace over every token still took four times the
- * native parse (this scan: under twice). Strings are skipped with indexOf. Anything malformed is left for
+ * token outside strings into a string token, and the native parser does the rest, far faster than a parser written
+ * in JavaScript or a regex replace per token. Strings are skipped with indexOf. Anything malformed is left for
  * JSON.parse to refuse (a leading zero, say, becomes two adjacent string tokens, which it rejects).
  */
 export function parseDecimalJson(text: string): unknown {

@@ -2,14 +2,9 @@
  * A provider answer's bytes, kept as the chunks the socket delivered them in: never joined, and decoded only
  * where they are read.
  *
- * Why not one string: V8 puts a string of more than 128 KB in its large-object space, on pages mapped when it is
- * made and unmapped when it dies, and on this kind of VM each fresh page is a fault of about 17 µs. Decoding a
- * 150 KB answer into one string cost 615-670 µs where a 130 KB one cost 22 µs (measured: Buffer#latin1Slice and
- * #toString in a loop), and the scale query reads 50 answers of about 300 KB: their decoding was 28 % of
- * bankgraph's CPU on it, and joining the chunks first another 7 %. Strings cut to fit the young generation were no
- * better: the cache keeps them, so the scavenger copied every byte twice (GC 8 -> 34 % of the same query). Bytes
- * stay outside the JavaScript heap, and a byte loop scans them faster than String#indexOf skipped strings
- * (159 against 204-212 µs for a 200 KB list).
+ * Why not one string: a large string lives on V8's large-object pages, mapped and unmapped each time (page faults),
+ * and strings cut small enough for the young generation get copied by every scavenge while the cache holds them;
+ * bytes stay off the JavaScript heap, and a byte loop scans them fastest.
  */
 
 export class ProviderBody {

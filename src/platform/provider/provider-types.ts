@@ -1,5 +1,5 @@
 /*
- * The provider's payloads, field for field as spec/provider-api.md tables them (snake_case, as on the wire).
+ * The provider's payloads, field for field as the provider's API specification tables them (snake_case, as on the wire).
  * Timestamps stay strings: they pass through verbatim. Minor-unit amounts are numbers; data-API amounts are
  * DecimalString (see decimal-json.ts).
  */

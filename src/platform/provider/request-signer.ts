@@ -6,7 +6,7 @@
  * Verification is written for any detached JWS of this kind (requests and webhooks alike).
  */
 import { createPrivateKey, sign, verify, type KeyObject } from 'node:crypto';
-import { BoundedMap } from '../store/bounded-map';
+import { LRUCache } from 'lru-cache';
 
 export interface SignableRequest {
   method: string;
@@ -82,31 +82,29 @@ export function signRequest(request: SignableRequest, key: SigningKey, options: 
 }
 
 /**
- * Signatures of requests without a body, reused for the same key and the same signed bytes. A P-521 signature
- * costs about 1.7 ms of CPU, and opening thousands of subscriptions to one payment signs the same
- * `GET /v3/payments/<id>/refunds` thousands of times (a profile of that put signing at two fifths of the gateway's
- * CPU). Any valid signature of those bytes verifies, and one that has been sent is already visible to whoever can
+ * Signatures of requests without a body, reused for the same key and the same signed bytes. A P-521 signature is
+ * expensive, and opening many subscriptions to one payment signs the same `GET /v3/payments/<id>/refunds` over and
+ * over. Any valid signature of those bytes verifies, and one that has been sent is already visible to whoever can
  * see the request, so reusing it gives nothing away. Requests with a body (with their idempotency keys) are signed
  * each time. Entries live a minute, and the map is bounded.
  */
 export class SignatureReuse {
-  private readonly kept = new BoundedMap<string, { signature: string; until: number }>(1_000);
+  private readonly kept: LRUCache<string, string>;
 
-  constructor(
-    private readonly ttlMs = 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(ttlMs = 60_000, now: () => number = Date.now) {
+    // ttlResolution 0: expiry reads the given clock itself, never a value cached from it.
+    this.kept = new LRUCache({ max: 1_000, ttl: ttlMs, ttlResolution: 0, perf: { now } });
+  }
 
   sign(request: SignableRequest, key: { keyId: string; privateKey: KeyObject }, options: SignOptions = {}): string {
     if (request.body.length > 0) return signRequest(request, key, options);
     const payload = signingPayload(request, options.signedHeaders ?? []);
     if (!payload) return signRequest(request, key, options);
     const id = `${key.keyId}\u0000${options.jku ?? ''}\u0000${(options.signedHeaders ?? []).join(',')}\u0000${payload.toString('utf8')}`;
-    const now = this.now();
     const kept = this.kept.get(id);
-    if (kept && kept.until > now) return kept.signature;
+    if (kept !== undefined) return kept;
     const signature = signRequest(request, key, options);
-    this.kept.set(id, { signature, until: now + this.ttlMs });
+    this.kept.set(id, signature);
     return signature;
   }
 }

@@ -35,6 +35,8 @@ export const CACHE_TIMEOUT_MS = 250;
  * miss, never an error: data comes from the provider, and the failure is counted (`onFailure`).
  */
 export class ResponseCache {
+  // Not lru-cache's fetch: a `bypass` starts its own load while another is in flight (fetch would join it), and the
+  // values live in keyv, which may be shared (Redis); this only joins loads.
   private readonly inFlight = new Map<string, Promise<CacheEntry<unknown>>>();
 
   constructor(
@@ -46,8 +48,8 @@ export class ResponseCache {
   ) {}
 
   /** The value, and until when it may be served (so an answer built from several values knows its own limit). */
-  async getOrLoad<T>(userId: string, request: DataRequest, mode: CacheMode, load: () => Promise<T>): Promise<CacheEntry<T>> {
-    const key = `${userId}|${requestKey(request)}`;
+  async getOrLoad<T>(connectionId: string, request: DataRequest, mode: CacheMode, load: () => Promise<T>): Promise<CacheEntry<T>> {
+    const key = `${connectionId}|${requestKey(request)}`;
     if (mode === 'use') {
       const cached = (await this.guarded('get', () => this.keyv.get(key))) as CacheEntry<T> | undefined;
       if (cached !== undefined) {

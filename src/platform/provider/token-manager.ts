@@ -4,6 +4,7 @@
  * until shortly before it expires. However many callers ask while no valid token is cached, exactly one fetch
  * is in flight per scope and they all await it; a failed fetch is not cached, so the next caller tries again.
  */
+import { LRUCache } from 'lru-cache';
 import type { BearerAuth, CallOptions } from './http.client';
 import type { ProviderScope, ProviderTokenResponse } from './provider-types';
 
@@ -24,8 +25,8 @@ interface CachedToken {
 }
 
 export class ClientCredentialsTokenManager {
-  private readonly cached = new Map<ProviderScope, CachedToken>();
-  private readonly inFlight = new Map<ProviderScope, Promise<string>>();
+  /** One entry per scope; its fetchMethod is what makes concurrent askers share one fetch (and not keep a failure). */
+  private readonly tokens: LRUCache<ProviderScope, CachedToken, CallOptions | undefined>;
   private readonly refreshMarginMs: number;
   private readonly now: () => number;
 
@@ -35,17 +36,15 @@ export class ClientCredentialsTokenManager {
   ) {
     this.refreshMarginMs = options.refreshMarginMs ?? 60_000;
     this.now = options.now ?? Date.now;
+    this.tokens = new LRUCache({ max: 16, fetchMethod: (scope, _expired, { context }) => this.fetch(scope, context) });
   }
 
   /** `options`: the asker's (its operation's deadline), used when this ask is the one that fetches. */
   getToken(scope: ProviderScope, options?: CallOptions): Promise<string> {
-    const cached = this.cached.get(scope);
+    const cached = this.tokens.get(scope);
     if (cached && this.now() < cached.renewAt) return Promise.resolve(cached.value);
-    const pending = this.inFlight.get(scope);
-    if (pending) return pending;
-    const fetching = this.fetch(scope, options).finally(() => this.inFlight.delete(scope));
-    this.inFlight.set(scope, fetching);
-    return fetching;
+    // forceRefresh: an entry past its renewal is fetched again; a fetch already in flight is joined, not repeated.
+    return this.tokens.fetch(scope, { context: options, forceRefresh: true }).then((token) => token!.value);
   }
 
   /**
@@ -53,8 +52,9 @@ export class ClientCredentialsTokenManager {
    * cached one: twenty requests failing with the same stale token then cause one refetch, not twenty.
    */
   invalidate(scope: ProviderScope, rejectedToken?: string): void {
-    const cached = this.cached.get(scope);
-    if (cached && (rejectedToken === undefined || cached.value === rejectedToken)) this.cached.delete(scope);
+    const cached = this.tokens.peek(scope);
+    // Marked for renewal, not deleted: deleting would abort a renewal already in flight, failing everyone awaiting it.
+    if (cached && (rejectedToken === undefined || cached.value === rejectedToken)) cached.renewAt = Number.NEGATIVE_INFINITY;
   }
 
   /** The BearerAuth for requests under `scope`: this manager's token, invalidated on a 401. */
@@ -65,13 +65,12 @@ export class ClientCredentialsTokenManager {
     };
   }
 
-  private async fetch(scope: ProviderScope, options?: CallOptions): Promise<string> {
+  private async fetch(scope: ProviderScope, options?: CallOptions): Promise<CachedToken> {
     const requestedAt = this.now();
     const token = await this.source.clientCredentials(scope, options);
     const lifetimeMs = Math.max(0, token.expires_in) * 1000;
     // A short-lived token would otherwise be "expired" on arrival; then renew it halfway through its life instead.
     const margin = Math.min(this.refreshMarginMs, lifetimeMs / 2);
-    this.cached.set(scope, { value: token.access_token, renewAt: requestedAt + lifetimeMs - margin });
-    return token.access_token;
+    return { value: token.access_token, renewAt: requestedAt + lifetimeMs - margin };
   }
 }

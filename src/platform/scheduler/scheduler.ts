@@ -45,6 +45,8 @@ const PASS_LEASE = 'reconciler';
  *   what requests and webhooks left unfinished; `runOnce` runs them now (tests, and the interval);
  * - on-demand watches (`watches`): per-id polling of the provider while someone subscribes (StatusWatchers), one
  *   reader per id across the instances sharing the watch leases.
+ * A feature declares both the same way, as data its `<x>.job.ts` files make (PassJob, WatchedStatus); the
+ * composition root hands them to the scheduler.
  */
 export class Scheduler {
   private readonly passes: PassJob[] = [];
@@ -65,20 +67,11 @@ export class Scheduler {
     this.passes.push(job);
   }
 
-  /** Per-id watches of one kind of thing; closed with the scheduler. */
+  /** Per-id watches of one kind of thing (a feature's WatchedStatus); closed with the scheduler. */
   watches<T>(subject: WatchedStatus<T>, settings: StatusWatchSettings = DEFAULT_STATUS_WATCH): StatusWatchers<T> {
-    return this.adopt(new StatusWatchers<T>(subject, this.deps.watches, settings));
-  }
-
-  /** Watches a feature built on `watchDeps` itself (a StatusWatchers subclass), closed with the scheduler. */
-  adopt<W extends { close(): Promise<void> }>(watchers: W): W {
+    const watchers = new StatusWatchers<T>(subject, this.deps.watches, settings);
     this.watchers.push(watchers);
     return watchers;
-  }
-
-  /** What watches share (the bus, their leases, logs, traces), for watchers a feature builds itself. */
-  get watchDeps(): StatusWatchDeps {
-    return this.deps.watches;
   }
 
   start(): void {

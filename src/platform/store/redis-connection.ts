@@ -33,7 +33,7 @@ export class RedisConnection {
   }
 
   private async connect(): Promise<RedisClient> {
-    // node-redis is loaded on first use: an instance without Redis (the default) does not carry its ~7 MB.
+    // node-redis is loaded on first use: an instance without Redis (the default) does not carry it.
     const { createClient } = await import('redis');
     if (this.closed) throw new Error(`redis connection ${this.name} is closed`);
     this.client ??= this.makeClient(createClient);

@@ -107,11 +107,10 @@ export function sendProviderJson(res: ServerResponse, status: number, body: unkn
 }
 
 /**
- * Each frozen element's provider JSON, written once. Serialising (with the JsonNumber replacer) was most of the
- * sandbox's CPU on large lists, and the sandbox is the provider both gateways wait for: 52 lists of 500
- * transactions took it longer per query than the gateway's own work. Fixture transactions are deep-frozen when
- * made (fixtures/users.ts), so a text kept here can never be stale; an element that is not frozen is serialised
- * every time.
+ * Each frozen element's provider JSON, written once: serialising with the JsonNumber replacer dominates the
+ * sandbox's work on large lists, and the sandbox is the provider the gateways under test wait for. Fixture
+ * transactions are deep-frozen when made (fixtures/users.ts), so a text kept here can never be stale; an element
+ * that is not frozen is serialised every time.
  */
 const elementTexts = new WeakMap<object, string>();
 
@@ -126,9 +125,9 @@ function elementText(element: unknown): string {
 }
 
 /**
- * Characters of a results body turned into one Buffer. A whole 300 KB list made as one string and one Buffer put
- * both on freshly mapped pages (V8's large-object space, malloc's mmap), and their page faults were half of the
- * sandbox's CPU on the scale query; pieces this size reuse memory.
+ * Characters of a results body turned into one Buffer. A whole large list made as one string and one Buffer puts
+ * both on freshly mapped pages (V8's large-object space, malloc's mmap), each a page fault; pieces this size reuse
+ * memory.
  */
 const RESULTS_PIECE_CHARS = 16 * 1024;
 

@@ -1,0 +1,26 @@
+import { acceptsMultipartSubscription } from '../../../../src/platform/graphql/http-subscription.plugin';
+
+describe('which Accept asks for multipart subscriptions', () => {
+  it.each([
+    // Apollo Client 4's HttpLink, as it sends it.
+    'multipart/mixed;boundary=graphql;subscriptionSpec=1.0,application/graphql-response+json,application/json;q=0.9',
+    'multipart/mixed;subscriptionSpec="1.0"',
+    'application/json, multipart/mixed; subscriptionSpec="1.0"',
+    'Multipart/Mixed; SubscriptionSpec=1.0',
+  ])('%s: yes', (accept) => {
+    expect(acceptsMultipartSubscription(accept)).toBe(true);
+  });
+
+  it.each([
+    undefined,
+    '*/*',
+    'application/json',
+    'text/event-stream',
+    // Incremental delivery (@defer), not subscriptions.
+    'multipart/mixed;deferSpec=20220824',
+    'multipart/mixed',
+    'application/json;subscriptionSpec=1.0',
+  ])('%s: no', (accept) => {
+    expect(acceptsMultipartSubscription(accept)).toBe(false);
+  });
+});
