@@ -24,4 +24,6 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(jose|@opentelemetry/otlp-exporter-base)/)'],
   setupFiles: ['reflect-metadata'],
   testTimeout: 20_000,
+  // A worker per core, not Jest's default of one fewer: most suites wait on sockets and child processes, not the CPU.
+  maxWorkers: '100%',
 };
