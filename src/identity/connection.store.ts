@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../platform/store/growing-lru';
 import type { Database } from '../platform/db/database';
 import type { Tables } from '../platform/db/tables';
 import { inTransaction, isUniqueViolation } from '../platform/db/transaction';
@@ -60,7 +61,7 @@ export interface BankConnectionRecord {
  */
 export class ConnectionStore {
   /** Resource ids this instance has recorded already, so a warm query writes nothing. */
-  private readonly recorded = new LRUCache<string, true>({ max: 100_000 });
+  private readonly recorded = growingLru<string, true>(100_000);
   /**
    * Each user's connection list as read in the last `recentMs` (the read itself, so requests arriving together
    * share it), as sessions are remembered: an executed query otherwise pays a store read before anything else.
@@ -76,7 +77,7 @@ export class ConnectionStore {
     recentMs = 1_000,
   ) {
     // ttlResolution 0: expiry reads the injected clock itself, never a value cached from it.
-    this.recentConnections = new LRUCache({ max: 10_000, ttl: recentMs, ttlResolution: 0, perf: { now: () => this.now() } });
+    this.recentConnections = growingLru(10_000, { ttl: recentMs, ttlResolution: 0, perf: { now: () => this.now() } });
   }
 
   /**

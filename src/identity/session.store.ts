@@ -1,5 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../platform/store/growing-lru';
 import type { Database } from '../platform/db/database';
 
 export interface Session {
@@ -64,7 +65,7 @@ export class SessionStore {
     this.touchEveryMs = Math.min(MAX_TOUCH_INTERVAL_MS, Math.ceil(this.idleTimeoutMs / 10));
     this.now = options.now ?? Date.now;
     // lru-cache reads a ttl of 0 as no expiry; here it means remember nothing. ttlResolution 0: read the clock each time.
-    this.recent = recentMs > 0 ? new LRUCache({ max: 10_000, ttl: recentMs, ttlResolution: 0, perf: { now: this.now } }) : undefined;
+    this.recent = recentMs > 0 ? growingLru(10_000, { ttl: recentMs, ttlResolution: 0, perf: { now: this.now } }) : undefined;
   }
 
   async create(userId: string, now = this.now()): Promise<{ sessionToken: string; expiresAt: string }> {

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { growingLru } from '../platform/store/growing-lru';
 import type { AuthClient } from '../platform/provider/auth.client';
 import type { BearerAuth, CallOptions } from '../platform/provider/http.client';
 import type { ProviderTokenResponse } from '../platform/provider/provider-types';
@@ -21,7 +21,7 @@ export function tokensFrom(response: ProviderTokenResponse, now = Date.now()): P
 export class UserTokenProvider {
   private readonly refreshing = new Map<string, Promise<ProviderTokens>>();
   /** Decrypted tokens, so a request does not read and decrypt them again; the store stays the truth on refresh. */
-  private readonly known = new LRUCache<string, ProviderTokens>({ max: 10_000 });
+  private readonly known = growingLru<string, ProviderTokens>(10_000);
 
   constructor(
     private readonly connections: ConnectionStore,

@@ -32,13 +32,8 @@ export const PAYOUT_REQUEST_FIELDS: readonly (keyof PayoutRequest)[] = [
  * A payout as the provider reported it: the request's fields as the provider holds them, its status word (an open
  * set, payout-status.ts) and when it reached each stage.
  */
-export interface ConfirmedPayout {
-  transactionId: string;
-  beneficiaryName: string;
-  beneficiaryIban: string;
-  beneficiaryReference: string;
-  currency: string;
-  amountInMinor: number;
+export interface ConfirmedPayout extends Omit<PayoutRequest, 'contextCode'> {
+  /** As the provider holds it: any word it sends, not only the one the gateway asks for. */
   contextCode: string;
   status: string;
   authorisedAt: string | null;

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { growingLru } from '../store/growing-lru';
 
 export interface CachedAnswer {
   /** The operation's name as GraphQL resolved it (the request need not name it), for logs and metrics. */
@@ -19,7 +20,7 @@ export interface CachedAnswer {
 export class AnswerCache {
   private readonly entries: LRUCache<string, CachedAnswer>;
   /** Bumped when a user's banks change: their keys change with it, so nothing kept before is served again. */
-  private readonly generations = new LRUCache<string, number>({ max: 10_000 });
+  private readonly generations = growingLru<string, number>(10_000);
 
   constructor(
     maxEntries = 1_000,

@@ -8,7 +8,8 @@
  * instance's own buckets: the limit holds per instance, and requests are not refused for an outage of the limiter's
  * store.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../store/growing-lru';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -49,7 +50,7 @@ export class RateLimiter {
   ) {
     const refillMs = perSecond > 0 ? Math.max(1, Math.ceil((burst / perSecond) * 1000)) : undefined;
     // ttlResolution 0: expiry reads this limiter's clock itself, never a value cached from it.
-    this.buckets = new LRUCache({ max: maxKeys, ttl: refillMs, updateAgeOnGet: true, ttlResolution: 0, perf: { now } });
+    this.buckets = growingLru(maxKeys, { ttl: refillMs, updateAgeOnGet: true, ttlResolution: 0, perf: { now } });
   }
 
   get enabled(): boolean {

@@ -1,5 +1,5 @@
 import Keyv from 'keyv';
-import { LRUCache } from 'lru-cache';
+import { growingLru } from './growing-lru';
 
 /** About a hundred users' worth of data-API answers; the least recently used go first. */
 const MAX_MEMORY_ENTRIES = 10_000;
@@ -41,7 +41,7 @@ async function adapterFor(url: string, namespace: string): Promise<Keyv['store']
  * would take for its options; it is not handed on.
  */
 function memoryStore(max: number): Keyv['store'] {
-  const entries = new LRUCache<string, object>({ max });
+  const entries = growingLru<string, object>(max);
   return {
     get: (key: string) => entries.get(key),
     set: (key: string, value: object) => entries.set(key, value) && true,
