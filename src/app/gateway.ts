@@ -227,7 +227,7 @@ function graphqlHttpDeps(
     operationTimeoutMs: config.limits.operationTimeoutMs,
     lookupPrincipal: lookupPrincipal(parts.features.identity),
     createContext: (principal, requestId, cacheMode, deadline, agent) => createOperationContext({ principal, agent, requestId, cacheMode, deadline, logger }),
-    streamSubscription: (req, res, requestId, started, lookup, request) => multipart.serve(req, res, requestId, started, lookup, request),
+    streamOperation: (req, res, requestId, started, lookup, request) => multipart.serve(req, res, requestId, started, lookup, request),
   };
 }
 

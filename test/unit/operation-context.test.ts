@@ -51,7 +51,7 @@ describe('the operation context', () => {
 
   it('passes its request id and deadline to provider calls', () => {
     const made = context();
-    const deadline = { at: 1, signal: () => new AbortController().signal };
+    const deadline = { at: 1, signal: () => new AbortController().signal, cancel: () => undefined };
     made.deadline = deadline;
     expect(made.callOptions()).toEqual({ requestId: 'r1', deadline });
   });

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { lexicographicSortSchema, printSchema, specifiedDirectives, type GraphQLSchema } from 'graphql';
 import {
   buildSchema,
   type AuthChecker,
@@ -13,6 +13,7 @@ import {
 import { Money } from './types/money.type';
 import { PageInfo } from './types/page-info.type';
 import { DateTimeScalar } from './scalars/date-time.scalar';
+import { INCREMENTAL_DIRECTIVES } from './incremental-delivery';
 
 /**
  * For building the schema only (`npm run schema`, schema tests): type-graphql insists on a PubSub once any
@@ -72,6 +73,8 @@ export async function buildGatewaySchema<TContext extends object = object>(optio
     // The committed schema.graphql is written by printGatewaySchema, so its format is ours and not type-graphql's.
     emitSchemaFile: false,
     pubSub: options.pubSub ?? SCHEMA_ONLY_PUBSUB,
+    // Given directives replace graphql-js's own, so @skip, @include and the rest are listed again.
+    directives: [...specifiedDirectives, ...INCREMENTAL_DIRECTIVES],
     ...(options.authChecker === undefined ? {} : { authChecker: options.authChecker }),
     ...(options.container === undefined ? {} : { container: options.container }),
   });

@@ -5,7 +5,8 @@ import { describePrincipal, type AgentLabel, type OperationContext } from './ope
 import type { OperationPipeline } from './operation-pipeline';
 import { isOwnPage, type DocumentRequest } from './persisted/persisted-documents';
 import { GatewayError } from '../errors/gateway-errors';
-import { acceptsMultipartSubscription } from './http-subscription.plugin';
+import { acceptsMultipartIncremental, acceptsMultipartSubscription } from './http-subscription.plugin';
+import { asksForIncrementalDelivery } from './incremental-delivery';
 import { AnswerCache, type CachedAnswer } from '../http/answer-cache';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
@@ -42,22 +43,27 @@ export interface GraphqlHttpDeps {
   /** Resolves the caller; ends the lookup when the response closes, so a revocation heard meanwhile is still seen. */
   lookupPrincipal(req: IncomingMessage, res: ServerResponse): Promise<PrincipalLookup>;
   createContext(principal: Principal, requestId: string, cacheMode: CacheMode, deadline: OperationDeadline, agent?: AgentLabel): OperationContext;
-  /** Streams a subscription whose request accepts Apollo's multipart subscriptions (src/platform/live/multipart-subscriptions.ts). */
-  streamSubscription?(
+  /**
+   * Streams, as multipart/mixed (src/platform/live/multipart-subscriptions.ts), a subscription whose request accepts
+   * Apollo's multipart subscriptions, or an operation using @defer or @stream whose request accepts its payloads.
+   */
+  streamOperation?(
     req: IncomingMessage,
     res: ServerResponse,
     requestId: string,
     started: number,
     lookup: PrincipalLookup,
-    request: StreamedSubscription,
+    request: StreamedOperation,
   ): Promise<void>;
 }
 
-/** A subscription to stream: its resolved text, operation name and variables. */
-export interface StreamedSubscription {
+/** An operation to stream: its resolved text, operation name and variables, and what it streams. */
+export interface StreamedOperation {
   query: string;
   operationName?: string | null;
   variables?: Readonly<Record<string, unknown>> | null;
+  /** A subscription's events, or (@defer, @stream) a query's or mutation's payloads. */
+  kind: 'subscription' | 'incremental';
 }
 
 /** Apollo Server for HTTP: its CSRF prevention, content negotiation and plugin hooks, on the operation pipeline's stages. */
@@ -101,13 +107,20 @@ export class GraphqlHttpHandler {
     const request: Request = { req, res, principal, requestId, started };
     const read = req.method === 'GET' ? await this.readGet(request) : req.method === 'POST' ? await this.readPost(request) : {};
     if (read === false) return;
-    const subscription = this.deps.streamSubscription && acceptsMultipartSubscription(req.headers.accept) ? this.subscriptionIn(read) : undefined;
-    if (subscription) return this.deps.streamSubscription!(req, res, requestId, started, lookup, subscription);
+    const streamed = this.deps.streamOperation ? this.streamedIn(read, req.headers.accept) : undefined;
+    if (streamed) return this.deps.streamOperation!(req, res, requestId, started, lookup, streamed);
     await this.run(request, lookup, read);
   }
 
-  /** The request's operation when it is a subscription (one that does not parse or validate is Apollo's to refuse). */
-  private subscriptionIn(read: Read): StreamedSubscription | undefined {
+  /**
+   * The request's operation when it is to be streamed: a subscription whose client accepts multipart subscriptions,
+   * or an operation using @defer or @stream whose client accepts multipart payloads. One that does not parse or
+   * validate is Apollo's to refuse.
+   */
+  private streamedIn(read: Read, accept: string | undefined): StreamedOperation | undefined {
+    const subscriptions = acceptsMultipartSubscription(accept);
+    const incremental = acceptsMultipartIncremental(accept);
+    if (!subscriptions && !incremental) return undefined;
     const fields: Record<string, unknown> =
       read.search !== undefined
         ? Object.fromEntries(new URLSearchParams(read.search))
@@ -118,9 +131,11 @@ export class GraphqlHttpHandler {
     const { query, operationName } = fields;
     if (typeof query !== 'string' || (operationName != null && typeof operationName !== 'string')) return undefined;
     if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return undefined;
-    const request = { query, operationName, variables: variables as StreamedSubscription['variables'] };
+    const request = { query, operationName, variables: variables as StreamedOperation['variables'] };
     const prepared = this.deps.pipeline.prepare(query, operationName, request.variables);
-    return 'errors' in prepared || prepared.operation.operation !== 'subscription' ? undefined : request;
+    if ('errors' in prepared) return undefined;
+    if (prepared.operation.operation === 'subscription') return subscriptions ? { ...request, kind: 'subscription' } : undefined;
+    return incremental && asksForIncrementalDelivery(prepared.args.document) ? { ...request, kind: 'incremental' } : undefined;
   }
 
   private async readGet(request: Request): Promise<Read | false> {

@@ -14,6 +14,22 @@ export function acceptsMultipartSubscription(accept: string | undefined): boolea
 }
 
 /**
+ * Whether a request's Accept takes an operation's payloads as `multipart/mixed; deferSpec=20220824` (Apollo Client's
+ * Defer20220824Handler sends the parameter; urql and plain fetch clients list `multipart/mixed` bare). Without it,
+ * an operation using @defer or @stream is answered in one, as Apollo answers it.
+ */
+export function acceptsMultipartIncremental(accept: string | undefined): boolean {
+  return (
+    accept !== undefined &&
+    accept.split(',').some((type) => {
+      if (!/^\s*multipart\/mixed\s*(;|$)/i.test(type) || /;\s*subscriptionSpec\s*=/i.test(type)) return false;
+      const spec = /;\s*deferSpec\s*=\s*"?([^";,\s]*)/i.exec(type)?.[1];
+      return spec === undefined || spec === '20220824';
+    })
+  );
+}
+
+/**
  * A subscription sent as an ordinary HTTP request would run its resolvers as if it were a query, which no
  * subscription field supports: it is refused here, with 400, before anything runs, and logged as a refusal (info),
  * not as a fault. Which requests on /graphql may carry a subscription is decided by acceptsMultipartSubscription:

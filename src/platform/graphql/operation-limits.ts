@@ -12,6 +12,7 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { INCREMENTAL_DELIVERY_RULES } from './incremental-delivery';
 import type { OperationLimitsConfig } from '../config/config';
 import { MAX_NODE_IDS, MAX_NODE_IDS_PER_OPERATION } from './node/node-limits';
 import { fragmentsOf, operationShape } from './operation-cost';
@@ -65,6 +66,8 @@ export class OperationLimits {
       }),
       maxAliasesRule({ n: config.maxAliases, exposeLimits: true, propagateOnRejection: false, onReject: reject('maxAliases', config.maxAliases) }),
       maxDirectivesRule({ n: config.maxDirectives, exposeLimits: true, propagateOnRejection: false, onReject: reject('maxDirectives', config.maxDirectives) }),
+      // Not limits, but rules every document passes on every transport, so they travel with them.
+      ...INCREMENTAL_DELIVERY_RULES,
     ];
     this.parseOptions = { maxTokens: config.maxTokens };
   }

@@ -10,6 +10,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { CompiledExecutor } from './compiled-executor';
+import { withAnswerExtensions } from './answer-extensions';
+import { asksForIncrementalDelivery, executeIncrementally, type IncrementalPayload } from './incremental-delivery';
 import { DocumentCache, requestError, type CheckedDocument } from './document-cache';
 import { createErrorMasker, type ErrorMasker } from './error-masking';
 import type { OperationContext } from './operation-context';
@@ -24,6 +26,27 @@ import type { OperationRecorder } from '../observability/operation-recorder';
 export interface PreparedOperation {
   args: { schema: GraphQLSchema; document: DocumentNode; operationName: string | undefined; variableValues: Record<string, unknown> | undefined };
   operation: OperationDefinitionNode;
+}
+
+/** What the execute stage answers: one result, or (@defer, @stream) the payloads as they become ready. */
+export type OperationResults = ExecutionResult | AsyncGenerator<IncrementalPayload>;
+
+/** One result or payload as a transport writes it: errors formatted for the client, the resolvers' extensions added. */
+export interface ClientResult {
+  data?: unknown;
+  errors?: readonly GraphQLFormattedError[];
+  extensions?: Record<string, unknown>;
+  hasNext?: boolean;
+  incremental?: readonly ClientIncrementalPart[];
+}
+
+export interface ClientIncrementalPart {
+  data?: unknown;
+  items?: readonly unknown[] | null;
+  errors?: readonly GraphQLFormattedError[];
+  path?: readonly (string | number)[];
+  label?: string;
+  extensions?: Record<string, unknown>;
 }
 
 export interface OperationPipelineDeps {
@@ -99,9 +122,15 @@ export class OperationPipeline {
     return { args: { schema: this.schema, document, operationName: operationName ?? undefined, variableValues }, operation };
   }
 
-  /** A query runs compiled (graphql-jit) from its second run; mutations on graphql-js. */
-  execute(args: ExecutionArgs): Promise<ExecutionResult> {
-    return this.executor.executeArgs(args);
+  /**
+   * The execute stage: a query runs compiled (graphql-jit) from its second run and mutations on graphql-js, each
+   * answering one result; an operation that uses @defer or @stream runs on the incremental executor and answers
+   * its payloads as they become ready, and its client going away cancels the provider calls still running for it.
+   */
+  execute(args: ExecutionArgs): Promise<OperationResults> {
+    if (!asksForIncrementalDelivery(args.document)) return this.executor.executeArgs(args);
+    const context = args.contextValue as OperationContext | undefined;
+    return executeIncrementally(args, () => context?.deadline?.cancel());
   }
 
   /** The cost limit, once the operation and its variables are known. */
@@ -133,6 +162,25 @@ export class OperationPipeline {
       error.path === undefined && error.extensions.code === undefined ? requestError(error, 'BAD_USER_INPUT') : error,
     );
     return this.clientErrors(requestErrors, context);
+  }
+
+  /**
+   * The error stage for one result or payload of a streaming transport (WebSocket, SSE, multipart): resultErrors on
+   * its errors and on each incremental part's, the bank connections' partial failures with the part that reported
+   * them, the request id everywhere, and the extensions the resolvers noted.
+   */
+  clientResult(result: ExecutionResult | IncrementalPayload, context: OperationContext | undefined): ClientResult {
+    const incremental = 'incremental' in result ? result.incremental : undefined;
+    if (!incremental?.length) {
+      const errors = this.resultErrors(result.errors, context);
+      return withAnswerExtensions(errors ? { ...result, errors } : (result as ClientResult), context);
+    }
+    const requestId = context?.requestId;
+    const parts = incremental.map((part, index): ClientIncrementalPart => {
+      const errors = index === 0 ? this.clientErrors(part.errors, context) : this.clientErrors(part.errors, undefined, requestId);
+      return errors ? { ...part, errors } : (part as ClientIncrementalPart);
+    });
+    return withAnswerExtensions({ ...(result as ClientResult), incremental: parts }, context);
   }
 
   /** A refusal before execution (a domain error or a GraphQL one) as the GraphQL error the masker expects. */

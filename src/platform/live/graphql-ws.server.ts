@@ -1,12 +1,11 @@
 import type { Server } from 'node:http';
-import { getOperationAST, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, type ExecutionArgs } from 'graphql';
 import type { ServerOptions } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Principal } from '../access/principal';
 import { operationDeadline } from '../provider/operation-deadline';
 import { newRequestId, type OperationContext } from '../graphql/operation-context';
-import { withAnswerExtensions } from '../graphql/answer-extensions';
-import type { OperationPipeline } from '../graphql/operation-pipeline';
+import type { OperationPipeline, OperationResults } from '../graphql/operation-pipeline';
 import { FOREIGN_ORIGIN_REASON, type WebSocketOriginPolicy } from './websocket-origin';
 import type { FanOut } from './fan-out';
 import type { DirectDelivery } from './shared-subscribe';
@@ -85,11 +84,8 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
         return context;
       },
       onNext: (_ctx, _id, _payload, args, result) => {
-        const context = args.contextValue as OperationContext | undefined;
-        const sent = pipeline.resultErrors(result.errors, context);
-        const answer = sent ? { ...result, errors: sent } : result;
-        const extended = withAnswerExtensions(answer, context);
-        return extended === result ? undefined : extended;
+        const sent = pipeline.clientResult(result, args.contextValue as OperationContext | undefined);
+        return sent === result ? undefined : (sent as typeof result);
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => pipeline.maskError(error.toJSON(), error)),
     }),
@@ -108,15 +104,16 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
  * The pipeline's execute inside an operation span. Subscriptions have none: a span open for a subscription's
  * lifetime would be hours long; their events show as `live deliver` spans instead.
  */
-function tracedExecute(telemetry: Telemetry, pipeline: OperationPipeline): (args: ExecutionArgs) => Promise<ExecutionResult> {
+function tracedExecute(telemetry: Telemetry, pipeline: OperationPipeline): (args: ExecutionArgs) => Promise<OperationResults> {
   return (args) => {
     const operation = getOperationAST(args.document, args.operationName);
     const requestId = (args.contextValue as OperationContext | undefined)?.requestId;
     return traceOperation(telemetry, 'ws', requestId, async (span) => {
-      const result = await pipeline.execute(args);
-      const errors = result.errors?.map((error) => error.toJSON());
-      annotateOperation({ operationName: operation?.name?.value, operationType: operation?.operation, ...outcomeOf(result.data, errors) }, span);
-      return result;
+      const results = await pipeline.execute(args);
+      if (Symbol.asyncIterator in results) return results;
+      const errors = results.errors?.map((error) => error.toJSON());
+      annotateOperation({ operationName: operation?.name?.value, operationType: operation?.operation, ...outcomeOf(results.data, errors) }, span);
+      return results;
     });
   };
 }

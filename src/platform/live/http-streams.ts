@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { Principal } from '../access/principal';
 import { ForbiddenError, UnauthenticatedError } from '../errors/gateway-errors';
-import { withAnswerExtensions } from '../graphql/answer-extensions';
+import type { IncrementalPayload } from '../graphql/incremental-delivery';
 import { describePrincipal, type OperationContext } from '../graphql/operation-context';
 import { logErrorDetail } from '../graphql/operation-observer.plugin';
-import type { OperationPipeline } from '../graphql/operation-pipeline';
+import type { ClientResult, OperationPipeline } from '../graphql/operation-pipeline';
 import { sendGraphQLRefusal } from '../graphql/refusals';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { Logger } from '../observability/logger';
@@ -22,10 +22,7 @@ import type { WebSocketOriginPolicy } from './websocket-origin';
 export const TERMINAL = Symbol('terminal');
 
 /** One result as the client gets it; a symbol key never reaches the JSON. */
-export interface StreamedResult {
-  data?: unknown;
-  errors?: readonly GraphQLFormattedError[];
-  extensions?: Record<string, unknown>;
+export interface StreamedResult extends ClientResult {
   [TERMINAL]?: true;
 }
 
@@ -152,7 +149,14 @@ export class HttpStreams {
         return yield give(this.refused([pipeline.refusal(new ForbiddenError('A mutation is not run from a GET request: POST it.'))], operation.requestId));
       }
       context.deadline = operationDeadline(this.deps.operationTimeoutMs);
-      return yield give(this.format(await pipeline.execute(args), context));
+      const results = await pipeline.execute(args);
+      if (!(Symbol.asyncIterator in results)) return yield give(this.format(results, context));
+      // Ended from outside (a revocation, the gateway closing) as a subscription is; the client going away ends it too.
+      const payloads = new EndableResults<IncrementalPayload | StreamedResult>(results);
+      handle.attach(payloads, (reason) => ({ ...this.refused([reason], operation.requestId), [TERMINAL]: true }), pipeline);
+      for await (const payload of payloads) yield give(TERMINAL in payload ? payload : this.format(payload as IncrementalPayload, context));
+      record.completed = !handle.peerGone;
+      return;
     }
     this.deps.metrics.subscriptionStarted(admitted.subscriptionField);
     const { fanOut } = this.deps;
@@ -175,10 +179,11 @@ export class HttpStreams {
     return { errors: this.deps.pipeline.clientErrors(errors, undefined, requestId) };
   }
 
-  private format(result: ExecutionResult, context: OperationContext): StreamedResult {
+  private format(result: ExecutionResult | IncrementalPayload, context: OperationContext): StreamedResult {
     for (const error of result.errors ?? []) logErrorDetail(this.deps.logger, error, context.requestId);
-    const errors = this.deps.pipeline.resultErrors(result.errors, context);
-    return withAnswerExtensions(errors ? { ...result, errors } : (result as StreamedResult), context);
+    if ('incremental' in result)
+      for (const part of result.incremental ?? []) for (const error of part.errors ?? []) logErrorDetail(this.deps.logger, error, context.requestId);
+    return this.deps.pipeline.clientResult(result, context);
   }
 }
 

@@ -1,16 +1,21 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { sendGraphQLRefusal } from '../graphql/refusals';
 import type { PrincipalLookup } from '../graphql/http-handler';
-import { DirectWrites, TERMINAL, writeChunk, type HttpStreams } from './http-streams';
+import { DirectWrites, TERMINAL, writeChunk, type HttpStreams, type StreamedResult } from './http-streams';
 
-/** What the gateway answers with: Apollo's multipart subscription protocol, parts separated by `--graphql`. */
+/** What the gateway answers a subscription with: Apollo's multipart subscription protocol, parts separated by `--graphql`. */
 export const MULTIPART_SUBSCRIPTION_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0"';
 
-/** A subscription read from a POST or GET to /graphql, its document already resolved (persisted documents, APQ). */
+/** What it answers an operation using @defer or @stream with: each payload a part, as Apollo Server and Router write them. */
+export const MULTIPART_INCREMENTAL_CONTENT_TYPE = 'multipart/mixed;boundary="graphql";deferSpec=20220824';
+
+/** An operation read from a POST or GET to /graphql, its document already resolved (persisted documents, APQ). */
 export interface MultipartRequest {
   query: string;
   operationName?: string | null;
   variables?: Readonly<Record<string, unknown>> | null;
+  /** A subscription's events (each part `{"payload": …}`), or a query's or mutation's payloads (each part the payload). */
+  kind: 'subscription' | 'incremental';
 }
 
 /** Apollo Server's csrfPrevention, word for word: what a plain form or `<img>` can send is refused on /graphql. */
@@ -52,11 +57,21 @@ function resultPart(json: string): string {
 }
 
 /**
+ * The last part of a stream its principal may no longer read: a transport error for a subscription (Apollo's
+ * protocol), and for a query's payloads the errors as the final payload.
+ */
+function terminalPart(result: StreamedResult, subscription: boolean): string {
+  return part(JSON.stringify(subscription ? { payload: null, errors: result.errors } : { errors: result.errors, hasNext: false }));
+}
+
+/**
  * Apollo's multipart HTTP subscriptions (Apollo Client, Apollo iOS and Kotlin, Apollo Router's protocol) on
  * /graphql, for a subscription whose request says `Accept: multipart/mixed;subscriptionSpec="1.0"`: each result is
  * a part `{"payload": <result>}`, `{}` is a heartbeat every STREAM_HEARTBEAT_MS, and a stream ended because its
  * principal may no longer read it ends with `{"payload": null, "errors": [...]}`. Every part is followed by its
- * boundary at once, so a client's parser hands it on without waiting for the next one. The rules are HttpStreams'.
+ * boundary at once, so a client's parser hands it on without waiting for the next one. An operation using @defer or
+ * @stream whose request accepts `multipart/mixed` (deferSpec=20220824) is answered the same way, each payload a part
+ * of its own and no heartbeat. The rules are HttpStreams'.
  */
 export class MultipartSubscriptions {
   constructor(private readonly streams: HttpStreams) {}
@@ -75,10 +90,14 @@ export class MultipartSubscriptions {
       return;
     }
     if (this.streams.refuseForeignOrigin(req, res, requestId)) return;
-    res.writeHead(200, { 'content-type': MULTIPART_SUBSCRIPTION_CONTENT_TYPE, 'cache-control': 'no-cache, no-store', connection: 'keep-alive' });
+    const subscription = request.kind === 'subscription';
+    const contentType = subscription ? MULTIPART_SUBSCRIPTION_CONTENT_TYPE : MULTIPART_INCREMENTAL_CONTENT_TYPE;
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, no-store', connection: 'keep-alive' });
     res.write(BOUNDARY);
-    const heartbeat = setInterval(() => res.writable && res.write(part('{}')), this.streams.heartbeatMs);
-    const direct = new DirectWrites(res, resultPart);
+    // A query's payloads come within its deadline; a heartbeat part would read to a defer client as a payload.
+    const heartbeat = subscription ? setInterval(() => res.writable && res.write(part('{}')), this.streams.heartbeatMs) : undefined;
+    const framing = subscription ? resultPart : part;
+    const direct = new DirectWrites(res, framing);
     const results = this.streams.run({
       req,
       res,
@@ -86,7 +105,9 @@ export class MultipartSubscriptions {
       started,
       transport: 'multipart',
       lookup,
-      ...request,
+      query: request.query,
+      operationName: request.operationName,
+      variables: request.variables,
       mutationsAllowed: req.method === 'POST',
       direct,
     });
@@ -95,12 +116,12 @@ export class MultipartSubscriptions {
     try {
       for await (const result of results) {
         if (!res.writable) break;
-        const written = writeChunk(res, result[TERMINAL] ? part(JSON.stringify({ payload: null, errors: result.errors })) : resultPart(JSON.stringify(result)));
+        const written = writeChunk(res, result[TERMINAL] ? terminalPart(result, subscription) : framing(JSON.stringify(result)));
         direct.wrote();
         await written;
       }
     } finally {
-      clearInterval(heartbeat);
+      if (heartbeat) clearInterval(heartbeat);
       res.off('close', stop);
       // The closing boundary: the client sees the subscription complete.
       res.end(res.writable ? '--\r\n' : undefined);

@@ -11,19 +11,26 @@ import { setMaxListeners } from 'node:events';
 export interface OperationDeadline {
   /** performance.now() milliseconds. */
   readonly at: number;
-  /** Aborts when the deadline passes; one per operation, made on the first provider call that needs it. */
+  /** Aborts when the deadline passes or the operation is cancelled; one per operation, made on the first provider call that needs it. */
   signal(): AbortSignal;
+  /** Ends the operation's provider calls before the deadline: nobody is left to read what they would answer. */
+  cancel(): void;
 }
 
 /** A deadline `timeoutMs` from now. */
 export function operationDeadline(timeoutMs: number): OperationDeadline {
   const at = performance.now() + timeoutMs;
+  let cancelled: AbortController | undefined;
   let signal: AbortSignal | undefined;
-  return { at, signal: () => (signal ??= deadlineSignal(at)) };
+  return {
+    at,
+    signal: () => (signal ??= deadlineSignal(at, (cancelled ??= new AbortController()).signal)),
+    cancel: () => (cancelled ??= new AbortController()).abort(new OperationDeadlineError()),
+  };
 }
 
-function deadlineSignal(at: number): AbortSignal {
-  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(at - performance.now())));
+function deadlineSignal(at: number, cancelled: AbortSignal): AbortSignal {
+  const signal = AbortSignal.any([AbortSignal.timeout(Math.max(1, Math.ceil(at - performance.now()))), cancelled]);
   // Every provider call of the operation listens on it at once (a 50-account query makes 100), each removing its
   // listener when it ends: many listeners here are the design, not a leak (Node warns past 10).
   setMaxListeners(0, signal);
