@@ -1,4 +1,4 @@
-import { acceptsMultipartSubscription } from '../../../../src/platform/graphql/http-subscription.plugin';
+import { acceptsMultipartIncremental, acceptsMultipartSubscription } from '../../../../src/platform/graphql/http-subscription.plugin';
 
 describe('which Accept asks for multipart subscriptions', () => {
   it.each([
@@ -22,5 +22,31 @@ describe('which Accept asks for multipart subscriptions', () => {
     'application/json;subscriptionSpec=1.0',
   ])('%s: no', (accept) => {
     expect(acceptsMultipartSubscription(accept)).toBe(false);
+  });
+});
+
+describe('which Accept takes @defer and @stream payloads as multipart', () => {
+  it.each([
+    // Apollo Client 4's HttpLink with Defer20220824Handler.
+    'multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json;q=0.9',
+    'multipart/mixed; deferSpec="20220824"',
+    // urql's fetch exchange lists it bare.
+    'application/graphql-response+json, application/json, text/event-stream, multipart/mixed',
+    'multipart/mixed',
+  ])('%s: yes', (accept) => {
+    expect(acceptsMultipartIncremental(accept)).toBe(true);
+  });
+
+  it.each([
+    undefined,
+    '*/*',
+    'application/json',
+    'text/event-stream',
+    // Subscriptions, or a format of incremental delivery this gateway does not write.
+    'multipart/mixed;subscriptionSpec=1.0',
+    'multipart/mixed;incrementalSpec=v0.2;deferSpec=v0.2',
+    'multipart/mixedup',
+  ])('%s: no', (accept) => {
+    expect(acceptsMultipartIncremental(accept)).toBe(false);
   });
 });

@@ -1,0 +1,53 @@
+import 'reflect-metadata';
+import { buildAppSchema } from '../../../../src/app/schema';
+import { DocumentCache } from '../../../../src/platform/graphql/document-cache';
+import { asksForIncrementalDelivery } from '../../../../src/platform/graphql/incremental-delivery';
+import { OperationLimits } from '../../../../src/platform/graphql/operation-limits';
+
+const LIMITS = { maxDepth: 12, maxAliases: 5, maxDirectives: 10, maxTokens: 1000, maxCost: 10_000, maxBodyBytes: 100_000 };
+
+describe('the rules of @defer and @stream', () => {
+  let cache: DocumentCache;
+
+  beforeAll(async () => {
+    cache = new DocumentCache(await buildAppSchema(), new OperationLimits(LIMITS, false));
+  });
+
+  const refusal = (text: string): string | undefined => {
+    const checked = cache.check(text);
+    return 'errors' in checked ? checked.errors.map((error) => error.message).join(' | ') : undefined;
+  };
+
+  it('accepts @defer on fragments and @stream on list fields, with label, if and initialCount', () => {
+    expect(
+      refusal(`query Q($later: Boolean!) {
+        viewer { accounts @stream(initialCount: 1, label: "accounts") { id ... @defer(label: "balance", if: $later) { balance { current } } } }
+      }`),
+    ).toBeUndefined();
+    expect(refusal('fragment Money on Account { balance { current } } query { viewer { accounts { id ...Money @defer } } }')).toBeUndefined();
+  });
+
+  it.each([
+    ['query { viewer { id @stream } }', /@stream is allowed on list fields only: Viewer\.id is ID!, not a list/],
+    ['query { viewer { accounts @stream(initialCount: -1) { id } } }', /initialCount must be 0 or more .* it was -1/],
+    ['query Q($l: String) { viewer { accounts { ... @defer(label: $l) { id } } } }', /label must be a literal string, not a variable/],
+    [
+      'query { viewer { accounts { ... @defer(label: "a") { id } ... @defer(label: "a") { displayName } } } }',
+      /@defer\(label: "a"\) is used twice: every @defer and @stream label must be unique/,
+    ],
+    ['subscription { __typename ... @defer { __typename } }', /@defer is not served in subscriptions/],
+  ])('refuses %s, saying which rule', (text, message) => {
+    expect(refusal(text)).toMatch(message);
+  });
+
+  it('refuses @defer on the root fields of a mutation, which run in order and answer together', () => {
+    expect(refusal('mutation { ... @defer { __typename } }')).toMatch(/@defer is not allowed on the root fields of a mutation/);
+  });
+
+  it('tells a document that asks for incremental delivery from one that does not, once per document', () => {
+    const asks = cache.check('query { viewer { accounts { id ... @defer { balance { current } } } } }');
+    const plain = cache.check('query { viewer { accounts { id } } }');
+    expect('document' in asks && asksForIncrementalDelivery(asks.document)).toBe(true);
+    expect('document' in plain && asksForIncrementalDelivery(plain.document)).toBe(false);
+  });
+});
