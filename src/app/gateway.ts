@@ -319,7 +319,7 @@ function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter:
     heartbeatMs: config.live.streamHeartbeatMs,
     fanOut: fanOutFor(config.server.fastPaths),
     operationTimeoutMs: config.limits.operationTimeoutMs,
-    createContext: (principal, requestId) => createOperationContext({ principal, requestId, cacheMode: 'use', logger }),
+    createContext: (principal, requestId, cacheMode) => createOperationContext({ principal, requestId, cacheMode, logger }),
   });
   return { sockets, guard, streams };
 }

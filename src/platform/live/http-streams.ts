@@ -11,6 +11,8 @@ import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { Logger } from '../observability/logger';
 import { outcomeOf, type OperationRecorder } from '../observability/operation-recorder';
 import { operationDeadline } from '../provider/operation-deadline';
+import type { CacheMode } from '../provider/response-cache';
+import { cacheModeOf } from '../graphql/http-handler';
 import { admitOperation, liveWorkKey } from './operation-admission';
 import { UNAUTHORIZED_CLOSE_CODE, type PrincipalSockets } from './principal-sockets';
 import type { SharedNext } from './next-frame';
@@ -49,7 +51,8 @@ export interface HttpStreamsDeps {
   heartbeatMs: number;
   /** The deadline of a query or mutation sent over SSE, as over HTTP. */
   operationTimeoutMs: number;
-  createContext(principal: Principal, requestId: string): OperationContext;
+  /** `cacheMode` is the request's: `Cache-Control: no-cache` skips the response cache, as on plain HTTP. */
+  createContext(principal: Principal, requestId: string, cacheMode: CacheMode): OperationContext;
   /** How an event's result reaches the subscribers: the fast paths, or the ordinary path (FAST_PATHS=off). */
   fanOut: FanOut;
 }
@@ -142,7 +145,7 @@ export class HttpStreams {
     if ('errors' in admitted) return yield give(this.refused(admitted.errors, operation.requestId));
     record.operationName = admitted.operation.name?.value;
     record.operationType = admitted.operation.operation;
-    const context = this.deps.createContext(principal, operation.requestId);
+    const context = this.deps.createContext(principal, operation.requestId, cacheModeOf(operation.req));
     const args = { ...admitted.args, contextValue: context };
     if (admitted.subscriptionField === undefined) {
       if (admitted.operation.operation === 'mutation' && !operation.mutationsAllowed) {

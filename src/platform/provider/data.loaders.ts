@@ -36,8 +36,11 @@ export class DataLoaders {
     onRead: (freshUntilMs: number) => void = () => {},
   ) {
     this.loader = new DataLoader<DataRequest, ProviderList<unknown>, string>(
+      // Each request's own promise, not their Promise.all: DataLoader resolves a load with its value, and a promise
+      // given as the value is followed, so each field gets its answer when its call ends, not when the batch's
+      // slowest does (a deferred transaction list must not hold back the balances answered before it).
       (requests) =>
-        Promise.all(
+        Promise.resolve(
           requests.map((request) =>
             cache
               .getOrLoad(user.connectionId, request, mode, () =>
@@ -50,10 +53,10 @@ export class DataLoaders {
                 },
                 (error: unknown) => {
                   onRead(0);
-                  return error instanceof Error ? error : new Error(String(error));
+                  throw error instanceof Error ? error : new Error(String(error));
                 },
               ),
-          ),
+          ) as unknown as ProviderList<unknown>[],
         ),
       { cacheKeyFn: requestKey },
     );
