@@ -88,7 +88,11 @@ async function* payloads(
     for await (const payload of subsequent) yield payload;
     finished = true;
   } finally {
-    if (!finished) cancel(new Error('the client stopped reading the operation before its last payload'));
+    if (!finished) {
+      cancel(new Error('the client stopped reading the operation before its last payload'));
+      // Closed here too when the client left before the loop above took the executor's payloads.
+      await subsequent.return(undefined);
+    }
   }
 }
 
