@@ -16,7 +16,7 @@ export function acceptsMultipartSubscription(accept: string | undefined): boolea
 /**
  * Whether a request's Accept takes an operation's payloads as `multipart/mixed; deferSpec=20220824` (Apollo Client's
  * Defer20220824Handler sends the parameter; urql and plain fetch clients list `multipart/mixed` bare). Without it,
- * an operation using @defer or @stream is answered in one, as Apollo answers it.
+ * or with only another format's parameter, an operation using @defer or @stream is answered in one, as Apollo answers it.
  */
 export function acceptsMultipartIncremental(accept: string | undefined): boolean {
   return (
@@ -24,7 +24,9 @@ export function acceptsMultipartIncremental(accept: string | undefined): boolean
     accept.split(',').some((type) => {
       if (!/^\s*multipart\/mixed\s*(;|$)/i.test(type) || /;\s*subscriptionSpec\s*=/i.test(type)) return false;
       const spec = /;\s*deferSpec\s*=\s*"?([^";,\s]*)/i.exec(type)?.[1];
-      return spec === undefined || spec === '20220824';
+      // incrementalSpec=v0.2 is graphql-js 17's later format (pending and completed ids), which this gateway does not write.
+      if (spec === undefined) return !/;\s*incrementalSpec\s*=/i.test(type);
+      return spec === '20220824';
     })
   );
 }

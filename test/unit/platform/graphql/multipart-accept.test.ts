@@ -45,6 +45,8 @@ describe('which Accept takes @defer and @stream payloads as multipart', () => {
     // Subscriptions, or a format of incremental delivery this gateway does not write.
     'multipart/mixed;subscriptionSpec=1.0',
     'multipart/mixed;incrementalSpec=v0.2;deferSpec=v0.2',
+    // Apollo Client's GraphQL17Alpha9Handler.
+    'multipart/mixed;incrementalSpec=v0.2,application/json',
     'multipart/mixedup',
   ])('%s: no', (accept) => {
     expect(acceptsMultipartIncremental(accept)).toBe(false);
