@@ -156,6 +156,30 @@ subscription DataTaskUpdated($id: ID!) {
 `,
     variables: JSON.stringify({ id: '<id from startDataTask>' }, null, 2),
   },
+  {
+    query: `# @defer: the accounts come first; each account's balance and its transactions follow in later payloads,
+# as the bank answers. The line in the bar above lists the payloads as they arrive (over HTTP, as
+# multipart/mixed); the response pane shows them merged.
+query AccountsDeferred($first: Int = 5) {
+  viewer {
+    accounts {
+      id
+      displayName
+      currency
+      ... @defer(label: "balance") {
+        balance { current available updatedAt }
+      }
+      ... @defer(label: "transactions") {
+        transactions(first: $first) {
+          totalCount
+          nodes { id timestamp description amount { amount currency } }
+        }
+      }
+    }
+  }
+}
+`,
+  },
 ];
 
 // No idempotencyKey: the playground's client makes a fresh one for each run (playground.client.js).

@@ -13,5 +13,6 @@ body { display: flex; flex-direction: column; font-family: system-ui, -apple-sys
 .bankgraph-bar .merchant-key input { font: inherit; padding: 0.2rem 0.5rem; border: 1px solid #d0d7de; border-radius: 6px; width: 22rem; }
 .bankgraph-bar #run-note { flex-basis: 100%; color: #57606a; }
 .bankgraph-bar #run-note[data-replay="true"] { color: #9a6700; }
+.bankgraph-bar #payload-note { flex-basis: 100%; color: #57606a; font-variant-numeric: tabular-nums; }
 #graphiql { flex: 1; min-height: 0; }
 `;

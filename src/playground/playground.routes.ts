@@ -128,6 +128,7 @@ ${style('playground.css')}
 ${identity}
 <label class="merchant-key">Merchant key <input id="merchant-key" type="password" autocomplete="off" spellcheck="false" placeholder="for payment and refund operations"></label>
 <span id="run-note" role="status" hidden></span>
+<span id="payload-note" role="status" hidden></span>
 </header>
 <div id="graphiql">Loading the playground…</div>
 ${script('react.production.min.js')}

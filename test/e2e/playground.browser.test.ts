@@ -8,7 +8,7 @@ import { freePort } from '../helpers/ports';
 import { MERCHANT_KEY, startStack, type Stack } from '../helpers/stack';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
-const EXAMPLE_TITLES = ['ViewerGraph', 'VerifyAccountHolder', 'PayoutUpdated', 'Payment', 'StartDataTask'];
+const EXAMPLE_TITLES = ['ViewerGraph', 'VerifyAccountHolder', 'PayoutUpdated', 'Payment', 'StartDataTask', 'AccountsDeferred'];
 
 type Answer = { data?: Record<string, any> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
 
@@ -177,7 +177,7 @@ describe('the playground in Chromium', () => {
     });
   }, 120_000);
 
-  it('runs every example tab: the viewer, verification and a payout, its subscription, a merchant read, a data task and its subscription', async () => {
+  it('runs every example tab: the viewer, verification and a payout, its subscription, a merchant read, a data task and its subscription, a deferred query', async () => {
     const john = userNamed(await readFixtures(stack.sandbox.url), 'john');
 
     await openTab('ViewerGraph');
@@ -231,6 +231,22 @@ describe('the playground in Chromium', () => {
     expect(finished.errors).toBeUndefined();
     expect(finished.data!.dataTaskUpdated.id).toBe(taskId);
 
+    // Its payloads arrive over multipart HTTP and are merged in the pane (playground-defer.browser.test.ts shows the steps).
+    await openTab('AccountsDeferred');
+    const deferred = await run(
+      'AccountsDeferred',
+      (answer) => {
+        const accounts: { balance?: unknown }[] = answer.data?.viewer?.accounts ?? [];
+        return answer.errors !== undefined || (accounts.length > 0 && accounts.every((account) => account.balance !== undefined));
+      },
+      false,
+    );
+    expect(deferred.errors).toBeUndefined();
+    expect(deferred.data!.viewer.accounts.map((account: { displayName: string }) => account.displayName)).toEqual(
+      john.accounts.map((account) => account.account.display_name),
+    );
+    await page.locator('#payload-note', { hasText: '· done' }).waitFor();
+
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), fullPage: true });
   }, 120_000);
@@ -249,7 +265,14 @@ describe('the playground in Chromium', () => {
     // (CreatePayout, DataTaskUpdated), or, in the Payment example just switched to, whichever of its two operations
     // GraphiQL picked by position from the tab before.
     const titles = await page.locator('.graphiql-tab-button').allTextContents();
-    expect(titles).toEqual(['ViewerGraph', 'CreatePayout', 'PayoutUpdated', expect.stringMatching(/^(Payment|RefundPayment)$/), 'DataTaskUpdated']);
+    expect(titles).toEqual([
+      'ViewerGraph',
+      'CreatePayout',
+      'PayoutUpdated',
+      expect.stringMatching(/^(Payment|RefundPayment)$/),
+      'DataTaskUpdated',
+      'AccountsDeferred',
+    ]);
     const activeIndex = await page
       .locator('.graphiql-tab-button')
       .evaluateAll((buttons) => buttons.findIndex((button) => button.closest('.graphiql-tab-active') !== null));

@@ -196,17 +196,165 @@
     runNote.hidden = false;
   }
 
-  var httpFetcher = GraphiQL.createFetcher({ url: httpUrl, enableIncrementalDelivery: false });
+  // Queries and mutations go over HTTP POST. One using @defer or @stream is answered as multipart/mixed, a part per
+  // payload; anything else as one JSON result.
+  var ACCEPT = 'multipart/mixed;deferSpec=20220824, application/graphql-response+json, application/json';
+
+  function now() {
+    return window.performance.now();
+  }
+
+  // An answer that is not multipart is one JSON result, error statuses included (graphql-response+json answers a
+  // request error with 4xx and a body).
+  function jsonOf(response) {
+    return response.text().then(function (text) {
+      try {
+        return JSON.parse(text);
+      } catch (error) {
+        throw new Error('The gateway answered HTTP ' + response.status + ' with a body that is not JSON: ' + text.slice(0, 300), { cause: error });
+      }
+    });
+  }
+
+  // The boundary named in the content type; "-" when none is, as meros and Apollo Client assume.
+  function boundaryOf(contentType) {
+    var match = /;\s*boundary="?([^";,]+)"?/i.exec(contentType);
+    return match ? match[1] : '-';
+  }
+
+  // A multipart/mixed body read as its bytes arrive, as an async iterator of its parts' JSON payloads, so GraphiQL
+  // shows each payload when it comes (it merges them into the response pane itself). onPayload sees each one as
+  // soon as it is parsed. Returning early (GraphiQL's stop button) cancels the body, which ends the operation.
+  function multipartPayloads(response, boundary, onPayload) {
+    var reader = response.body.getReader();
+    var decoder = new window.TextDecoder();
+    var delimiter = '\r\n--' + boundary;
+    // The leading CRLF lets the first delimiter match whether or not the body starts with one.
+    var buffer = '\r\n';
+    var ready = [];
+    var ended = false;
+    var truncated = false;
+    // Each part lies between two delimiters: headers, an empty line, then the JSON; "--" after a delimiter ends the body.
+    function takeParts() {
+      for (;;) {
+        var start = buffer.indexOf(delimiter);
+        if (start === -1) return;
+        var after = start + delimiter.length;
+        if (buffer.slice(after, after + 2) === '--') {
+          ended = true;
+          return;
+        }
+        var next = buffer.indexOf(delimiter, after);
+        if (next === -1) return;
+        var part = buffer.slice(after, next);
+        buffer = buffer.slice(next);
+        var bodyAt = part.indexOf('\r\n\r\n');
+        var payload;
+        try {
+          payload = JSON.parse(part.slice(bodyAt === -1 ? 0 : bodyAt + 4));
+        } catch (error) {
+          throw new Error('A part of the multipart answer is not JSON: ' + part.slice(0, 300), { cause: error });
+        }
+        ready.push(payload);
+        onPayload(payload);
+      }
+    }
+    var iterator = {
+      next: function () {
+        if (ready.length) return Promise.resolve({ value: ready.shift(), done: false });
+        if (truncated) return Promise.reject(new Error('The multipart answer ended before its closing boundary: its last payloads are missing.'));
+        if (ended) return Promise.resolve({ value: undefined, done: true });
+        return reader.read().then(function (chunk) {
+          if (chunk.done) {
+            ended = true;
+            truncated = true;
+          } else {
+            buffer += decoder.decode(chunk.value, { stream: true });
+            takeParts();
+          }
+          return iterator.next();
+        });
+      },
+      return: function () {
+        ended = true;
+        truncated = false;
+        ready = [];
+        return reader.cancel().then(function () {
+          return { value: undefined, done: true };
+        });
+      },
+    };
+    iterator[Symbol.asyncIterator] = function () {
+      return iterator;
+    };
+    return iterator;
+  }
+
+  // One line in the bar while a multipart answer arrives: each payload, what it carried (the first one, then the
+  // labels or paths of its deferred and streamed parts, counted) and when it came, so parts that came apart are
+  // seen apart.
+  var payloadNote = document.getElementById('payload-note');
+  function whatPayloadCarries(payload, index) {
+    if (index === 0) return 'initial';
+    var names = [];
+    var counts = {};
+    (payload.incremental || []).forEach(function (part) {
+      var name = part.label || (part.path || []).join('.') || 'root';
+      if (!counts[name]) names.push(name);
+      counts[name] = (counts[name] || 0) + 1;
+    });
+    if (!names.length) return 'end';
+    return names
+      .map(function (name) {
+        return counts[name] > 1 ? name + ' ×' + counts[name] : name;
+      })
+      .join(', ');
+  }
+  function showPayloads(arrivals, complete) {
+    if (!payloadNote) return;
+    payloadNote.textContent = 'Incremental delivery: ' + arrivals.join(' · ') + (complete ? ' · done' : ' · waiting for more…');
+    payloadNote.hidden = false;
+  }
+  function hidePayloads() {
+    if (payloadNote) payloadNote.hidden = true;
+  }
+
+  // onPayload sees the one result, or each payload of a multipart answer as it arrives.
+  function postOperation(params, headers, onPayload) {
+    var started = now();
+    return fetch(httpUrl, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: Object.assign({ 'content-type': 'application/json', accept: ACCEPT }, headers),
+      body: JSON.stringify(params),
+    }).then(function (response) {
+      var contentType = response.headers.get('content-type') || '';
+      if (!/^multipart\/mixed\b/i.test(contentType)) {
+        return jsonOf(response).then(function (result) {
+          onPayload(result);
+          return result;
+        });
+      }
+      var arrivals = [];
+      return multipartPayloads(response, boundaryOf(contentType), function (payload) {
+        arrivals.push('payload ' + (arrivals.length + 1) + ' (' + whatPayloadCarries(payload, arrivals.length) + ') at ' + Math.round(now() - started) + ' ms');
+        showPayloads(arrivals, payload.hasNext === false);
+        onPayload(payload);
+      });
+    });
+  }
+
   function fetcher(graphQLParams, options) {
     var sent = withFreshKey(withCurrentOperationName(graphQLParams));
     var params = sent.params;
     var headers = headersFor(options);
+    hidePayloads();
     if (isSubscription(params)) return subscribe(wsClientFor(headers.Authorization || headers.authorization), params);
-    var answer = httpFetcher(params, Object.assign({}, options, { headers: headers }));
-    if (!sent.field) return answer;
-    return Promise.resolve(answer).then(function (result) {
-      showRunNote(sent, result);
-      return result;
+    var first = true;
+    return postOperation(params, headers, function (payload) {
+      // The first payload is the one that says whether a payout or refund is new or replayed.
+      if (first) showRunNote(sent, payload);
+      first = false;
     });
   }
 
