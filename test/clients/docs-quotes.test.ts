@@ -39,7 +39,13 @@ describe(`${DOC}'s client recipes`, () => {
 
   it('quote the recipes the client tests use, and every one of them', () => {
     const sources = new Set(all.map((quote) => quote.source));
-    const recipes = ['test/clients/recipes/apollo.ts', 'test/clients/recipes/urql.ts', 'test/clients/recipes/relay.ts', 'relay.config.json'];
+    const recipes = [
+      'test/clients/recipes/apollo.ts',
+      'test/clients/recipes/urql.ts',
+      'test/clients/recipes/relay.ts',
+      'test/clients/recipes/relay-incremental.ts',
+      'relay.config.json',
+    ];
     // The web app's code, run in Chromium by test/e2e/web-app.browser.test.ts.
     const webApp = ['config.ts', 'client.ts', 'SignIn.tsx', 'bank-sign-in.ts', 'operations.ts', 'Accounts.tsx', 'Payout.tsx'].map(
       (file) => `examples/web/src/${file}`,

@@ -1,4 +1,5 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { relayStylePagination } from '@apollo/client/utilities';
@@ -12,7 +13,10 @@ export async function sha256(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-/** Apollo Client 4 for bankgraph: queries and mutations over HTTP with APQ, subscriptions over graphql-ws. */
+/**
+ * Apollo Client 4 for bankgraph: queries and mutations over HTTP with APQ (their @defer and @stream payloads read as
+ * multipart parts), subscriptions over graphql-ws.
+ */
 export function createApolloClient(
   gatewayUrl: string,
   sessionToken: string,
@@ -31,6 +35,8 @@ export function createApolloClient(
         Card: { fields: { transactions: relayStylePagination(['from', 'to']) } },
       },
     }),
+    // Asks for multipart/mixed;deferSpec=20220824 on operations that use @defer or @stream, and merges their payloads.
+    incrementalHandler: new Defer20220824Handler(),
   });
   return {
     client,
