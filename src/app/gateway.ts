@@ -320,6 +320,7 @@ function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter:
     fanOut: fanOutFor(config.server.fastPaths),
     operationTimeoutMs: config.limits.operationTimeoutMs,
     createContext: (principal, requestId) => createOperationContext({ principal, requestId, cacheMode: 'use', logger }),
+    telemetry: parts.telemetry,
   });
   return { sockets, guard, streams };
 }
