@@ -138,3 +138,83 @@ describe('a deferred operation past its first payload', () => {
     }
   });
 });
+
+describe('the operation deadline covers every deferred part', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0', OPERATION_TIMEOUT: '1s' } });
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it.each(TRANSPORTS)('over %s, a deferred part slower than the deadline comes back with a timeout error, and the operation completes', async (transport) => {
+    const token = await stack.signIn('john', 'doe');
+    const accountId = user(await fixtures(stack), 'john').accounts[TRANSPORTS.indexOf(transport)]!.account.account_id;
+    await injectFault(stack, { match: `GET /data/v1/accounts/${accountId}/balance`, latencyMs: 4_000 });
+    try {
+      const live = streamDeferred(transport, stack.gateway.url, { query: SLOW_BALANCE, variables: { id: accountId } }, token);
+      expect(await live.ended).toEqual({ completed: true });
+      const [first, ...rest] = live.payloads;
+      expect(first).toMatchObject({ hasNext: true, data: { viewer: { id: expect.any(String) } } });
+      expect(rest.at(-1)!.hasNext).toBe(false);
+      const part = rest.flatMap((payload) => payload.incremental ?? []).find((each) => each.label === 'balance')!;
+      expect(part.data).toEqual({ account: { balance: null } });
+      expect(part.errors).toEqual([
+        expect.objectContaining({ path: ['viewer', 'account', 'balance'], extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE' }) }),
+      ]);
+      // Answered at the deadline, before the provider: the sandbox has not sent its answer yet.
+      const { requests } = await stack.sandboxJson<{ requests: LoggedRequest[] }>('GET', '/sandbox/requests');
+      const call = requests.filter((request) => request.path === `/data/v1/accounts/${accountId}/balance`);
+      expect(call).toHaveLength(1);
+      expect(call[0]!.status).toBeUndefined();
+    } finally {
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
+    }
+  });
+});
+
+describe('the rate limit', () => {
+  let stack: Stack;
+
+  const BURST = 10;
+  const tokens: Partial<Record<DeferTransport, string>> = {};
+
+  beforeAll(async () => {
+    // A bucket that refills one token in 100 s: the test's few seconds refill none. The sign-ins spend from their
+    // address's bucket, not from the users'.
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: String(BURST) } });
+    // One user per transport: the limit is per user, across transports.
+    for (const [transport, username] of [
+      ['http', 'john'],
+      ['ws', 'jane'],
+      ['sse', 'lee'],
+    ] as const)
+      tokens[transport] = await stack.signIn(username, 'doe');
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it.each(TRANSPORTS)('over %s, refuses deferred operations past the burst as it refuses the others', async (transport) => {
+    const token = tokens[transport];
+    const query = 'query Deferred { viewer { id ... @defer { accounts { id } } } }';
+    const answers = await Promise.all(Array.from({ length: BURST + 2 }, () => deferredOver(transport, stack.gateway.url, { query }, token)));
+    const refused = answers.filter((payloads) => payloads[0]!.errors);
+    const answered = answers.filter((payloads) => !payloads[0]!.errors);
+    expect([answered.length, refused.length]).toEqual([BURST, 2]);
+    for (const payloads of refused) {
+      expect(payloads).toHaveLength(1);
+      expect(payloads[0]!.errors?.[0]?.extensions).toMatchObject({ reason: 'RATE_LIMITED' });
+    }
+    for (const payloads of answered) expect(payloads.at(-1)!.hasNext).toBe(false);
+    // A plain query of the same user, within the same empty bucket, is refused with the same error.
+    const plain = await deferredOver(transport, stack.gateway.url, { query: '{ viewer { id } }' }, token);
+    const { requestId: _plainId, ...plainExtensions } = plain[0]!.errors![0]!.extensions!;
+    const { requestId: _deferredId, ...deferredExtensions } = refused[0]![0]!.errors![0]!.extensions!;
+    expect({ message: plain[0]!.errors![0]!.message, ...plainExtensions }).toEqual({ message: refused[0]![0]!.errors![0]!.message, ...deferredExtensions });
+  });
+});
