@@ -140,7 +140,7 @@ function tracedPayloads<E, P extends TracedResult<E>>(
   const returnWhenIdle = traced.return.bind(traced);
   traced.return = (value) => {
     stopped = true;
-    void payloads.return(undefined);
+    payloads.return(undefined).catch(() => undefined);
     // Returned before its first payload was asked for, the generator never runs its finally.
     if (!started) end();
     return returnWhenIdle(value);
