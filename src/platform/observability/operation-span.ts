@@ -18,14 +18,14 @@ export function traceOperation<T>(
   fn: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
   if (!telemetry.enabled) return fn(undefined);
-  return telemetry.span(
-    'graphql.operation',
-    { attributes: { 'bankgraph.transport': transport, ...(requestId ? { 'bankgraph.request_id': requestId } : {}) } },
-    (span) => {
-      if (span) operationSpans.add(span);
-      return fn(span);
-    },
-  );
+  return telemetry.span('graphql.operation', { attributes: operationAttributes(transport, requestId) }, (span) => {
+    if (span) operationSpans.add(span);
+    return fn(span);
+  });
+}
+
+function operationAttributes(transport: OperationTransport, requestId: string | undefined): Record<string, string> {
+  return { 'bankgraph.transport': transport, ...(requestId ? { 'bankgraph.request_id': requestId } : {}) };
 }
 
 export interface OperationSummary {
@@ -79,8 +79,7 @@ export async function traceOperationResults<E, R extends TracedResult<E>, P exte
 ): Promise<R | AsyncGenerator<P>> {
   if (!telemetry.enabled || !telemetry.tracer) return fn();
   const parent = context.active();
-  const attributes = { 'bankgraph.transport': transport, ...(requestId ? { 'bankgraph.request_id': requestId } : {}) };
-  const span = telemetry.tracer.startSpan('graphql.operation', { kind: SpanKind.INTERNAL, attributes }, parent);
+  const span = telemetry.tracer.startSpan('graphql.operation', { kind: SpanKind.INTERNAL, attributes: operationAttributes(transport, requestId) }, parent);
   operationSpans.add(span);
   let results: R | AsyncGenerator<P>;
   try {
