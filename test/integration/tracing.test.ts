@@ -141,6 +141,9 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
       // The deferred balances' provider calls are the operation's, and it ended after they did, not at its first payload.
       const seen = spans();
       expect(seen.filter((span) => span.name === 'query DeferredBalances')).toHaveLength(1);
+      // Over HTTP a child of the request's span; a WebSocket's operations start traces of their own.
+      const parent = { http: 'POST /graphql', ws: undefined, sse: expect.stringMatching(/^POST /) }[transport];
+      expect(seen.find((span) => span.spanId === operation.parentId)?.name).toEqual(parent);
       const balances = seen.filter((span) => span.attributes['bankgraph.provider.route'] === 'data.accountBalance');
       expect(balances.length).toBeGreaterThan(0);
       for (const call of balances) {
