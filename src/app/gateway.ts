@@ -320,6 +320,7 @@ function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter:
     fanOut: fanOutFor(config.server.fastPaths),
     operationTimeoutMs: config.limits.operationTimeoutMs,
     createContext: (principal, requestId, cacheMode) => createOperationContext({ principal, requestId, cacheMode, logger }),
+    telemetry: parts.telemetry,
   });
   return { sockets, guard, streams };
 }

@@ -5,6 +5,8 @@ import { Writable } from 'node:stream';
 import { ROOT_CONTEXT as ROOT_CONTEXT_FOR_SAMPLER } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from '../../src/platform/observability/logger';
+import { streamDeferred, type DeferTransport } from '../helpers/deferred-client';
+import { injectFault, fixtures, user } from '../helpers/money';
 import { startStack, type Stack } from '../helpers/stack';
 import { ancestorsOf, expectColdViewerTrace, fromReadable, type SeenSpan } from '../helpers/trace-shape';
 import { waitFor } from '../helpers/wait-for';
@@ -40,8 +42,8 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
   const spans = (): SeenSpan[] => exporter.getFinishedSpans().map(fromReadable);
 
   /** Signs in and waits for the sign-in's own traces to end (its bank-connected event is delivered a moment later). */
-  async function signedIn(): Promise<string> {
-    const token = await stack.signIn();
+  async function signedIn(username = 'john'): Promise<string> {
+    const token = await stack.signIn(username);
     await waitFor(() => (spans().some((span) => span.name === 'live deliver identity') ? true : undefined), "the sign-in's identity event");
     exporter.reset();
     return token;
@@ -116,6 +118,56 @@ describe('OpenTelemetry traces (in-memory exporter)', () => {
     }
     const operation = await waitFor(() => spans().find((span) => span.name === 'query Accounts'), 'the WebSocket operation span');
     expect(operation.attributes).toMatchObject({ 'bankgraph.transport': 'ws', 'bankgraph.outcome': 'success' });
+  });
+  // Each transport reads another user's balances: the provider's answers are kept a few seconds per user.
+  it.each([
+    ['http', 'jane', 'http'],
+    ['ws', 'lee', 'ws'],
+    ['sse', 'sam', 'sse'],
+  ] as [DeferTransport, string, string][])(
+    'traces a deferred operation over %s as one span until its last payload, an event per payload',
+    async (transport, username, attribute) => {
+      const token = await signedIn(username);
+      const query = 'query DeferredBalances { viewer { id ... @defer(label: "balances") { accounts { balance { current } } } } }';
+      const live = streamDeferred(transport, stack.gateway.url, { query }, token);
+      expect(await live.ended).toEqual({ completed: true });
+      expect(live.payloads.at(-1)!.hasNext).toBe(false);
+      const finished = await waitFor(() => exporter.getFinishedSpans().find((span) => span.name === 'query DeferredBalances'), 'the operation span');
+      const operation = fromReadable(finished);
+      expect(operation.attributes).toMatchObject({ 'bankgraph.transport': attribute, 'bankgraph.outcome': 'success', 'graphql.operation.type': 'query' });
+      expect(finished.events.map((event) => [event.name, event.attributes?.['bankgraph.payload.has_next']])).toEqual(
+        live.payloads.map((payload) => ['graphql.payload', payload.hasNext]),
+      );
+      // The deferred balances' provider calls are the operation's, and it ended after they did, not at its first payload.
+      const seen = spans();
+      expect(seen.filter((span) => span.name === 'query DeferredBalances')).toHaveLength(1);
+      // Over HTTP a child of the request's span; a WebSocket's operations start traces of their own.
+      const parent = { http: 'POST /graphql', ws: undefined, sse: expect.stringMatching(/^POST /) }[transport];
+      expect(seen.find((span) => span.spanId === operation.parentId)?.name).toEqual(parent);
+      const balances = seen.filter((span) => span.attributes['bankgraph.provider.route'] === 'data.accountBalance');
+      expect(balances.length).toBeGreaterThan(0);
+      for (const call of balances) {
+        expect(ancestorsOf(call, seen)).toContainEqual(operation);
+        expect(operation.endMs).toBeGreaterThanOrEqual(call.endMs);
+      }
+    },
+  );
+
+  it('ends a deferred operation span whose client went away, saying so', async () => {
+    const token = await signedIn('jane');
+    const accountId = user(await fixtures(stack), 'jane').accounts[1]!.account.account_id;
+    await injectFault(stack, { match: `GET /data/v1/accounts/${accountId}/balance`, latencyMs: 5_000 });
+    try {
+      const query = 'query LeftEarly($id: ID!) { viewer { id ... @defer { account(id: $id) { balance { current } } } } }';
+      const live = streamDeferred('ws', stack.gateway.url, { query, variables: { id: accountId } }, token);
+      expect((await live.next()).hasNext).toBe(true);
+      live.close();
+      const finished = await waitFor(() => exporter.getFinishedSpans().find((span) => span.name === 'query LeftEarly'), 'the operation span');
+      expect(finished.attributes).toMatchObject({ 'bankgraph.transport': 'ws', 'bankgraph.outcome': 'aborted' });
+      expect(finished.events).toHaveLength(1);
+    } finally {
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
+    }
   });
 });
 

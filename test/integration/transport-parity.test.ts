@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { deferredOver, type DeferredPayload, type DeferTransport } from '../helpers/deferred-client';
 import { fixtures, injectFault, paymentsIn, user } from '../helpers/money';
 import { streamOverHttp, type StreamTransport } from '../helpers/http-stream-client';
 import { startStack, type Stack } from '../helpers/stack';
@@ -16,7 +17,34 @@ interface Seen {
 const MANIFEST_DOCUMENT = 'query Typename { __typename }';
 const MANIFEST_ID = 'parity-viewer-1';
 const MANIFEST_ID_DOCUMENT = 'query ViewerId { viewer { id } }';
+const DEFERRED_ID = 'parity-deferred-1';
+const DEFERRED_DOCUMENT = `query DeferredAccounts {
+  viewer { id ... @defer(label: "accounts") { accounts { id displayName balance { current } } } cards @stream(initialCount: 0) { id } }
+}`;
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const DEFER_TRANSPORTS: DeferTransport[] = ['http', 'ws', 'sse'];
+
+/** What a client reads of an error: its message, path and extensions but the request id. */
+function withoutRequestIds(errors: Seen['errors']): Seen['errors'] {
+  return errors?.map(({ message, path, extensions }) => {
+    const { requestId: _requestId, ...rest } = extensions ?? {};
+    return { message, path, extensions: rest };
+  });
+}
+
+/**
+ * What a client merges from a deferred operation's payloads: the first payload, every deferred or streamed part
+ * (in path and label order: how the executor groups parts into payloads depends on what came back first) and
+ * whether the last payload ended it. Request ids are left out.
+ */
+function merged(payloads: DeferredPayload[]): unknown {
+  const [first, ...rest] = payloads;
+  const parts = rest
+    .flatMap((payload) => payload.incremental ?? [])
+    .map((part) => ({ ...part, errors: withoutRequestIds(part.errors) }))
+    .sort((a, b) => `${JSON.stringify(a.path)} ${a.label}`.localeCompare(`${JSON.stringify(b.path)} ${b.label}`));
+  return { data: first?.data ?? null, errors: withoutRequestIds(first?.errors), hasNext: first?.hasNext, parts, last: payloads.at(-1)?.hasNext };
+}
 
 /**
  * The same operations over HTTP, WebSocket and Server-Sent Events (and subscriptions over WebSocket, SSE and Apollo's
@@ -27,7 +55,10 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 describe('HTTP, WebSocket, SSE and multipart give a client the same answers', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bankgraph-parity-'));
   const manifestPath = join(dir, 'manifest.json');
-  writeFileSync(manifestPath, JSON.stringify({ [sha256(MANIFEST_DOCUMENT)]: MANIFEST_DOCUMENT, [MANIFEST_ID]: MANIFEST_ID_DOCUMENT }));
+  writeFileSync(
+    manifestPath,
+    JSON.stringify({ [sha256(MANIFEST_DOCUMENT)]: MANIFEST_DOCUMENT, [MANIFEST_ID]: MANIFEST_ID_DOCUMENT, [DEFERRED_ID]: DEFERRED_DOCUMENT }),
+  );
   let stack: Stack;
   let john: string;
   let paymentId: string;
@@ -103,13 +134,7 @@ describe('HTTP, WebSocket, SSE and multipart give a client the same answers', ()
 
   /** What a client reads: the data, and each error's message, path and extensions but the request id. */
   function seen(answer: Seen): Seen {
-    return {
-      data: answer.data ?? null,
-      errors: answer.errors?.map(({ message, path, extensions }) => {
-        const { requestId: _requestId, ...rest } = extensions ?? {};
-        return { message, path, extensions: rest };
-      }),
-    };
+    return { data: answer.data ?? null, errors: withoutRequestIds(answer.errors) };
   }
 
   const deep = '{ __schema { types { fields { type { ofType { ofType { ofType { ofType { name } } } } } } } } }';
@@ -240,6 +265,81 @@ describe('HTTP, WebSocket, SSE and multipart give a client the same answers', ()
     expect(seen(await overStream('sse', body(), token()))).toEqual(seen(http));
   });
 
+  /** The same deferred operation over multipart HTTP, WebSocket and SSE: every transport's payloads, merged as a client merges them. */
+  async function deferredEverywhere(request: Record<string, unknown>, token: string | undefined): Promise<{ http: DeferredPayload[]; merged: unknown[] }> {
+    const answers = await Promise.all(DEFER_TRANSPORTS.map((transport) => deferredOver(transport, stack.gateway.url, request, token)));
+    return { http: answers[0]!, merged: answers.map(merged) };
+  }
+
+  it('a deferred operation answered: the same payloads over multipart HTTP, WebSocket and SSE', async () => {
+    const { http, merged: each } = await deferredEverywhere({ query: DEFERRED_DOCUMENT }, john);
+    expect(http[0]).toMatchObject({ hasNext: true, data: { viewer: { id: expect.any(String), cards: [] } } });
+    expect(http.at(-1)!.hasNext).toBe(false);
+    const parts = http.flatMap((payload) => payload.incremental ?? []);
+    expect(parts.filter((part) => part.label === 'accounts')).toHaveLength(1);
+    expect(parts.some((part) => part.items)).toBe(true);
+    expect(each[1]).toEqual(each[0]);
+    expect(each[2]).toEqual(each[0]);
+  });
+
+  it('a deferred part whose provider call fails: the same error in the same part on every transport', async () => {
+    // A user whose balances no other case has read, and so kept (the provider's answers are cached a few seconds).
+    const jane = await stack.signIn('jane', 'doe');
+    const accountId = user(await fixtures(stack), 'jane').accounts[0]!.account.account_id;
+    await injectFault(stack, { match: `GET /data/v1/accounts/${accountId}/balance`, status: 400, body: { error: 'invalid_request', error_description: 'no' } });
+    try {
+      const { http, merged: each } = await deferredEverywhere({ query: DEFERRED_DOCUMENT }, jane);
+      const failed = http.flatMap((payload) => payload.incremental ?? []).find((part) => part.label === 'accounts')!;
+      expect(failed.errors?.[0]).toMatchObject({ path: ['viewer', 'accounts', 0, 'balance'], extensions: { providerError: 'invalid_request' } });
+      expect(each[1]).toEqual(each[0]);
+      expect(each[2]).toEqual(each[0]);
+    } finally {
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
+    }
+  });
+
+  const deferredRefusals: [string, string, (answer: Seen) => void][] = [
+    [
+      'over the cost limit (a deferred fragment costs what it would inline)',
+      '{ viewer { accounts { id ... @defer { transactions(first: 100) { nodes { amount { amount } } } } } } }',
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'OPERATION_LIMIT', limit: 'maxCost' }),
+    ],
+    [
+      'over the cost limit through a deferred named fragment',
+      'query { viewer { accounts { id ...Spent @defer } } } fragment Spent on Account { transactions(first: 100) { nodes { amount { amount } } } }',
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'OPERATION_LIMIT', limit: 'maxCost' }),
+    ],
+    [
+      'over the depth limit',
+      '{ viewer { accounts { ... @defer { transactions { nodes { account { transactions { nodes { account { id } } } } } } } } } }',
+      (a) => expect(a.errors?.[0]?.extensions).toMatchObject({ reason: 'OPERATION_LIMIT' }),
+    ],
+  ];
+
+  it.each(deferredRefusals)('a deferred operation %s: the same refusal on every transport', async (_what, query, isTheCase) => {
+    const { http, merged: each } = await deferredEverywhere({ query }, john);
+    expect(http).toHaveLength(1);
+    isTheCase(http[0] as Seen);
+    expect(each[1]).toEqual(each[0]);
+    expect(each[2]).toEqual(each[0]);
+    // The same operation with nothing deferred is refused with the same words, its estimated cost or depth included.
+    const inline = await overHttp({ query: query.replace(/ @defer\b/g, '') }, john);
+    expect(seen(inline)).toEqual(seen(http[0] as Seen));
+  });
+
+  it('a deferred persisted document by its id and by its APQ hash: the same payloads as its text, on every transport', async () => {
+    const byText = (await deferredEverywhere({ query: DEFERRED_DOCUMENT }, john)).merged[0];
+    expect((await deferredEverywhere({ documentId: DEFERRED_ID }, john)).merged).toEqual([byText, byText, byText]);
+    const text = DEFERRED_DOCUMENT.replace('DeferredAccounts', 'DeferredByHash');
+    const persistedQuery = { version: 1, sha256Hash: sha256(text) };
+    const unknown = await deferredEverywhere({ extensions: { persistedQuery } }, john);
+    expect(unknown.http[0]!.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(unknown.merged[1]).toEqual(unknown.merged[0]);
+    expect(unknown.merged[2]).toEqual(unknown.merged[0]);
+    expect(merged(await deferredOver('ws', stack.gateway.url, { query: text, extensions: { persistedQuery } }, john))).toEqual(byText);
+    expect((await deferredEverywhere({ extensions: { persistedQuery } }, john)).merged).toEqual([byText, byText, byText]);
+  });
+
   const WATCH = 'subscription Watch($id: ID!) { payoutUpdated(transactionId: $id) { transactionId status } }';
   const subscriptionCases: [string, () => Record<string, unknown>, () => string | undefined, (answer: Seen) => void][] = [
     [
@@ -279,5 +379,35 @@ describe('HTTP, WebSocket, SSE and multipart give a client the same answers', ()
     isTheCase(ws);
     expect(seen(await overStream('sse', body(), token()))).toEqual(seen(ws));
     expect(seen(await overStream('multipart', body(), token()))).toEqual(seen(ws));
+  });
+});
+
+describe('under PERSISTED_DOCUMENTS=only, a deferred operation is run from the manifest and refused as text on every transport', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bankgraph-parity-only-'));
+  const manifestPath = join(dir, 'manifest.json');
+  writeFileSync(manifestPath, JSON.stringify({ [DEFERRED_ID]: DEFERRED_DOCUMENT }));
+  let stack: Stack;
+  let john: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { RATE_LIMIT_PER_SECOND: '0', PERSISTED_DOCUMENTS: 'only', PERSISTED_DOCUMENTS_MANIFEST: manifestPath } });
+    john = await stack.signIn('john', 'doe');
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the text refused with the same error everywhere; its manifest id answered with the same payloads everywhere', async () => {
+    const texts = await Promise.all(DEFER_TRANSPORTS.map((transport) => deferredOver(transport, stack.gateway.url, { query: DEFERRED_DOCUMENT }, john)));
+    expect(texts[0]).toHaveLength(1);
+    expect(texts[0]![0]!.errors?.[0]?.extensions?.code).toBe('PERSISTED_DOCUMENT_REQUIRED');
+    expect(merged(texts[1]!)).toEqual(merged(texts[0]!));
+    expect(merged(texts[2]!)).toEqual(merged(texts[0]!));
+    const byId = await Promise.all(DEFER_TRANSPORTS.map((transport) => deferredOver(transport, stack.gateway.url, { documentId: DEFERRED_ID }, john)));
+    expect(byId[0]![0]).toMatchObject({ hasNext: true, data: { viewer: { id: expect.any(String) } } });
+    expect(merged(byId[1]!)).toEqual(merged(byId[0]!));
+    expect(merged(byId[2]!)).toEqual(merged(byId[0]!));
   });
 });

@@ -77,23 +77,37 @@ export async function executeIncrementally(
   });
 }
 
-async function* payloads(
+function payloads(
   initial: IncrementalPayload,
   subsequent: AsyncGenerator<IncrementalPayload>,
   cancel: (reason: Error) => void,
 ): AsyncGenerator<IncrementalPayload> {
   let finished = false;
-  try {
-    yield initial;
-    for await (const payload of subsequent) yield payload;
-    finished = true;
-  } finally {
-    if (!finished) {
-      cancel(new Error('the client stopped reading the operation before its last payload'));
-      // Closed here too when the client left before the loop above took the executor's payloads.
-      await subsequent.return(undefined);
+  let cancelled = false;
+  const stop = (): void => {
+    if (finished || cancelled) return;
+    cancelled = true;
+    cancel(new Error('the client stopped reading the operation before its last payload'));
+  };
+  const generator = (async function* () {
+    try {
+      yield initial;
+      for await (const payload of subsequent) yield payload;
+      finished = true;
+    } catch (error) {
+      // Cancelled, the executor ends the payload it was awaiting with the cancellation: nobody is left to read it.
+      if (!cancelled) throw error;
+    } finally {
+      stop();
     }
-  }
+  })();
+  // An async generator's return waits for the payload it awaits, which may be the slow one the client left for: cancel at once.
+  const returnWhenIdle = generator.return.bind(generator);
+  generator.return = (value) => {
+    stop();
+    return returnWhenIdle(value);
+  };
+  return generator;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { DirectDelivery } from './shared-subscribe';
 import { nextPrefix, writeNext } from './next-frame';
 import type { Logger } from '../observability/logger';
 import { outcomeOf } from '../observability/operation-recorder';
-import { annotateOperation, traceOperation } from '../observability/operation-span';
+import { traceOperationResults } from '../observability/operation-span';
 import type { Telemetry } from '../observability/telemetry';
 import { serveGraphqlWs, type SocketConnection } from './ws-transport';
 
@@ -101,20 +101,16 @@ export function startGraphqlWs(server: Server, options: GraphqlWsOptions): { dis
 }
 
 /**
- * The pipeline's execute inside an operation span. Subscriptions have none: a span open for a subscription's
- * lifetime would be hours long; their events show as `live deliver` spans instead.
+ * The pipeline's execute inside an operation span, open until the operation's last payload (@defer, @stream) or
+ * the client's going. Subscriptions have none: a span open for a subscription's lifetime would be hours long;
+ * their events show as `live deliver` spans instead.
  */
 function tracedExecute(telemetry: Telemetry, pipeline: OperationPipeline): (args: ExecutionArgs) => Promise<OperationResults> {
   return (args) => {
     const operation = getOperationAST(args.document, args.operationName);
     const requestId = (args.contextValue as OperationContext | undefined)?.requestId;
-    return traceOperation(telemetry, 'ws', requestId, async (span) => {
-      const results = await pipeline.execute(args);
-      if (Symbol.asyncIterator in results) return results;
-      const errors = results.errors?.map((error) => error.toJSON());
-      annotateOperation({ operationName: operation?.name?.value, operationType: operation?.operation, ...outcomeOf(results.data, errors) }, span);
-      return results;
-    });
+    const named = { operationName: operation?.name?.value, operationType: operation?.operation };
+    return traceOperationResults(telemetry, 'ws', requestId, named, outcomeOf, () => pipeline.execute(args));
   };
 }
 

@@ -10,6 +10,8 @@ import { sendGraphQLRefusal } from '../graphql/refusals';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { Logger } from '../observability/logger';
 import { outcomeOf, type OperationRecorder } from '../observability/operation-recorder';
+import { traceOperationResults } from '../observability/operation-span';
+import { Telemetry } from '../observability/telemetry';
 import { operationDeadline } from '../provider/operation-deadline';
 import type { CacheMode } from '../provider/response-cache';
 import { cacheModeOf } from '../graphql/http-handler';
@@ -55,6 +57,8 @@ export interface HttpStreamsDeps {
   createContext(principal: Principal, requestId: string, cacheMode: CacheMode): OperationContext;
   /** How an event's result reaches the subscribers: the fast paths, or the ordinary path (FAST_PATHS=off). */
   fanOut: FanOut;
+  /** Queries and mutations streamed over HTTP get an operation span, as over plain HTTP and WebSocket. */
+  telemetry?: Telemetry;
 }
 
 export interface StreamOperation {
@@ -152,7 +156,11 @@ export class HttpStreams {
         return yield give(this.refused([pipeline.refusal(new ForbiddenError('A mutation is not run from a GET request: POST it.'))], operation.requestId));
       }
       context.deadline = operationDeadline(this.deps.operationTimeoutMs);
-      const results = await pipeline.execute(args);
+      const named = { operationName: record.operationName, operationType: record.operationType };
+      // Multipart answers on /graphql, as plain HTTP does; SSE has its own path.
+      const transport = operation.transport === 'multipart' ? 'http' : 'sse';
+      const telemetry = this.deps.telemetry ?? Telemetry.off;
+      const results = await traceOperationResults(telemetry, transport, operation.requestId, named, outcomeOf, () => pipeline.execute(args));
       if (!(Symbol.asyncIterator in results)) return yield give(this.format(results, context));
       // Ended from outside (a revocation, the gateway closing) as a subscription is; the client going away ends it too.
       const payloads = new EndableResults<IncrementalPayload | StreamedResult>(results);
