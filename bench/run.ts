@@ -5,6 +5,7 @@ import { parseSettings } from './lib/settings';
 import { Children } from './lib/stacks';
 import { renderTable } from './lib/table';
 import { runCold, runScale } from './scenarios/cold';
+import { runDefer } from './scenarios/defer';
 import { runExecution } from './scenarios/execution';
 import { runExecutionOverWebSocket } from './scenarios/execution-ws';
 import { runFanOut } from './scenarios/fan-out';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
     await runExecution(ctx);
     await runExecutionOverWebSocket(ctx);
     await runFanOut(ctx);
+    await runDefer(ctx);
   } finally {
     await children.closeAll();
   }

@@ -23,3 +23,19 @@ export function expectShape(data: ViewerGraphData, accounts: number, cards: numb
   }
   if (problems.length > 0) throw new Error(`${what}: unexpected answer: ${problems.slice(0, 5).join('; ')}`);
 }
+
+/**
+ * The first payload of the deferred query: both lists, every account and card in it without its balance or
+ * transactions (those are deferred), so it is what one provider round trip can answer.
+ */
+export function expectListsOnly(data: Record<string, unknown>, accounts: number, cards: number, what: string): void {
+  const viewer = data.viewer as { accounts?: Record<string, unknown>[]; cards?: Record<string, unknown>[] } | undefined;
+  const problems: string[] = [];
+  if (viewer?.accounts?.length !== accounts) problems.push(`${viewer?.accounts?.length ?? 'no'} accounts, not ${accounts}`);
+  if (viewer?.cards?.length !== cards) problems.push(`${viewer?.cards?.length ?? 'no'} cards, not ${cards}`);
+  for (const owner of [...(viewer?.accounts ?? []), ...(viewer?.cards ?? [])]) {
+    if (typeof owner.id !== 'string') problems.push('an account or card without an id');
+    if ('balance' in owner || 'transactions' in owner) problems.push(`${String(owner.id)} has its balance or transactions in the first payload`);
+  }
+  if (problems.length > 0) throw new Error(`${what}: unexpected first payload: ${problems.slice(0, 5).join('; ')}`);
+}

@@ -3,14 +3,12 @@
  * transactions, every card with its balance and a page of transactions. Kept here as text so the bench does not
  * depend on the test suite's generated code.
  */
-export const VIEWER_GRAPH = `query ViewerGraph($first: Int) {
-  viewer {
-    accounts {
-      id type displayName currency
+const ACCOUNT_FIELDS = `id type displayName currency
       accountNumber { iban number sortCode swiftBic }
       provider { id }
-      updatedAt
-      balance { currency available current overdraft updatedAt }
+      updatedAt`;
+
+const ACCOUNT_MONEY = `balance { currency available current overdraft updatedAt }
       transactions(first: $first) {
         totalCount
         pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
@@ -22,13 +20,44 @@ export const VIEWER_GRAPH = `query ViewerGraph($first: Int) {
           runningBalance { amount currency }
           meta { bankTransactionId providerTransactionCategory cardNumber location raw }
         }
+      }`;
+
+const CARD_FIELDS = `id network type currency displayName partialCardNumber nameOnCard validFrom validTo updatedAt
+      provider { id }`;
+
+const CARD_MONEY = `balance { currency available current creditLimit lastStatementBalance lastStatementDate paymentDue paymentDueDate updatedAt }
+      transactions(first: $first) { totalCount nodes { id amount { amount currency } meta { cardNumber location raw } } }`;
+
+export const VIEWER_GRAPH = `query ViewerGraph($first: Int) {
+  viewer {
+    accounts {
+      ${ACCOUNT_FIELDS}
+      ${ACCOUNT_MONEY}
+    }
+    cards {
+      ${CARD_FIELDS}
+      ${CARD_MONEY}
+    }
+  }
+}`;
+
+/**
+ * ViewerGraph with every account's and card's balance and transactions deferred: the first payload is the two lists
+ * (one provider round trip), the deferred fragments the rest. The same fields, so the merged answer is ViewerGraph's.
+ */
+export const VIEWER_GRAPH_DEFERRED = `query ViewerGraphDeferred($first: Int) {
+  viewer {
+    accounts {
+      ${ACCOUNT_FIELDS}
+      ... @defer(label: "accountMoney") {
+      ${ACCOUNT_MONEY}
       }
     }
     cards {
-      id network type currency displayName partialCardNumber nameOnCard validFrom validTo updatedAt
-      provider { id }
-      balance { currency available current creditLimit lastStatementBalance lastStatementDate paymentDue paymentDueDate updatedAt }
-      transactions(first: $first) { totalCount nodes { id amount { amount currency } meta { cardNumber location raw } } }
+      ${CARD_FIELDS}
+      ... @defer(label: "cardMoney") {
+      ${CARD_MONEY}
+      }
     }
   }
 }`;
@@ -43,4 +72,9 @@ export interface ViewerGraphData {
 /** The request body every client in the bench sends: same bytes for bankgraph, the naive gateway and the ceiling. */
 export function viewerGraphBody(first: number): string {
   return JSON.stringify({ query: VIEWER_GRAPH, variables: { first } });
+}
+
+/** The deferred query's request body. */
+export function viewerGraphDeferredBody(first: number): string {
+  return JSON.stringify({ query: VIEWER_GRAPH_DEFERRED, variables: { first } });
 }

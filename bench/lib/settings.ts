@@ -4,7 +4,7 @@
  */
 export interface BenchSettings {
   quick: boolean;
-  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution, execution-ws, fan-out. */
+  /** Scenario names to run (all when empty): warm, cold, scale, soak, subscriptions, subscriptions-2x, tracing, execution, execution-ws, fan-out, defer. */
   only: Set<string>;
   /** `first` of the query: a page of 20 transactions per account and card. */
   first: number;
@@ -20,11 +20,25 @@ export interface BenchSettings {
   execution: { connections: number; warmupS: number; durationS: number; rounds: number };
   /** Scenario 9: `subscribers` per transport, on bankgraph then on that transport's floor. */
   fanOut: { subscribers: number; events: number; connectTimeoutS: number };
+  /** Scenario 10: `runs` cold queries of each kind at the cold latency, then `rounds` CPU windows per kind (see defer.ts). */
+  defer: { runs: number; connections: number; warmupS: number; durationS: number; rounds: number };
   /** `--fast-paths=off`: scenario 9's bankgraph runs with FAST_PATHS=off (the ordinary path), and its rows say so. */
   fastPaths: boolean;
 }
 
-export const SCENARIOS = ['warm', 'cold', 'scale', 'soak', 'subscriptions', 'subscriptions-2x', 'tracing', 'execution', 'execution-ws', 'fan-out'] as const;
+export const SCENARIOS = [
+  'warm',
+  'cold',
+  'scale',
+  'soak',
+  'subscriptions',
+  'subscriptions-2x',
+  'tracing',
+  'execution',
+  'execution-ws',
+  'fan-out',
+  'defer',
+] as const;
 
 export function parseSettings(argv: readonly string[]): BenchSettings {
   const quick = argv.includes('--quick');
@@ -58,6 +72,7 @@ export function parseSettings(argv: readonly string[]): BenchSettings {
     tracing: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 8 },
     execution: { connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 5, rounds: quick ? 1 : 3 },
     fanOut: { subscribers: quick ? 200 : 5_000, events: quick ? 3 : 9, connectTimeoutS: 60 },
+    defer: { runs: quick ? 2 : 9, connections: 8, warmupS: quick ? 0.3 : 2, durationS: quick ? 1 : 5, rounds: quick ? 1 : 3 },
     fastPaths: fastPaths === 'on',
   };
 }
