@@ -224,8 +224,9 @@
 
   // A multipart/mixed body read as its bytes arrive, as an async iterator of its parts' JSON payloads, so GraphiQL
   // shows each payload when it comes (it merges them into the response pane itself). onPayload sees each one as
-  // soon as it is parsed. Returning early (GraphiQL's stop button) cancels the body, which ends the operation.
-  function multipartPayloads(response, boundary, onPayload) {
+  // soon as it is parsed. Returning early (GraphiQL's stop button) cancels the body, which ends the operation, and
+  // tells onStop.
+  function multipartPayloads(response, boundary, onPayload, onStop) {
     var reader = response.body.getReader();
     var decoder = new window.TextDecoder();
     var delimiter = '\r\n--' + boundary;
@@ -276,6 +277,7 @@
         });
       },
       return: function () {
+        if (!ended) onStop();
         ended = true;
         truncated = false;
         ready = [];
@@ -292,7 +294,7 @@
 
   // One line in the bar while a multipart answer arrives: each payload, what it carried (the first one, then the
   // labels or paths of its deferred and streamed parts, counted) and when it came, so parts that came apart are
-  // seen apart.
+  // seen apart; then done, or stopped when the stop button ended it first.
   var payloadNote = document.getElementById('payload-note');
   function whatPayloadCarries(payload, index) {
     if (index === 0) return 'initial';
@@ -312,7 +314,8 @@
   }
   function showPayloads(arrivals, complete) {
     if (!payloadNote) return;
-    payloadNote.textContent = 'Incremental delivery: ' + arrivals.join(' · ') + (complete ? ' · done' : ' · waiting for more…');
+    var state = complete === 'stopped' ? ' · stopped' : complete ? ' · done' : ' · waiting for more…';
+    payloadNote.textContent = 'Incremental delivery: ' + arrivals.join(' · ') + state;
     payloadNote.hidden = false;
   }
   function hidePayloads() {
@@ -336,11 +339,20 @@
         });
       }
       var arrivals = [];
-      return multipartPayloads(response, boundaryOf(contentType), function (payload) {
-        arrivals.push('payload ' + (arrivals.length + 1) + ' (' + whatPayloadCarries(payload, arrivals.length) + ') at ' + Math.round(now() - started) + ' ms');
-        showPayloads(arrivals, payload.hasNext === false);
-        onPayload(payload);
-      });
+      return multipartPayloads(
+        response,
+        boundaryOf(contentType),
+        function (payload) {
+          arrivals.push(
+            'payload ' + (arrivals.length + 1) + ' (' + whatPayloadCarries(payload, arrivals.length) + ') at ' + Math.round(now() - started) + ' ms',
+          );
+          showPayloads(arrivals, payload.hasNext === false);
+          onPayload(payload);
+        },
+        function () {
+          showPayloads(arrivals, 'stopped');
+        },
+      );
     });
   }
 
