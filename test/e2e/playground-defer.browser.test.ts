@@ -53,6 +53,24 @@ describe('a deferred query in the playground, in Chromium', () => {
     await stack?.close();
   });
 
+  it('ends a deferred answer at the stop button, and the payload line says so', async () => {
+    // First, while nothing is in the data cache: a balance kept from an earlier query would come at once.
+    await injectFault(stack, { match: 'GET /data/v1/accounts/*/balance', latencyMs: 10_000 });
+    try {
+      await page.locator('.graphiql-tab-button', { hasText: 'AccountsDeferred' }).click();
+      const note = page.locator('#payload-note');
+      await page.locator('.graphiql-execute-button').click();
+      await note.filter({ hasText: 'payload 1 (initial)' }).filter({ hasText: 'waiting for more…' }).waitFor({ timeout: 20_000 });
+      // While an operation runs, GraphiQL's execute button is its stop button.
+      await page.locator('.graphiql-execute-button').click();
+      await note.filter({ hasText: '· stopped' }).waitFor({ timeout: 10_000 });
+      expect(await note.textContent()).not.toContain('balance');
+      expect(consoleProblems).toEqual([]);
+    } finally {
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
+    }
+  }, 60_000);
+
   it('shows the accounts first, lists each payload as it arrives, then the merged result with balances', async () => {
     const john = userNamed(await readFixtures(stack.sandbox.url), 'john');
     await injectFault(stack, { match: 'GET /data/v1/accounts/*/balance', latencyMs: 400 });
