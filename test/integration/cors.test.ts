@@ -167,6 +167,37 @@ describe('CORS for the origins in CORS_ORIGINS', () => {
     }
   });
 
+  it('streams a listed origin’s cookie @defer query as multipart with its CORS headers, and refuses an unlisted one (403)', async () => {
+    const cookie = `bankgraph_session=${session}`;
+    const ask = (origin: string, site: string): Promise<Response> =>
+      fetch(`${stack.gateway.url}/graphql`, {
+        method: 'POST',
+        headers: {
+          origin,
+          cookie,
+          accept: 'multipart/mixed;deferSpec=20220824, application/json',
+          'content-type': 'application/json',
+          'sec-fetch-mode': 'cors',
+          'sec-fetch-site': site,
+        },
+        body: JSON.stringify({ query: 'query { viewer { accounts { id ... @defer { balance { current } } } } }' }),
+        signal: AbortSignal.timeout(10_000),
+      });
+    const listed = await ask(APP, 'same-site');
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('content-type')).toBe('multipart/mixed;boundary="graphql";deferSpec=20220824');
+    expect(listed.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(listed.headers.get('access-control-allow-credentials')).toBe('true');
+    const body = await listed.text();
+    expect(body).toContain('"hasNext":true');
+    expect(body).toContain('"incremental"');
+    expect(body.trimEnd().endsWith('--graphql--')).toBe(true);
+
+    const foreign = await ask('http://localhost:5174', 'same-site');
+    expect([foreign.status, corsHeadersOf(foreign)]).toEqual([403, {}]);
+    expect(((await foreign.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('FORBIDDEN');
+  });
+
   describe('the sign-in returning to the app', () => {
     it('sends the browser back to an absolute returnTo on a listed origin, with a session cookie the app’s same-site fetches carry', async () => {
       const returnTo = `${APP}/signed-in?tab=accounts`;
