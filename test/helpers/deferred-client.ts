@@ -198,3 +198,43 @@ function takeParts(buffer: string): { payloads: DeferredPayload[]; rest: string;
     rest = rest.slice(boundary + '\r\n--graphql'.length);
   }
 }
+
+/** One payload of a multipart answer and when it arrived, in milliseconds since the request was sent. */
+export interface TimedPayload {
+  at: number;
+  payload: DeferredPayload;
+}
+
+/**
+ * POSTs an operation to /graphql with `accept` and reads the answer as a client would: a multipart answer part by
+ * part as its bytes arrive, each part timed; any other answer as its one JSON body.
+ */
+export async function timedPayloads(
+  gatewayUrl: string,
+  token: string,
+  query: string,
+  options: { accept?: string; headers?: Record<string, string> } = {},
+): Promise<{ contentType: string; parts: TimedPayload[] }> {
+  const started = performance.now();
+  const response = await fetch(`${gatewayUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: options.accept ?? MULTIPART_DEFER_ACCEPT, authorization: `Bearer ${token}`, ...options.headers },
+    body: JSON.stringify({ query }),
+  });
+  const contentType = response.headers.get('content-type') ?? '';
+  if (!contentType.startsWith('multipart/mixed'))
+    return { contentType, parts: [{ at: performance.now() - started, payload: (await response.json()) as DeferredPayload }] };
+  const parts: TimedPayload[] = [];
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of response.body!) {
+    text += decoder.decode(chunk as Uint8Array, { stream: true });
+    const pieces = text.split('\r\n--graphql');
+    text = pieces.pop()!;
+    for (const piece of pieces) {
+      const body = piece.slice(piece.indexOf('\r\n\r\n') + 4);
+      if (body.trim().startsWith('{')) parts.push({ at: performance.now() - started, payload: JSON.parse(body) as DeferredPayload });
+    }
+  }
+  return { contentType, parts };
+}

@@ -1,6 +1,7 @@
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { timedPayloads } from '../helpers/deferred-client';
 import { injectFault } from '../helpers/money';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -15,39 +16,15 @@ interface Payload {
   incremental?: { data?: Record<string, unknown>; path?: (string | number)[]; label?: string; errors?: unknown[] }[];
 }
 
-/** Reads a multipart/mixed answer part by part, noting when each part arrived. */
+/** The answer's payloads over HTTP, each timed, read as Payloads. */
 async function multipart(
   url: string,
   token: string,
   query: string,
   accept: string,
 ): Promise<{ contentType: string; parts: { at: number; payload: Payload }[] }> {
-  const started = performance.now();
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query }),
-  });
-  const contentType = response.headers.get('content-type') ?? '';
-  const parts: { at: number; payload: Payload }[] = [];
-  if (!contentType.startsWith('multipart/mixed'))
-    return { contentType, parts: [{ at: performance.now() - started, payload: (await response.json()) as Payload }] };
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of response.body!) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    let end: number;
-    while (
-      (end = buffer.indexOf('\r\n--graphql', buffer.indexOf('\r\n\r\n') + 1)) !== -1 &&
-      buffer.indexOf('\r\n\r\n') !== -1 &&
-      buffer.indexOf('\r\n\r\n') < end
-    ) {
-      const body = buffer.slice(buffer.indexOf('\r\n\r\n') + 4, end);
-      parts.push({ at: performance.now() - started, payload: JSON.parse(body) as Payload });
-      buffer = buffer.slice(end + '\r\n--graphql'.length);
-    }
-  }
-  return { contentType, parts };
+  const { contentType, parts } = await timedPayloads(url, token, query, { accept });
+  return { contentType, parts: parts.map(({ at, payload }) => ({ at, payload: payload as Payload })) };
 }
 
 describe('@defer and @stream', () => {
