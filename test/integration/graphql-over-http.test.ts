@@ -37,4 +37,14 @@ describe('GraphQL over HTTP (graphql-http serverAudits)', () => {
     const failing = results.filter(({ result }) => result.status !== 'ok').map(({ name }) => name);
     expect(failing.filter((name) => !knownExceptions.includes(name))).toEqual([]);
   });
+
+  it('answers 400, not 500, a subscription graphql-js throws on while validating it (a root @skip without its if)', async () => {
+    const query = 'subscription P($t: ID!) { payoutUp @skip(transactionId: $t) { transactionId } }';
+    const response = await fetch(`${stack.gateway.url}/graphql?query=${encodeURIComponent(query)}`, { headers: { 'apollo-require-preflight': 'true' } });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
+    expect(body.errors[0]!.message).toMatch(/Argument "if" of required type "Boolean!" was not provided/);
+    expect(body.errors[0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', reason: 'GRAPHQL_VALIDATION_FAILED' });
+    expect(typeof body.errors[0]!.extensions.requestId).toBe('string');
+  });
 });

@@ -41,4 +41,12 @@ describe('DocumentCache: one parse and validation per text for both transports',
       expect(await cache.asDocumentStore().get(apolloKey(text))).toBeUndefined();
     }
   });
+
+  it('refuses a document graphql-js throws on while validating (a root @skip without its if in a subscription), marked as such', () => {
+    const cache = new DocumentCache(schema, new OperationLimits(LIMITS, false));
+    const checked = cache.check('subscription { payoutUp @skip { id } }');
+    expect(checked).toMatchObject({ unvalidatable: true });
+    expect('errors' in checked && checked.errors[0]?.message).toMatch(/Argument "if" of required type "Boolean!" was not provided/);
+    expect('errors' in checked && checked.errors[0]?.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
 });

@@ -4,7 +4,8 @@ import { LRUCache } from 'lru-cache';
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import type { OperationLimits } from './operation-limits';
 
-export type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[] };
+/** `unvalidatable`: graphql-js threw while validating it, so Apollo, which does not catch that, must not be handed it. */
+export type CheckedDocument = { document: DocumentNode } | { errors: readonly GraphQLError[]; unvalidatable?: true };
 
 /** Distinct operation texts kept parsed and validated; clients send the same few over and over. */
 const MAX_DOCUMENTS = 1_000;
@@ -60,7 +61,15 @@ export class DocumentCache {
       const syntax = error instanceof GraphQLError ? error : new GraphQLError('The operation could not be parsed.');
       return { errors: [requestError(syntax, 'GRAPHQL_PARSE_FAILED')] };
     }
-    const errors = validate(this.schema, document, this.limits.allValidationRules);
+    let errors: readonly GraphQLError[];
+    try {
+      errors = validate(this.schema, document, this.limits.allValidationRules);
+    } catch (error) {
+      // graphql-js's one-field-per-subscription rule evaluates @skip and @include as it validates, and throws on one
+      // without its `if`, before the rule that would have said so.
+      const thrown = error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.');
+      return { errors: [requestError(thrown, 'GRAPHQL_VALIDATION_FAILED')], unvalidatable: true };
+    }
     if (errors.length > 0) return { errors: errors.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED')) };
     return { document };
   }

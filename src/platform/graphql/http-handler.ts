@@ -107,9 +107,25 @@ export class GraphqlHttpHandler {
     const request: Request = { req, res, principal, requestId, started };
     const read = req.method === 'GET' ? await this.readGet(request) : req.method === 'POST' ? await this.readPost(request) : {};
     if (read === false) return;
+    if (this.refusedUnvalidatable(request, read)) return;
     const streamed = this.deps.streamOperation ? this.streamedIn(read, req.headers.accept) : undefined;
     if (streamed) return this.deps.streamOperation!(req, res, requestId, started, lookup, streamed);
     await this.run(request, lookup, read);
+  }
+
+  /**
+   * A document graphql-js throws on while validating it (DocumentCache) is refused here with 400, as Apollo refuses
+   * an invalid one; given to Apollo it would answer 500. Any other document is checked once and left to Apollo, which
+   * finds it in the shared document store.
+   */
+  private refusedUnvalidatable({ req, res, principal, requestId, started }: Request, read: Read): boolean {
+    const { query } = fieldsOf(read);
+    if (typeof query !== 'string') return false;
+    const checked = this.deps.pipeline.check(query);
+    if (!('unvalidatable' in checked)) return false;
+    const [error] = this.deps.pipeline.clientErrors(checked.errors, undefined, requestId) ?? [];
+    this.deps.guard.invalidDocument(req, res, principal, requestId, started, error!);
+    return true;
   }
 
   /**
@@ -121,12 +137,7 @@ export class GraphqlHttpHandler {
     const subscriptions = acceptsMultipartSubscription(accept);
     const incremental = acceptsMultipartIncremental(accept);
     if (!subscriptions && !incremental) return undefined;
-    const fields: Record<string, unknown> =
-      read.search !== undefined
-        ? Object.fromEntries(new URLSearchParams(read.search))
-        : typeof read.body === 'object' && read.body !== null
-          ? (read.body as Record<string, unknown>)
-          : {};
+    const fields = fieldsOf(read);
     const variables = typeof fields.variables === 'string' ? jsonOrUndefined(fields.variables) : fields.variables;
     const { query, operationName } = fields;
     if (typeof query !== 'string' || (operationName != null && typeof operationName !== 'string')) return undefined;
@@ -341,6 +352,12 @@ interface Read {
   search?: string;
   body?: unknown;
   answerKey?: string;
+}
+
+/** The request's GraphQL parameters, from the query string (GET) or the JSON body (POST). */
+function fieldsOf(read: Read): Record<string, unknown> {
+  if (read.search !== undefined) return Object.fromEntries(new URLSearchParams(read.search));
+  return typeof read.body === 'object' && read.body !== null ? (read.body as Record<string, unknown>) : {};
 }
 
 /** Unreadable JSON reads as absent here; Apollo, which reads the parameter again, refuses it with its own message. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GraphQLFormattedError } from 'graphql';
 import type { Principal } from '../access/principal';
 import { describePrincipal } from '../graphql/operation-context';
 import { PersistedQueryNotFoundError, PersistedQueryNotSupportedError, type GatewayError } from '../errors/gateway-errors';
@@ -80,6 +81,12 @@ export class HttpOperationGuard {
       requestId,
     );
     this.recordUnexecuted(principal, requestId, started, 400, 'BAD_USER_INPUT');
+  }
+
+  /** A document refused before Apollo sees it because it cannot be validated (GraphqlHttpHandler). */
+  invalidDocument(req: IncomingMessage, res: ServerResponse, principal: Principal, requestId: string, started: number, error: GraphQLFormattedError): void {
+    sendGraphQLRefusal(req, res, 400, error, requestId);
+    this.recordUnexecuted(principal, requestId, started, 400, String(error.extensions?.code ?? 'BAD_USER_INPUT'));
   }
 
   /**
