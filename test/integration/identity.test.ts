@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { IdentityEvent } from '../../src/identity/identity-events';
 import type { Fixtures } from '../../src/sandbox/fixtures/types';
 import { readFixtures, userNamed } from '../helpers/fixtures';
+import { injectFault } from '../helpers/money';
 import { answerBankPage, startSignIn } from '../helpers/sign-in-steps';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
@@ -111,6 +112,9 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       const atNorth = userNamed(fixtures, 'sam', 'mock-north');
 
       await clearProviderRequests();
+      // Each data call 200 ms rather than 50, so a busy machine's delay in starting the second round's calls (each
+      // starts when its own list has answered) is not taken for a third round.
+      await injectFault(stack, { match: 'GET /data/**', latencyMs: 150 });
       const result = await stack.graphql<{
         viewer: {
           connections: { id: string; providerId: string }[];
@@ -147,6 +151,7 @@ describe('who the user is: durable users, bank connections, a sign-in that canno
       expect(Math.max(...lists.map((call) => call.startedMs))).toBeLessThan(firstListEnd);
       expect(Math.min(...rest.map((call) => call.startedMs))).toBeGreaterThanOrEqual(firstListEnd);
       expect(Math.max(...rest.map((call) => call.startedMs))).toBeLessThan(Math.min(...rest.map((call) => call.endedMs!)));
+      await stack.sandboxJson('DELETE', '/sandbox/faults');
     });
 
     it('answers the other bank when one connection fails, with an error at the failing path only', async () => {
