@@ -62,8 +62,8 @@ module.exports = {
       name: 'plain-platform-knows-no-graphql',
       severity: 'error',
       comment:
-        'Errors, provider clients, the database, the scheduler and configuration are plain: only src/platform/graphql and src/platform/live speak GraphQL.',
-      from: { path: '^src/platform/(errors|provider|db|scheduler|config|store|validation)/' },
+        'Errors, provider clients, the database, the scheduler, configuration and status lifecycles are plain: only src/platform/graphql and src/platform/live speak GraphQL.',
+      from: { path: '^src/platform/(errors|provider|db|scheduler|config|store|validation|lifecycle)/' },
       to: { path: [GRAPHQL_PACKAGES, '^src/platform/(graphql|live|http)/'] },
     },
     {

@@ -5,12 +5,11 @@ import type { Logger } from '../platform/observability/logger';
 import { DataTaskLimitExceededError, NotFoundError, UpstreamError } from '../platform/errors/gateway-errors';
 import { InputProblems } from '../platform/validation/input-problems';
 import { isUuid, shown } from '../platform/validation/text-rules';
-import { DATA_TASK_WEBHOOK_PREFIX, type DataResource, type DataTaskStatus } from './data-task.model';
+import { DATA_TASK_WEBHOOK_PREFIX, dataTaskLifecycle, type DataResource, type DataTaskStatus } from './data-task.model';
 import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
 import {
   DATA_TASK_TTL_MS,
   hashTaskToken,
-  isFinalDataTaskStatus,
   resultsTooLarge,
   type DataTaskRecord,
   type DataTaskRequestRecord,
@@ -251,7 +250,7 @@ export class DataTaskService {
   async recordProviderState(request: DataTaskRequestRecord, taskId: string, status: DataTaskStatus, providerStatus: string, at: Date): Promise<void> {
     const when = at.toISOString();
     await this.deps.store.bindTask(taskId, request);
-    await this.deps.store.recordState({ taskId, status, providerStatus, completedAt: isFinalDataTaskStatus(status) ? when : null, updatedAt: when });
+    await this.deps.store.recordState({ taskId, status, providerStatus, completedAt: dataTaskLifecycle.isFinal(status) ? when : null, updatedAt: when });
   }
 
   /** Announces the task as it now stands to its subscribers. */

@@ -4,7 +4,7 @@ import type { DataRequest } from '../platform/provider/data.client';
 import type { Database } from '../platform/db/database';
 import type { DataTaskRequestsTable, DataTasksTable, Tables } from '../platform/db/tables';
 import { inTransaction } from '../platform/db/transaction';
-import type { DataResource, DataTaskStatus } from './data-task.model';
+import { dataTaskLifecycle, type DataResource, type DataTaskStatus } from './data-task.model';
 
 /** A data task is a short errand: its record, state and results are kept a day after it was started. */
 export const DATA_TASK_TTL_MS = 24 * 3600 * 1000;
@@ -48,16 +48,6 @@ export interface DataTaskRecord {
 
 /** A task whose webhook is overdue: the record names the connection the reconciler fetches its results with. */
 export type OverdueDataTask = DataTaskRecord;
-
-const RANK: Record<DataTaskStatus, number> = { QUEUED: 0, RUNNING: 1, SUCCEEDED: 2, FAILED: 2 };
-
-export function dataTaskStatusRank(status: DataTaskStatus): number {
-  return RANK[status];
-}
-
-export function isFinalDataTaskStatus(status: DataTaskStatus): boolean {
-  return RANK[status] === 2;
-}
 
 /** The reason a task whose results were too large to keep is FAILED with (the store's and the logs' word). */
 export function resultsTooLarge(bytes: number, maxBytes: number): string {
@@ -134,7 +124,6 @@ export class DataTaskStore {
 
   /** Records a status unless the task is already as far or further; true when it changed. */
   async recordState(next: DataTaskStateRecord): Promise<boolean> {
-    const lower = (Object.keys(RANK) as DataTaskStatus[]).filter((status) => RANK[status] < RANK[next.status]);
     const result = await this.database.db
       .updateTable('dataTasks')
       .set({
@@ -145,7 +134,7 @@ export class DataTaskStore {
         ...(next.status === 'FAILED' ? { failureReason: next.providerStatus } : {}),
       })
       .where('taskId', '=', next.taskId)
-      .where('status', 'in', lower)
+      .where('status', 'in', dataTaskLifecycle.before(next.status))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

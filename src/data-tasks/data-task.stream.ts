@@ -7,11 +7,11 @@ import { topics } from '../platform/live/topics';
 import type { Logger } from '../platform/observability/logger';
 import type { DataTaskService } from './data-task.service';
 import { toDataTaskSnapshot, type DataTaskSnapshot } from './data-task.snapshot';
-import { dataTaskStatusRank, isFinalDataTaskStatus } from './data-task.store';
+import { dataTaskLifecycle } from './data-task.model';
 import { DATA_TASK_TAG } from './data-task.type';
 
-const dataTaskRank = (snapshot: DataTaskSnapshot): number => dataTaskStatusRank(snapshot.status);
-const isFinalDataTask = (snapshot: DataTaskSnapshot): boolean => isFinalDataTaskStatus(snapshot.status);
+const dataTaskRank = (snapshot: DataTaskSnapshot): number => dataTaskLifecycle.rank(snapshot.status);
+const isFinalDataTask = (snapshot: DataTaskSnapshot): boolean => dataTaskLifecycle.isFinal(snapshot.status);
 
 /** What dataTaskUpdated's stream reads. */
 export interface DataTaskStreamDeps {

@@ -1,3 +1,5 @@
+import { lifecycle, type StatusOf } from '../platform/lifecycle/lifecycle';
+
 /** Statuses the gateway gives a payout before or instead of the provider's (README, Withdrawals, for the rest). */
 export const PENDING_SUBMISSION = 'pending-submission';
 export const AWAITING_APPROVAL = 'awaiting-approval';
@@ -9,46 +11,26 @@ export const EXPIRED = 'expired';
  */
 export const CONFLICT = 'conflict';
 
-/** A payout's status as one word of the schema's PayoutStatus; UNKNOWN for a word the gateway does not know. */
-export type PayoutState =
-  'PENDING_SUBMISSION' | 'AWAITING_APPROVAL' | 'AUTHORISED' | 'SUBMITTED' | 'SETTLED' | 'REJECTED' | 'FAILED' | 'DECLINED' | 'EXPIRED' | 'CONFLICT' | 'UNKNOWN';
-
 /**
  * Every status word a payout carries (the gateway's and the provider's, lower case as `Payout.status` and the ledger
- * hold them): its state, and how far along it is (0 not sent, 1 authorised, 2 under way, 3 final).
+ * hold them), by stage: not sent, authorised, under way, final. The provider's set is open: a word the gateway does
+ * not know ranks with submitted, so it is neither lost nor final.
  */
-const STATUSES: Readonly<Record<string, { state: PayoutState; rank: number }>> = {
-  [PENDING_SUBMISSION]: { state: 'PENDING_SUBMISSION', rank: 0 },
-  [AWAITING_APPROVAL]: { state: 'AWAITING_APPROVAL', rank: 0 },
-  authorised: { state: 'AUTHORISED', rank: 1 },
-  submitted: { state: 'SUBMITTED', rank: 2 },
-  settled: { state: 'SETTLED', rank: 3 },
-  rejected: { state: 'REJECTED', rank: 3 },
-  failed: { state: 'FAILED', rank: 3 },
-  [DECLINED]: { state: 'DECLINED', rank: 3 },
-  [EXPIRED]: { state: 'EXPIRED', rank: 3 },
-  [CONFLICT]: { state: 'CONFLICT', rank: 3 },
-};
+export const payoutLifecycle = lifecycle(
+  [[PENDING_SUBMISSION, AWAITING_APPROVAL], ['authorised'], ['submitted'], ['settled', 'rejected', 'failed', DECLINED, EXPIRED, CONFLICT]],
+  { othersRankWith: 'submitted' },
+);
 
-const FINAL_RANK = 3;
+/** A status word as the schema's PayoutStatus spells it: upper case, hyphens as underscores. */
+type StateName<W extends string> = W extends `${infer Head}-${infer Tail}` ? `${Uppercase<Head>}_${StateName<Tail>}` : Uppercase<W>;
 
-/** The provider's set is open: a word the gateway does not know ranks with submitted, so it is neither lost nor final. */
-const UNKNOWN_STATUS = { state: 'UNKNOWN', rank: 2 } as const;
-
-const statusOf = (word: string): { state: PayoutState; rank: number } => (Object.hasOwn(STATUSES, word) ? STATUSES[word]! : UNKNOWN_STATUS);
-
-/** Nothing changes after these: the provider's final stages, and the gateway's own ends. */
-export const FINAL_PAYOUT_STATUSES: ReadonlySet<string> = new Set(Object.keys(STATUSES).filter((word) => STATUSES[word]!.rank === FINAL_RANK));
+/** A payout's status as one word of the schema's PayoutStatus; UNKNOWN for a word the gateway does not know. */
+export type PayoutState = StateName<StatusOf<typeof payoutLifecycle>> | 'UNKNOWN';
 
 /** Payouts that moved no money: they do not count toward the caps or the approval total (a conflict may have, so it counts). */
 export const UNPAID_STATUSES: readonly string[] = ['rejected', 'failed', DECLINED, EXPIRED];
 
 /** Payout.state from Payout.status: the one mapping of the word to the enum. */
 export function payoutStateOf(word: string): PayoutState {
-  return statusOf(word).state;
-}
-
-/** How far along a payout is. */
-export function payoutRank(word: string): number {
-  return statusOf(word).rank;
+  return payoutLifecycle.knows(word) ? (word.toUpperCase().replaceAll('-', '_') as PayoutState) : 'UNKNOWN';
 }

@@ -1,7 +1,7 @@
 import type { WatchedStatus } from '../platform/scheduler/status-watcher';
 import type { PayoutService } from './payout.service';
 import type { PayoutView } from './payout.model';
-import { FINAL_PAYOUT_STATUSES } from './payout-status';
+import { payoutLifecycle } from './payout-status';
 
 /**
  * The payout watcher, the fast path of payoutUpdated: the provider sends no payout notifications, so while anyone
@@ -16,6 +16,6 @@ export function payoutWatch(payouts: Pick<PayoutService, 'refresh'>, topic: (tra
     topic,
     read: (transactionId) => payouts.refresh(transactionId, {}),
     changes: (_id, payout, previous) => (previous !== undefined && JSON.stringify(previous) === JSON.stringify(payout) ? [] : [payout]),
-    isFinal: (payout) => FINAL_PAYOUT_STATUSES.has(payout.status),
+    isFinal: (payout) => payoutLifecycle.isFinal(payout.status),
   };
 }

@@ -28,7 +28,7 @@ import { payoutProvider, type PayoutProvider, type WithdrawalCalls } from './pay
 import type { VerifiedBeneficiaries } from './payout-approval';
 import { approveAwaiting, recordPayout } from './payout-transactions';
 import type { ClaimReleaseWatch, ClaimSignals } from './payout-claim-signals';
-import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION } from './payout-status';
+import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, PENDING_SUBMISSION, payoutLifecycle } from './payout-status';
 
 /** Where payout changes go (payoutUpdated); bound to the event bus by payout.stream.ts. */
 export interface PayoutPublisher {
@@ -503,7 +503,7 @@ export class PayoutService {
   /** The record's payout with the provider's current status, stored back when it moved. */
   private async livePayout(record: PayoutRecord, options: CallOptions, reads: PayoutReads): Promise<PayoutView> {
     // Final, or never sent (awaiting approval): the stored state is as live as a GET.
-    if (FINAL_PAYOUT_STATUSES.has(record.status) || record.status === AWAITING_APPROVAL) return recordView(record);
+    if (payoutLifecycle.isFinal(record.status) || record.status === AWAITING_APPROVAL) return recordView(record);
     const live = await this.liveRead(record.transactionId, options, reads);
     // Not at the provider: a submission that never got through. It shows as pending-submission until sent or expired.
     if (!live || !(await this.storeLive(record, live))) return recordView(record);
@@ -515,7 +515,7 @@ export class PayoutService {
    * was not confirmed yet and the fields differ); false when it is not.
    */
   private async storeLive(record: PayoutRecord, live: ConfirmedPayout): Promise<boolean> {
-    if (FINAL_PAYOUT_STATUSES.has(record.status) || record.status === AWAITING_APPROVAL) return false;
+    if (payoutLifecycle.isFinal(record.status) || record.status === AWAITING_APPROVAL) return false;
     if (!record.confirmed && !matchesRequest(live, record.request)) return false;
     if (JSON.stringify(live) !== JSON.stringify(record.confirmed)) {
       await this.deps.ledger

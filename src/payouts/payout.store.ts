@@ -2,7 +2,7 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../platform/db/database';
 import type { PayoutsTable, Tables } from '../platform/db/tables';
 import { inTransaction } from '../platform/db/transaction';
-import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, FINAL_PAYOUT_STATUSES, PENDING_SUBMISSION, UNPAID_STATUSES } from './payout-status';
+import { AWAITING_APPROVAL, CONFLICT, DECLINED, EXPIRED, PENDING_SUBMISSION, payoutLifecycle, UNPAID_STATUSES } from './payout-status';
 import { ownerFromKey, ownerKey, type ConfirmedPayout, type PayoutOwner, type PayoutRequest } from './payout.model';
 import { storedPayoutJson } from './payout-provider.adapter';
 
@@ -357,7 +357,7 @@ export class PayoutStore {
       .selectFrom('payouts')
       .selectAll()
       .where('withdrawal', 'is not', null)
-      .where('status', 'not in', [...FINAL_PAYOUT_STATUSES])
+      .where('status', 'not in', [...payoutLifecycle.final])
       .orderBy('updatedAtMs')
       .limit(limit)
       .execute();

@@ -12,7 +12,7 @@ import { providerIdOf } from '../platform/graphql/node/global-id';
 import { sameOwner, type PayoutView } from './payout.model';
 import { payoutReadsOf, type PayoutPublisher } from './payout.service';
 import type { ClaimSignals } from './payout-claim-signals';
-import { FINAL_PAYOUT_STATUSES, payoutRank } from './payout-status';
+import { payoutLifecycle } from './payout-status';
 import type { PayoutService } from './payout.service';
 import type { StatusWatchers } from '../platform/scheduler/status-watcher';
 
@@ -64,8 +64,8 @@ export function busClaimSignals(bus: Pick<EventBus, 'publish' | 'listen'>): Clai
 
 // Every subscriber of an event gets the same mapped object, so sharedSubscribe executes it once for all of them.
 const payoutOfEvent = sharedMapping((payout) => toPayout(payout as PayoutView));
-const payoutRankOf = (payout: Payout): number => payoutRank(payout.status);
-const isFinalPayout = (payout: Payout): boolean => FINAL_PAYOUT_STATUSES.has(payout.status);
+const payoutRank = (payout: Payout): number => payoutLifecycle.rank(payout.status);
+const isFinalPayout = (payout: Payout): boolean => payoutLifecycle.isFinal(payout.status);
 
 /**
  * payoutUpdated: a session for the payouts it created (any other id is NOT_FOUND, exactly like an unknown one),
@@ -95,7 +95,7 @@ async function streamPayout(deps: PayoutStreamDeps, context: OperationContext, t
       const found = await payoutService.read(caller, transactionId, context.callOptions(), payoutReadsOf(context));
       if (!found) throw notFound();
       const payout = toPayout(found);
-      if (!FINAL_PAYOUT_STATUSES.has(payout.status)) release = payoutWatchers.watch(transactionId);
+      if (!isFinalPayout(payout)) release = payoutWatchers.watch(transactionId);
       return [payout];
     },
     fromEvent: (payload) => {
@@ -103,7 +103,7 @@ async function streamPayout(deps: PayoutStreamDeps, context: OperationContext, t
       return payout?.transactionId?.toLowerCase() === transactionId ? payoutOfEvent(payout) : undefined;
     },
     identity: () => transactionId,
-    rank: payoutRankOf,
+    rank: payoutRank,
     isFinal: isFinalPayout,
     onClose: () => release?.(),
     logs: context,

@@ -1,12 +1,19 @@
 import type { PaymentsClient } from '../platform/provider/payments.client';
 import type { ProviderRefund } from '../platform/provider/provider-types';
 import type { WatchedStatus } from '../platform/scheduler/status-watcher';
-import type { RefundEvent } from './refund.model';
+import { refundLifecycle, refundStatusOf, type RefundEvent } from './refund.model';
 
-/** How far along a refund status is; the ends (announced by their webhooks) are the furthest. */
-const REFUND_STAGES: Readonly<Record<string, number>> = { pending: 0, authorized: 1, executed: 2, failed: 2 };
+/** How far along a provider's refund status is; undefined for a word the gateway does not know. */
+function rankOf(word: string): number | undefined {
+  const status = refundStatusOf(word);
+  return status === undefined ? undefined : refundLifecycle.rank(status);
+}
 
-const isFinal = (status: string): boolean => REFUND_STAGES[status] === 2;
+/** The ends, announced by their webhooks. */
+function isFinal(word: string): boolean {
+  const status = refundStatusOf(word);
+  return status !== undefined && refundLifecycle.isFinal(status);
+}
 
 const REFUND_STATUS: Omit<WatchedStatus<ProviderRefund[]>, 'read' | 'topic'> = {
   kind: 'refund',
@@ -21,16 +28,16 @@ const REFUND_STATUS: Omit<WatchedStatus<ProviderRefund[]>, 'read' | 'topic'> = {
   isFinal: (refunds) => refunds.every((refund) => isFinal(refund.status)),
   heard(last, payload) {
     const refund = (payload as RefundEvent | undefined)?.refund;
-    if (typeof refund?.id !== 'string' || REFUND_STAGES[refund.status] === undefined) return last;
+    if (typeof refund?.id !== 'string' || rankOf(refund.status) === undefined) return last;
     const known = last?.find((item) => item.id === refund.id);
     if (known === undefined) return [...(last ?? []), refund];
     // A late event (a state older than one already read) teaches nothing.
-    if ((REFUND_STAGES[known.status] ?? -1) >= REFUND_STAGES[refund.status]!) return last;
+    if ((rankOf(known.status) ?? -1) >= rankOf(refund.status)!) return last;
     return last!.map((item) => (item === known ? refund : item));
   },
   wakes(payload) {
     const status = (payload as RefundEvent | undefined)?.refund?.status;
-    return typeof status === 'string' && REFUND_STAGES[status] !== undefined && !isFinal(status);
+    return typeof status === 'string' && rankOf(status) !== undefined && !isFinal(status);
   },
 };
 

@@ -1,12 +1,16 @@
 import type { ProviderRefund, ProviderRefundStatus } from '../platform/provider/provider-types';
 import { UpstreamError } from '../platform/errors/gateway-errors';
 import { ProviderResponseError } from '../platform/provider/provider-errors';
+import { lifecycle, type StatusOf } from '../platform/lifecycle/lifecycle';
+
+/** How far along a refund is, by stage: EXECUTED and FAILED are its ends. */
+export const refundLifecycle = lifecycle([['PENDING'], ['AUTHORIZED'], ['EXECUTED', 'FAILED']]);
 
 /**
  * The refund domain's own words. Plain strings, so the service, the store and the pass need nothing of GraphQL;
  * the schema's RefundStatus (refund-status.enum.ts) has exactly these values.
  */
-export type RefundStatus = 'PENDING' | 'AUTHORIZED' | 'EXECUTED' | 'FAILED';
+export type RefundStatus = StatusOf<typeof refundLifecycle>;
 
 /** A refund as the gateway answers it: the provider's refund, with the payment id it was asked under. */
 export interface RefundRecord {
@@ -44,18 +48,15 @@ const STATUSES: Readonly<Record<string, RefundStatus>> = {
   failed: 'FAILED',
 };
 
-/** How far along a refund is: EXECUTED and FAILED are its ends. */
-const REFUND_RANK: Readonly<Record<RefundStatus, number>> = { PENDING: 0, AUTHORIZED: 1, EXECUTED: 2, FAILED: 2 };
-
-export const refundRank = (refund: Pick<RefundRecord, 'status'>): number => REFUND_RANK[refund.status];
-export const isFinalRefund = (refund: Pick<RefundRecord, 'status'>): boolean => REFUND_RANK[refund.status] === 2;
+/** The refund status a provider's word names; undefined for a word the gateway does not know. */
+export const refundStatusOf = (word: string): RefundStatus | undefined => (Object.hasOwn(STATUSES, word) ? STATUSES[word] : undefined);
 
 /**
  * A status outside RefundStatus cannot be shown without breaking the contract, so it is an upstream error
  * (UPSTREAM_ERROR, with the provider's value on originalError for the log), not a crash.
  */
 function toRefundStatus(status: ProviderRefundStatus, route = 'payments.refund'): RefundStatus {
-  const known = STATUSES[status];
+  const known = refundStatusOf(status);
   if (known) return known;
   throw new UpstreamError(
     'The provider reported a refund status the gateway does not know. Try again later; report it if it persists.',

@@ -12,7 +12,7 @@ import { isUuid, shown } from '../platform/validation/text-rules';
 import { sharedMapping } from '../platform/live/shared-subscribe';
 import { liveStream } from '../platform/live/live-stream';
 import { topics } from '../platform/live/topics';
-import { isFinalRefund, refundFromProvider, refundRank, type RefundEvent } from './refund.model';
+import { refundFromProvider, refundLifecycle, type RefundEvent } from './refund.model';
 import { toRefund } from './refund.mapper';
 import { REFUND_TAG, type Refund } from './refund.type';
 import { PAYMENT_TAG } from './payment.type';
@@ -30,6 +30,8 @@ export interface RefundStreamDeps {
 }
 
 const refundIdentity = (refund: Refund): string => refund.refundId.toLowerCase();
+const refundRank = (refund: Refund): number => refundLifecycle.rank(refund.status);
+const isFinalRefund = (refund: Refund): boolean => refundLifecycle.isFinal(refund.status);
 
 /**
  * refundUpdated: merchant keys only. The current state is every refund of the payment (oldest first), or the one
@@ -69,7 +71,7 @@ async function streamRefunds(
     current: async () => {
       if (refundId !== undefined) {
         const refund = await refunds.getRefund(paymentId, refundId, context.callOptions());
-        if (!isFinalRefund(refund)) release = refundWatchers.watch(paymentId);
+        if (!refundLifecycle.isFinal(refund.status)) release = refundWatchers.watch(paymentId);
         return [toRefund(refund)];
       }
       const read = await refundReads.read(paymentId, async () => (await refunds.refundsOfPayment(paymentId, context.callOptions()))?.map(toRefund) ?? null);

@@ -3,7 +3,7 @@ import { refundedAmount, refundFromProvider } from '../../src/refunds/refund.mod
 import { verifiedBeneficiariesFrom } from '../../src/beneficiaries/verification-results';
 import type { ProviderRefund, ProviderVerificationResult } from '../../src/platform/provider/provider-types';
 import { PayoutStatus, toPayoutStatus } from '../../src/payouts/payout-status.enum';
-import { FINAL_PAYOUT_STATUSES, payoutRank, UNPAID_STATUSES } from '../../src/payouts/payout-status';
+import { payoutLifecycle, UNPAID_STATUSES } from '../../src/payouts/payout-status';
 
 const REFUND: ProviderRefund = {
   id: '0b9f2c1e-5a4d-4e3f-8c2b-1a0f9e8d7c6b',
@@ -66,13 +66,13 @@ describe('payout status mapping', () => {
   });
 
   it('gives every final and unpaid status a value of its own', () => {
-    for (const status of [...FINAL_PAYOUT_STATUSES, ...UNPAID_STATUSES]) expect(toPayoutStatus(status)).not.toBe(PayoutStatus.UNKNOWN);
+    for (const status of [...payoutLifecycle.final, ...UNPAID_STATUSES]) expect(toPayoutStatus(status)).not.toBe(PayoutStatus.UNKNOWN);
   });
 
-  it('maps a status the gateway does not know to UNKNOWN rather than failing, as payoutRank keeps it', () => {
+  it('maps a status the gateway does not know to UNKNOWN rather than failing, as payoutLifecycle ranks it', () => {
     expect(toPayoutStatus('reversed')).toBe('UNKNOWN');
     expect(toPayoutStatus('constructor')).toBe('UNKNOWN');
-    expect(payoutRank('reversed')).toBe(2);
+    expect(payoutLifecycle.rank('reversed')).toBe(2);
   });
 });
 
