@@ -318,6 +318,16 @@ describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
     ]);
     expect(problems.join('\n')).not.toContain('secret-api-key');
   });
+
+  it('refuses a traces protocol the exporter would ignore, and leaves the SDK its own variables', () => {
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toEqual([
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got "grpc"',
+    ]);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000', OTEL_BSP_SCHEDULE_DELAY: '500' }).observability
+        .telemetry.exporter,
+    ).toBeUndefined();
+  });
 });
 
 describe('loadConfig: persisted documents', () => {

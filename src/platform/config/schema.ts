@@ -254,6 +254,21 @@ const otlpUrl = (name: string, message: string) =>
     })
     .optional();
 
+/** The gateway ships only the OTLP/HTTP JSON exporter, which ignores the protocol variables: anything else is refused rather than silently not honoured. */
+const otlpProtocol = (name: string) =>
+  z
+    .enum(['http/json', 'http/protobuf'], {
+      error: (issue) =>
+        `${name} must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got ${JSON.stringify(issue.input)}`,
+    })
+    .optional();
+
+/**
+ * The OTEL_* variables the gateway reads itself: whether tracing is on (ours to decide), OTEL_TRUST_INBOUND_SAMPLING
+ * (ours), and what it hands the SDK as options, because the SDK reads only process.env and loadConfig may be given
+ * another environment. Each is checked here since the SDK ignores a bad value without a word; every other OTEL_*
+ * variable (timeouts, compression, certificates, batching, span limits) is left to the SDK.
+ */
 const observability = {
   LOG_LEVEL: oneOfThese('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   METRICS_TOKEN: optionalSecret('METRICS_TOKEN'),
@@ -261,12 +276,8 @@ const observability = {
   OTEL_TRACES_EXPORTER: oneOfThese('OTEL_TRACES_EXPORTER', ['otlp', 'console', 'none']).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', " (the collector's OTLP/HTTP address, e.g. http://collector:4318)"),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ''),
-  OTEL_EXPORTER_OTLP_PROTOCOL: z
-    .enum(['http/json', 'http/protobuf'], {
-      error: (issue) =>
-        `OTEL_EXPORTER_OTLP_PROTOCOL must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got ${JSON.stringify(issue.input)}`,
-    })
-    .optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_PROTOCOL'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'),
   OTEL_TRACES_SAMPLER: oneOf('OTEL_TRACES_SAMPLER', OTEL_SAMPLERS, 'parentbased_always_on'),
   OTEL_TRACES_SAMPLER_ARG: number('OTEL_TRACES_SAMPLER_ARG', 1, { min: 0, max: 1 }),
   OTEL_EXPORTER_OTLP_HEADERS: keyValueList('OTEL_EXPORTER_OTLP_HEADERS'),
