@@ -168,15 +168,17 @@ export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
         backoffBaseMs: pick(vars, 'HTTP_BACKOFF_BASE', 100),
         backoffCapMs: pick(vars, 'HTTP_BACKOFF_CAP', 2_000),
         /** Longest Retry-After waited out before giving up with UPSTREAM_RATE_LIMITED. */
-        maxRetryAfterMs: pick(vars, 'HTTP_MAX_RETRY_AFTER', 5_000),
+        retryAfterCapMs: pick(vars, 'HTTP_MAX_RETRY_AFTER', 5_000),
         connectionsPerOrigin: vars.HTTP_CONNECTIONS_PER_ORIGIN,
         /** Largest provider answer read; a larger one is UPSTREAM_ERROR. */
         maxBodyBytes: vars.PROVIDER_MAX_BODY_BYTES,
-        /** Consecutive failed sends on one route (of one bank connection) that open its breaker, and how long it stays open. */
-        breakerFailures: vars.PROVIDER_BREAKER_FAILURES,
-        breakerCooldownMs: pick(vars, 'PROVIDER_BREAKER_COOLDOWN', 10_000),
-        /** Distinct connections whose circuits open on a route, with no success between, that open it for everyone. */
-        breakerRouteConnections: vars.PROVIDER_BREAKER_ROUTE_CONNECTIONS,
+        breaker: {
+          /** Consecutive failed sends on one route (of one bank connection) that open its breaker, and how long it stays open. */
+          failures: vars.PROVIDER_BREAKER_FAILURES,
+          cooldownMs: pick(vars, 'PROVIDER_BREAKER_COOLDOWN', 10_000),
+          /** Distinct connections whose circuits open on a route, with no success between, that open it for everyone. */
+          spreadConnections: vars.PROVIDER_BREAKER_ROUTE_CONNECTIONS,
+        },
       },
       /** What the gateway keeps of a user's data tasks (docs/operations.md, "Data tasks"). */
       dataTasks: { maxPerUser: vars.DATA_TASKS_MAX_PER_USER, resultsMaxBytes: vars.DATA_TASK_RESULTS_MAX_BYTES },
@@ -239,5 +241,6 @@ export type AppIdentityConfig = NonNullable<Config['identity']['app']>;
 export type MoneyConfig = Config['money'];
 export type OperationLimitsConfig = Config['limits']['operation'];
 export type TelemetryConfig = Config['observability']['telemetry'];
+export type ProviderCallsConfig = Config['limits']['providerCalls'];
 /** The configuration with the provider's addresses known: `kind` says which provider PROVIDER chose. */
 export type ResolvedConfig = Omit<Config, 'provider'> & { provider: ProviderConfig & { kind: ProviderSetting['kind'] } };
