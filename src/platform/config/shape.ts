@@ -87,6 +87,30 @@ function telemetryOf(vars: Variables) {
   };
 }
 
+function webhooksOf(vars: Variables) {
+  return {
+    maxBodyBytes: vars.WEBHOOK_MAX_BODY_BYTES,
+    /** How far a webhook's signed timestamp may be from now. */
+    maxSkewMs: vars.WEBHOOK_MAX_SKEW,
+    /** An unknown key id refetches its JWKS at most this often. */
+    jwksMinRefetchIntervalMs: vars.WEBHOOK_JWKS_MIN_REFETCH,
+  };
+}
+
+function watchesOf(vars: Variables) {
+  return {
+    status: {
+      initialDelayMs: vars.STATUS_WATCH_INITIAL_DELAY,
+      maxDelayMs: vars.STATUS_WATCH_MAX_DELAY,
+      factor: vars.STATUS_WATCH_BACKOFF_FACTOR,
+      /** The watcher lease's lifetime, renewed on every read; crossFieldProblems has checked it exceeds maxDelayMs. */
+      leaseTtlMs: vars.STATUS_WATCH_LEASE_TTL,
+    },
+    /** How long one read of a payment's refunds serves every refundUpdated subscription that opens meanwhile. */
+    refundStateReuseMs: vars.REFUND_STATE_REUSE,
+  };
+}
+
 /** The validated variables, grouped as the gateway uses them. */
 export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
   const nodeEnv = vars.NODE_ENV;
@@ -194,6 +218,10 @@ export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
       /** How often an idle SSE or multipart subscription stream gets a heartbeat, so proxies keep it open. */
       streamHeartbeatMs: pick(vars, 'STREAM_HEARTBEAT', 12_000),
     },
+    /** Webhook receipt (src/webhooks/). */
+    webhooks: webhooksOf(vars),
+    /** The payout and refund watches: reads back off from the initial delay to the maximum while nothing changes. */
+    watches: watchesOf(vars),
     observability: {
       logLevel: vars.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
       /** When set, GET /metrics needs `Authorization: Bearer <this>`; production requires it. */
@@ -241,6 +269,5 @@ export type AppIdentityConfig = NonNullable<Config['identity']['app']>;
 export type MoneyConfig = Config['money'];
 export type OperationLimitsConfig = Config['limits']['operation'];
 export type TelemetryConfig = Config['observability']['telemetry'];
-export type ProviderCallsConfig = Config['limits']['providerCalls'];
 /** The configuration with the provider's addresses known: `kind` says which provider PROVIDER chose. */
 export type ResolvedConfig = Omit<Config, 'provider'> & { provider: ProviderConfig & { kind: ProviderSetting['kind'] } };
