@@ -47,7 +47,7 @@ import { buildAppSchema } from './schema';
 import { listenForRevocations } from './revocations';
 import type { Clock } from './clock';
 import { composeFeatures, type Features } from './features';
-import { DEFAULT_LIVE_SETTINGS, type LiveSettings } from './live';
+import { liveSettingsOf, type LiveSettings } from './live';
 import type { Identity } from '../identity';
 
 export interface Gateway {
@@ -64,7 +64,7 @@ export interface Gateway {
 
 export interface GatewayOptions {
   logger?: Logger;
-  /** Webhook and subscription settings (payout watch schedule, webhook limits); defaults suit production. */
+  /** Webhook and subscription settings (payout watch schedule, webhook limits) over the configuration's. */
   live?: Partial<LiveSettings>;
   /**
    * The gateway's one clock in epoch milliseconds (default Date.now), for everything that reads the time: rate
@@ -102,7 +102,7 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   // Migrations run here, before anything listens: an instance never serves on a schema older than its code.
   const database = await openDatabase(config.store.url);
   const clock = options.clock ?? Date.now;
-  const features = await composeFeatures(config, { logger, database, metrics, telemetry, clock, live: { ...DEFAULT_LIVE_SETTINGS, ...options.live } });
+  const features = await composeFeatures(config, { logger, database, metrics, telemetry, clock, live: { ...liveSettingsOf(config), ...options.live } });
   const { identity, live: events } = features;
   registerJobs(events.scheduler, { payouts: features.payouts.passes, dataTasks: features.dataTasks.passes, refunds: features.refunds.passes });
   const parts: Parts = { config, logger, metrics, telemetry, database, clock, features, publicUrl: { value: config.server.publicUrl } };

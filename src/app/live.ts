@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from '../platform/config/config';
+import type { Config, ResolvedConfig } from '../platform/config/config';
 import type { Database } from '../platform/db/database';
 import { MemoryEventBus, type EventBus } from '../platform/live/event-bus';
 import { RedisEventBus } from '../platform/live/redis-event-bus';
@@ -9,9 +9,8 @@ import type { Telemetry } from '../platform/observability/telemetry';
 import { DatabaseLeases } from '../platform/scheduler/database-leases';
 import { InProcessLeases, RedisLeases, type Leases } from '../platform/scheduler/lease';
 import { Scheduler } from '../platform/scheduler/scheduler';
-import { DEFAULT_STATUS_WATCH, type StatusWatchSettings } from '../platform/scheduler/status-watcher';
+import type { StatusWatchSettings } from '../platform/scheduler/status-watcher';
 import { isRedisUrl, RedisConnection } from '../platform/store/redis-connection';
-import { DEFAULT_WEBHOOK_SETTINGS } from '../webhooks';
 import type { Clock } from './clock';
 
 export interface LiveSettings {
@@ -29,14 +28,17 @@ export interface LiveSettings {
   refundStateReuseMs: number;
 }
 
-export const DEFAULT_LIVE_SETTINGS: LiveSettings = {
-  webhookMaxBodyBytes: DEFAULT_WEBHOOK_SETTINGS.maxBodyBytes,
-  webhookMaxSkewMs: DEFAULT_WEBHOOK_SETTINGS.maxSkewMs,
-  jwksMinRefetchIntervalMs: DEFAULT_WEBHOOK_SETTINGS.jwksMinRefetchIntervalMs,
-  payoutWatch: DEFAULT_STATUS_WATCH,
-  refundWatch: DEFAULT_STATUS_WATCH,
-  refundStateReuseMs: 1_000,
-};
+/** The webhook and watch settings the configuration gives (GatewayOptions.live overrides them for tests). */
+export function liveSettingsOf(config: Pick<Config, 'webhooks' | 'watches'>): LiveSettings {
+  return {
+    webhookMaxBodyBytes: config.webhooks.maxBodyBytes,
+    webhookMaxSkewMs: config.webhooks.maxSkewMs,
+    jwksMinRefetchIntervalMs: config.webhooks.jwksMinRefetchIntervalMs,
+    payoutWatch: config.watches.status,
+    refundWatch: config.watches.status,
+    refundStateReuseMs: config.watches.refundStateReuseMs,
+  };
+}
 
 /** The event bus and the one scheduler, built before the features that publish on the one and run on the other. */
 export interface Live {

@@ -49,20 +49,7 @@ export function createProviderClients(
 function createProviderHttp(config: ResolvedConfig, logger: Logger, metrics: GatewayMetrics, telemetry: Telemetry | undefined): ProviderHttpClient {
   const { provider } = config;
   return new ProviderHttpClient({
-    connectTimeoutMs: config.limits.providerCalls.connectTimeoutMs,
-    headersTimeoutMs: config.limits.providerCalls.headersTimeoutMs,
-    bodyTimeoutMs: config.limits.providerCalls.bodyTimeoutMs,
-    maxAttempts: config.limits.providerCalls.maxAttempts,
-    backoffBaseMs: config.limits.providerCalls.backoffBaseMs,
-    backoffCapMs: config.limits.providerCalls.backoffCapMs,
-    retryAfterCapMs: config.limits.providerCalls.maxRetryAfterMs,
-    connectionsPerOrigin: config.limits.providerCalls.connectionsPerOrigin,
-    maxBodyBytes: config.limits.providerCalls.maxBodyBytes,
-    breaker: {
-      failures: config.limits.providerCalls.breakerFailures,
-      cooldownMs: config.limits.providerCalls.breakerCooldownMs,
-      spreadConnections: config.limits.providerCalls.breakerRouteConnections,
-    },
+    ...config.limits.providerCalls,
     onCircuitStateChange: (route, state) => {
       logger.warn({ route, state }, 'provider circuit breaker changed state');
       metrics.circuitState(route, state);

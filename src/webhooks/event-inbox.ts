@@ -15,7 +15,7 @@ export interface InboxEntry {
 
 /**
  * Kept a week: far longer than a provider retries a delivery (README: 15 s) or than a signed delivery stays
- * acceptable (5 minutes), so a duplicate is always recognised, and long enough to answer "did that event arrive?".
+ * acceptable (WEBHOOK_MAX_SKEW: 5 minutes unless set, an hour at most), so a duplicate is always recognised, and long enough to answer "did that event arrive?".
  */
 export const INBOX_TTL_MS = 7 * 24 * 3600 * 1000;
 

@@ -2,7 +2,7 @@
  * Webhooks: receipt, signature verification, the inbox and dispatch. Knows no feature: features hand their routes
  * and handlers to the composition root, which gives them to createWebhookReceiver.
  */
-export { createWebhookReceiver, DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings, type WebhookSetup } from './webhook.setup';
+export { createWebhookReceiver, type WebhookSettings, type WebhookSetup } from './webhook.setup';
 export {
   WebhookReceiver,
   type WebhookDecision,

@@ -9,8 +9,8 @@ export class JwksUnavailableError extends Error {
 }
 
 export interface JwksCacheOptions {
-  /** An unknown kid re-fetches a JWKS only if the last fetch of it is at least this old. Default 5 s. */
-  minRefetchIntervalMs?: number;
+  /** An unknown kid re-fetches a JWKS only if the last fetch of it is at least this old. */
+  minRefetchIntervalMs: number;
 }
 
 /**
@@ -28,9 +28,9 @@ export class JwksKeyCache {
   constructor(
     private readonly allowList: readonly string[],
     private readonly fetchJwks: (url: string) => Promise<unknown>,
-    options: JwksCacheOptions = {},
+    options: JwksCacheOptions,
   ) {
-    this.minRefetchIntervalMs = options.minRefetchIntervalMs ?? 5_000;
+    this.minRefetchIntervalMs = options.minRefetchIntervalMs;
   }
 
   /** Exact match: no normalisation, so `https://a/jwks?x` or `https://a/jwks/` are different (and refused). */

@@ -8,8 +8,8 @@ export const SIGNATURE_HEADER = 'Tl-Signature';
 export type WebhookVerdict = { ok: true; jku: string; kid: string } | { ok: false; status: 401 | 503; reason: string };
 
 export interface WebhookVerifierOptions {
-  /** A delivery whose signed timestamp is further than this from now (either way) is refused. Default 5 minutes. */
-  maxSkewMs?: number;
+  /** A delivery whose signed timestamp is further than this from now (either way) is refused. */
+  maxSkewMs: number;
   now?: () => number;
 }
 
@@ -32,9 +32,9 @@ export class WebhookVerifier {
 
   constructor(
     private readonly keys: JwksKeyCache,
-    options: WebhookVerifierOptions = {},
+    options: WebhookVerifierOptions,
   ) {
-    this.maxSkewMs = options.maxSkewMs ?? 5 * 60 * 1000;
+    this.maxSkewMs = options.maxSkewMs;
     this.now = options.now ?? Date.now;
   }
 

@@ -6,9 +6,6 @@ import type { ReceivedWebhook, WebhookVerifier } from './webhook-verifier';
 import type { Span, Telemetry } from '../platform/observability/telemetry';
 import type { EventInbox } from './event-inbox';
 
-/** Webhook bodies are a few hundred bytes; anything near this is not from the provider. */
-export const MAX_WEBHOOK_BODY_BYTES = 64 * 1024;
-
 /** One signed delivery, as a handler sees it. */
 export interface WebhookDelivery {
   /** What follows a prefix route's path (a data task's token); empty for an exact route. */
@@ -64,7 +61,8 @@ export interface WebhookReceiverDeps {
   /** The path prefix the provider signs in front of the path received here (PUBLIC_URL's path behind a proxy). */
   publicPathPrefix: () => string;
   logger: Logger;
-  maxBodyBytes?: number;
+  /** WEBHOOK_MAX_BODY_BYTES: webhook bodies are a few hundred bytes; anything near this is not from the provider. */
+  maxBodyBytes: number;
   /** For /metrics: every delivery's source (`payments`, `data`) and outcome (`accepted`, `refused_401`, …). */
   onOutcome?: (source: string, outcome: string) => void;
   /** Spans: `webhook received` (this whole route), `webhook stored` (the handler), `webhook published` (after answering). */
@@ -74,7 +72,7 @@ export interface WebhookReceiverDeps {
 
 /**
  * The routes features register (`POST /webhooks/payments` and `POST /webhooks/data/:token`, docs/provider-choices.md,
- * "Webhooks and subscriptions in the gateway"), in this order: the body is read up to MAX_WEBHOOK_BODY_BYTES (413
+ * "Webhooks and subscriptions in the gateway"), in this order: the body is read up to WEBHOOK_MAX_BODY_BYTES (413
  * beyond); Tl-Signature is verified over the raw bytes (401, or 503 when the provider's keys cannot be fetched); the
  * body must be a JSON object (400); then the route's handler validates the fields (400), knows the key (404),
  * ignores unknown kinds (202) or names the event, which is stored in the inbox (200, `accepted` or `duplicate`).
@@ -92,7 +90,7 @@ export class WebhookReceiver {
 
   constructor(private readonly deps: WebhookReceiverDeps) {
     this.inbox = deps.inbox;
-    this.maxBodyBytes = deps.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
+    this.maxBodyBytes = deps.maxBodyBytes;
     this.telemetry = deps.telemetry;
   }
 

@@ -4,7 +4,7 @@ import type { Telemetry } from '../platform/observability/telemetry';
 import { EventInbox } from './event-inbox';
 import { JwksKeyCache } from './jwks-cache';
 import { WebhookVerifier } from './webhook-verifier';
-import { MAX_WEBHOOK_BODY_BYTES, WebhookReceiver, type WebhookRoute } from './webhook.receiver';
+import { WebhookReceiver, type WebhookRoute } from './webhook.receiver';
 
 export interface WebhookSettings {
   maxBodyBytes: number;
@@ -14,12 +14,6 @@ export interface WebhookSettings {
   /** WEBHOOK_JWKS_URLS: the only JWKS addresses signing keys are fetched from. */
   jwksUrls: readonly string[];
 }
-
-export const DEFAULT_WEBHOOK_SETTINGS: Omit<WebhookSettings, 'jwksUrls'> = {
-  maxBodyBytes: MAX_WEBHOOK_BODY_BYTES,
-  maxSkewMs: 5 * 60 * 1000,
-  jwksMinRefetchIntervalMs: 5_000,
-};
 
 export interface WebhookSetup {
   /** The webhook inbox lives in the relational store, whose primary key holds across every instance sharing it. */

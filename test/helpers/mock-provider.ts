@@ -1,6 +1,8 @@
 import { MockAgent } from 'undici';
 import type { MockInterceptor } from 'undici/types/mock-interceptor';
+import type { CircuitBreakerSettings } from '../../src/platform/provider/circuit-breakers';
 import { ProviderHttpClient, type AttemptEvent, type HttpClientConfig } from '../../src/platform/provider/http.client';
+import { DEFAULT_PROVIDER_CALLS } from './config-defaults';
 
 export const ORIGIN = 'https://provider.test';
 
@@ -29,7 +31,10 @@ function normaliseHeaders(raw: MockInterceptor.MockResponseCallbackOptions['head
 }
 
 /** An undici MockAgent that records every request (exact body bytes included) and answers from a script. */
-export function mockProvider(clientConfig: HttpClientConfig = {}) {
+/** What a test sets of the client; the rest is the configuration's defaults. */
+export type TestClientConfig = Partial<Omit<HttpClientConfig, 'breaker'>> & { breaker?: Partial<CircuitBreakerSettings> };
+
+export function mockProvider(clientConfig: TestClientConfig = {}) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get(ORIGIN);
@@ -37,6 +42,7 @@ export function mockProvider(clientConfig: HttpClientConfig = {}) {
   const attempts: AttemptEvent[] = [];
   const sleeps: number[] = [];
   const http = new ProviderHttpClient({
+    ...DEFAULT_PROVIDER_CALLS,
     backoffBaseMs: 1,
     backoffCapMs: 5,
     random: () => 0.5,
@@ -45,6 +51,7 @@ export function mockProvider(clientConfig: HttpClientConfig = {}) {
     },
     onAttempt: (event) => attempts.push(event),
     ...clientConfig,
+    breaker: { ...DEFAULT_PROVIDER_CALLS.breaker, ...clientConfig.breaker },
     dispatcher: agent,
   });
 

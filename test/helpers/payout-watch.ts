@@ -3,9 +3,14 @@ import type { MoneyConfig } from '../../src/platform/config/config';
 import { topics } from '../../src/platform/live/topics';
 import type { PayoutClient } from '../../src/platform/provider/payout.client';
 import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings } from '../../src/platform/scheduler/status-watcher';
+import { DEFAULT_STATUS_WATCH } from './config-defaults';
 
 /** The scheduler's payout watches over `provider`, for payouts the gateway never recorded (the ledger is empty). */
-export function payoutWatchers(provider: PayoutClient, deps: StatusWatchDeps, settings?: StatusWatchSettings): StatusWatchers<PayoutView> {
+export function payoutWatchers(
+  provider: PayoutClient,
+  deps: StatusWatchDeps,
+  settings: StatusWatchSettings = DEFAULT_STATUS_WATCH,
+): StatusWatchers<PayoutView> {
   const service = new PayoutService({
     provider,
     ledger: { get: async () => undefined } as unknown as PayoutStore,

@@ -263,6 +263,24 @@ describe('loadConfig: sessions and WebSockets', () => {
   });
 });
 
+describe('loadConfig: webhooks and status watches', () => {
+  it('has documented defaults: 64 KiB bodies, 5 min of skew, a JWKS refetch every 5 s at most, watches from 500 ms to 10 s', () => {
+    const config = loadConfig({});
+    expect(config.webhooks).toEqual({ maxBodyBytes: 65_536, maxSkewMs: 300_000, jwksMinRefetchIntervalMs: 5_000 });
+    expect(config.watches).toEqual({ status: { initialDelayMs: 500, maxDelayMs: 10_000, factor: 2, leaseTtlMs: 30_000 }, refundStateReuseMs: 1_000 });
+  });
+
+  it('reads each as a duration or a number, and refuses a lease that would lapse between two reads', () => {
+    const config = loadConfig({ WEBHOOK_MAX_SKEW: '2m', STATUS_WATCH_MAX_DELAY: '30s', STATUS_WATCH_LEASE_TTL: '1m', STATUS_WATCH_BACKOFF_FACTOR: '1.5' });
+    expect(config.webhooks.maxSkewMs).toBe(120_000);
+    expect(config.watches.status).toMatchObject({ maxDelayMs: 30_000, leaseTtlMs: 60_000, factor: 1.5 });
+    expect(problemsOf({ STATUS_WATCH_MAX_DELAY: '1m' })).toEqual([
+      'STATUS_WATCH_LEASE_TTL must be longer than STATUS_WATCH_MAX_DELAY: the lease is renewed on every read, and reads come that far apart',
+    ]);
+    expect(problemsOf({ WEBHOOK_MAX_BODY_BYTES: '100' })).toEqual(['WEBHOOK_MAX_BODY_BYTES must be an integer from 1024 to 16777216; got "100"']);
+  });
+});
+
 describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
   it('leaves tracing off when neither an endpoint nor an exporter is asked for', () => {
     expect(loadConfig({}).observability.telemetry).toMatchObject({ exporter: undefined, serviceName: 'bankgraph', sampler: 'parentbased_always_on' });
@@ -317,6 +335,16 @@ describe('loadConfig: OpenTelemetry (the standard OTEL_* variables)', () => {
       'OTEL_EXPORTER_OTLP_HEADERS must be a comma-separated list of key=value pairs',
     ]);
     expect(problems.join('\n')).not.toContain('secret-api-key');
+  });
+
+  it('refuses a traces protocol the exporter would ignore, and leaves the SDK its own variables', () => {
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toEqual([
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got "grpc"',
+    ]);
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TIMEOUT: '2000', OTEL_BSP_SCHEDULE_DELAY: '500' }).observability
+        .telemetry.exporter,
+    ).toBeUndefined();
   });
 });
 

@@ -18,6 +18,9 @@ export function crossFieldProblems(vars: Variables, env: Env): string[] {
   if (vars.PERSISTED_DOCUMENTS === 'off' && vars.PERSISTED_DOCUMENTS_MANIFEST !== undefined) {
     problems.push('PERSISTED_DOCUMENTS_MANIFEST is only used with PERSISTED_DOCUMENTS=allow or only');
   }
+  if (vars.STATUS_WATCH_LEASE_TTL <= vars.STATUS_WATCH_MAX_DELAY) {
+    problems.push('STATUS_WATCH_LEASE_TTL must be longer than STATUS_WATCH_MAX_DELAY: the lease is renewed on every read, and reads come that far apart');
+  }
   for (const [name, old] of renamedPairs(env)) problems.push(`${old} is the older spelling of ${name}: set only ${name}`);
   return problems;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  durationSetting,
   durationOf,
   encryptionKey,
   flag,
@@ -221,6 +222,22 @@ const live = {
   ...duration('STREAM_HEARTBEAT', { minMs: 50, maxMs: HOUR }),
 };
 
+/** Webhook receipt: the largest body read, the signed timestamp's tolerance, how often an unknown key may refetch a JWKS. */
+const webhooks = {
+  WEBHOOK_MAX_BODY_BYTES: integer('WEBHOOK_MAX_BODY_BYTES', 64 * 1024, { min: 1_024, max: 16 * 1024 * 1024 }),
+  WEBHOOK_MAX_SKEW: durationSetting('WEBHOOK_MAX_SKEW', 5 * 60_000, { minMs: 1_000, maxMs: HOUR }),
+  WEBHOOK_JWKS_MIN_REFETCH: durationSetting('WEBHOOK_JWKS_MIN_REFETCH', 5_000, { minMs: 100, maxMs: HOUR }),
+};
+
+/** The watches of what the provider sends no news of while someone subscribes (payouts, refunds). */
+const watches = {
+  STATUS_WATCH_INITIAL_DELAY: durationSetting('STATUS_WATCH_INITIAL_DELAY', 500, { minMs: 10, maxMs: HOUR }),
+  STATUS_WATCH_MAX_DELAY: durationSetting('STATUS_WATCH_MAX_DELAY', 10_000, { minMs: 10, maxMs: HOUR }),
+  STATUS_WATCH_BACKOFF_FACTOR: number('STATUS_WATCH_BACKOFF_FACTOR', 2, { min: 1, max: 10 }),
+  STATUS_WATCH_LEASE_TTL: durationSetting('STATUS_WATCH_LEASE_TTL', 30_000, { minMs: 100, maxMs: DAY }),
+  REFUND_STATE_REUSE: durationSetting('REFUND_STATE_REUSE', 1_000, { minMs: 0, maxMs: 60_000 }),
+};
+
 const OTEL_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
 /** `key1=value1,key2=value2` with percent-encoded values; the message names the variable, never what it holds (a credential). */
@@ -254,6 +271,21 @@ const otlpUrl = (name: string, message: string) =>
     })
     .optional();
 
+/** The gateway ships only the OTLP/HTTP JSON exporter, which ignores the protocol variables: anything else is refused rather than silently not honoured. */
+const otlpProtocol = (name: string) =>
+  z
+    .enum(['http/json', 'http/protobuf'], {
+      error: (issue) =>
+        `${name} must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got ${JSON.stringify(issue.input)}`,
+    })
+    .optional();
+
+/**
+ * The OTEL_* variables the gateway reads itself: whether tracing is on (ours to decide), OTEL_TRUST_INBOUND_SAMPLING
+ * (ours), and what it hands the SDK as options, because the SDK reads only process.env and loadConfig may be given
+ * another environment. Each is checked here since the SDK ignores a bad value without a word; every other OTEL_*
+ * variable (timeouts, compression, certificates, batching, span limits) is left to the SDK.
+ */
 const observability = {
   LOG_LEVEL: oneOfThese('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   METRICS_TOKEN: optionalSecret('METRICS_TOKEN'),
@@ -261,12 +293,8 @@ const observability = {
   OTEL_TRACES_EXPORTER: oneOfThese('OTEL_TRACES_EXPORTER', ['otlp', 'console', 'none']).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', " (the collector's OTLP/HTTP address, e.g. http://collector:4318)"),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ''),
-  OTEL_EXPORTER_OTLP_PROTOCOL: z
-    .enum(['http/json', 'http/protobuf'], {
-      error: (issue) =>
-        `OTEL_EXPORTER_OTLP_PROTOCOL must be http/json (the gateway exports OTLP over HTTP with JSON; collectors accept it on the http/protobuf port); got ${JSON.stringify(issue.input)}`,
-    })
-    .optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_PROTOCOL'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'),
   OTEL_TRACES_SAMPLER: oneOf('OTEL_TRACES_SAMPLER', OTEL_SAMPLERS, 'parentbased_always_on'),
   OTEL_TRACES_SAMPLER_ARG: number('OTEL_TRACES_SAMPLER_ARG', 1, { min: 0, max: 1 }),
   OTEL_EXPORTER_OTLP_HEADERS: keyValueList('OTEL_EXPORTER_OTLP_HEADERS'),
@@ -289,7 +317,20 @@ const mcp = {
   MCP_AUDIENCE: optionalText(),
 };
 
-const common = z.object({ ...server, ...providerClient, ...identity, ...store, ...money, ...limits, ...live, ...observability, ...persistedDocuments, ...mcp });
+const common = z.object({
+  ...server,
+  ...providerClient,
+  ...identity,
+  ...store,
+  ...money,
+  ...limits,
+  ...live,
+  ...webhooks,
+  ...watches,
+  ...observability,
+  ...persistedDocuments,
+  ...mcp,
+});
 
 /** PROVIDER picks the provider's variables: the sandbox's own settings, or the remote provider's addresses and credentials. */
 const provider = z.discriminatedUnion('PROVIDER', [z.object(sandboxProvider), z.object(remoteProvider)], {
@@ -314,6 +355,8 @@ export const VARIABLE_NAMES: readonly string[] = [
     ...Object.keys(money),
     ...Object.keys(limits),
     ...Object.keys(live),
+    ...Object.keys(webhooks),
+    ...Object.keys(watches),
     ...Object.keys(observability),
     ...Object.keys(persistedDocuments),
     ...Object.keys(mcp),

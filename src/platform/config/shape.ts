@@ -87,6 +87,30 @@ function telemetryOf(vars: Variables) {
   };
 }
 
+function webhooksOf(vars: Variables) {
+  return {
+    maxBodyBytes: vars.WEBHOOK_MAX_BODY_BYTES,
+    /** How far a webhook's signed timestamp may be from now. */
+    maxSkewMs: vars.WEBHOOK_MAX_SKEW,
+    /** An unknown key id refetches its JWKS at most this often. */
+    jwksMinRefetchIntervalMs: vars.WEBHOOK_JWKS_MIN_REFETCH,
+  };
+}
+
+function watchesOf(vars: Variables) {
+  return {
+    status: {
+      initialDelayMs: vars.STATUS_WATCH_INITIAL_DELAY,
+      maxDelayMs: vars.STATUS_WATCH_MAX_DELAY,
+      factor: vars.STATUS_WATCH_BACKOFF_FACTOR,
+      /** The watcher lease's lifetime, renewed on every read; crossFieldProblems has checked it exceeds maxDelayMs. */
+      leaseTtlMs: vars.STATUS_WATCH_LEASE_TTL,
+    },
+    /** How long one read of a payment's refunds serves every refundUpdated subscription that opens meanwhile. */
+    refundStateReuseMs: vars.REFUND_STATE_REUSE,
+  };
+}
+
 /** The validated variables, grouped as the gateway uses them. */
 export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
   const nodeEnv = vars.NODE_ENV;
@@ -168,15 +192,17 @@ export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
         backoffBaseMs: pick(vars, 'HTTP_BACKOFF_BASE', 100),
         backoffCapMs: pick(vars, 'HTTP_BACKOFF_CAP', 2_000),
         /** Longest Retry-After waited out before giving up with UPSTREAM_RATE_LIMITED. */
-        maxRetryAfterMs: pick(vars, 'HTTP_MAX_RETRY_AFTER', 5_000),
+        retryAfterCapMs: pick(vars, 'HTTP_MAX_RETRY_AFTER', 5_000),
         connectionsPerOrigin: vars.HTTP_CONNECTIONS_PER_ORIGIN,
         /** Largest provider answer read; a larger one is UPSTREAM_ERROR. */
         maxBodyBytes: vars.PROVIDER_MAX_BODY_BYTES,
-        /** Consecutive failed sends on one route (of one bank connection) that open its breaker, and how long it stays open. */
-        breakerFailures: vars.PROVIDER_BREAKER_FAILURES,
-        breakerCooldownMs: pick(vars, 'PROVIDER_BREAKER_COOLDOWN', 10_000),
-        /** Distinct connections whose circuits open on a route, with no success between, that open it for everyone. */
-        breakerRouteConnections: vars.PROVIDER_BREAKER_ROUTE_CONNECTIONS,
+        breaker: {
+          /** Consecutive failed sends on one route (of one bank connection) that open its breaker, and how long it stays open. */
+          failures: vars.PROVIDER_BREAKER_FAILURES,
+          cooldownMs: pick(vars, 'PROVIDER_BREAKER_COOLDOWN', 10_000),
+          /** Distinct connections whose circuits open on a route, with no success between, that open it for everyone. */
+          spreadConnections: vars.PROVIDER_BREAKER_ROUTE_CONNECTIONS,
+        },
       },
       /** What the gateway keeps of a user's data tasks (docs/operations.md, "Data tasks"). */
       dataTasks: { maxPerUser: vars.DATA_TASKS_MAX_PER_USER, resultsMaxBytes: vars.DATA_TASK_RESULTS_MAX_BYTES },
@@ -192,6 +218,10 @@ export function toConfig(vars: Variables, merchantKeys: string[] | undefined) {
       /** How often an idle SSE or multipart subscription stream gets a heartbeat, so proxies keep it open. */
       streamHeartbeatMs: pick(vars, 'STREAM_HEARTBEAT', 12_000),
     },
+    /** Webhook receipt (src/webhooks/). */
+    webhooks: webhooksOf(vars),
+    /** The payout and refund watches: reads back off from the initial delay to the maximum while nothing changes. */
+    watches: watchesOf(vars),
     observability: {
       logLevel: vars.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
       /** When set, GET /metrics needs `Authorization: Bearer <this>`; production requires it. */

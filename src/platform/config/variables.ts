@@ -85,6 +85,10 @@ export function durationOf(name: string, bounds: { minMs: number; maxMs: number 
   );
 }
 
+/** A duration with its default; the newer variables have no `*_MS` spelling. */
+export const durationSetting = (name: string, fallbackMs: number, bounds: { minMs: number; maxMs: number }): Setting<number> =>
+  setting(durationOf(name, bounds), fallbackMs);
+
 export const isUrl = (value: string, protocols: readonly string[]): boolean => URL.canParse(value) && protocols.includes(new URL(value).protocol);
 
 const HTTP_URL = z

@@ -8,9 +8,9 @@ export interface CircuitBreakerSettings {
   cooldownMs: number;
   /**
    * How many distinct bank connections must open their own circuit on a route, with no call on that route
-   * succeeding in between, before the route is opened for every connection. Default 3.
+   * succeeding in between, before the route is opened for every connection.
    */
-  spreadConnections?: number;
+  spreadConnections: number;
 }
 
 /** What counts against a route: a thrown error (no answer) or an answer (a 5xx). Anything else counts for nothing. */
@@ -119,7 +119,7 @@ class RouteCircuits {
     onStateChange: ((route: string, state: CircuitStateName) => void) | undefined,
     private readonly onConnectionChange: ((change: ConnectionCircuitChange) => void) | undefined,
   ) {
-    this.spread = settings.spreadConnections ?? 3;
+    this.spread = settings.spreadConnections;
     this.shared = circuitBreaker(policy, { halfOpenAfter: settings.cooldownMs, breaker: new SharedBreaker(settings.failures, this) });
     this.shared.onStateChange((state) => {
       // A trial that went through closes the route for everyone again; each connection keeps its own circuit.

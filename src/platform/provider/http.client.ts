@@ -49,28 +49,32 @@ import { providerCallParent } from '../observability/resolver-spans';
 import { SpanKind, SpanStatusCode, trace, type Context, type Span, type Telemetry } from '../observability/telemetry';
 import { SignatureReuse, type SigningKey } from './request-signer';
 
-export interface HttpClientConfig {
-  /** TCP/TLS connect timeout. Default 5000 ms. */
-  connectTimeoutMs?: number;
-  /** Time until response headers arrive. Default 10000 ms. */
-  headersTimeoutMs?: number;
-  /** Longest gap between body chunks. Default 10000 ms. */
-  bodyTimeoutMs?: number;
-  /** Idle keep-alive sockets are closed after this. Default 4000 ms. */
-  keepAliveTimeoutMs?: number;
-  /** Sockets per origin. Default 32. */
-  connectionsPerOrigin?: number;
-  /** Sends per request, first included (the 401 refresh resend is extra). Default 3. */
-  maxAttempts?: number;
-  /** Backoff base and cap. Defaults 100 ms and 2000 ms. */
-  backoffBaseMs?: number;
-  backoffCapMs?: number;
-  /** Longest Retry-After the client waits out itself. Default 5000 ms. */
-  retryAfterCapMs?: number;
-  /** Largest provider answer read. Default 16 MiB. */
-  maxBodyBytes?: number;
-  /** Per-route (and per-connection) circuit breakers. Defaults: 5 consecutive failures, 10000 ms cool-down, spread over 3 connections. */
-  breaker?: CircuitBreakerSettings;
+/** The client's timeouts, retries, pool and breakers: the configuration's `limits.providerCalls`, which holds their defaults. */
+export interface HttpClientSettings {
+  /** TCP/TLS connect timeout. */
+  connectTimeoutMs: number;
+  /** Time until response headers arrive. */
+  headersTimeoutMs: number;
+  /** Longest gap between body chunks. */
+  bodyTimeoutMs: number;
+  /** Sockets per origin. */
+  connectionsPerOrigin: number;
+  /** Sends per request, first included (the 401 refresh resend is extra). */
+  maxAttempts: number;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** Longest Retry-After the client waits out itself. */
+  retryAfterCapMs: number;
+  /** Largest provider answer read. */
+  maxBodyBytes: number;
+  /** Per-route (and per-connection) circuit breakers. */
+  breaker: CircuitBreakerSettings;
+}
+
+/** Idle keep-alive sockets are closed after this: under the 5 s idle timeout common on servers, so the client never reuses a socket the server is closing. */
+const KEEP_ALIVE_TIMEOUT_MS = 4_000;
+
+export interface HttpClientConfig extends HttpClientSettings {
   onCircuitStateChange?: (route: string, state: CircuitStateName) => void;
   onConnectionCircuitChange?: (change: ConnectionCircuitChange) => void;
   userAgent?: string;
@@ -205,32 +209,19 @@ export class ProviderHttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly signingKey: { keyId: string; privateKey: KeyObject } | undefined;
-  private readonly settings: Required<
-    Omit<
-      HttpClientConfig,
-      'signingKey' | 'dispatcher' | 'onAttempt' | 'userAgent' | 'breaker' | 'onCircuitStateChange' | 'onConnectionCircuitChange' | 'telemetry'
-    >
-  >;
+  private readonly settings: Omit<HttpClientSettings, 'breaker'> & { random: () => number; sleep: (ms: number, signal?: AbortSignal) => Promise<void> };
   readonly breakers: CircuitBreakers;
   private readonly signatures = new SignatureReuse();
 
-  constructor(private readonly config: HttpClientConfig = {}) {
+  constructor(private readonly config: HttpClientConfig) {
     this.settings = {
-      connectTimeoutMs: config.connectTimeoutMs ?? 5_000,
-      headersTimeoutMs: config.headersTimeoutMs ?? 10_000,
-      bodyTimeoutMs: config.bodyTimeoutMs ?? 10_000,
-      keepAliveTimeoutMs: config.keepAliveTimeoutMs ?? 4_000,
-      connectionsPerOrigin: config.connectionsPerOrigin ?? 32,
-      maxAttempts: Math.max(1, config.maxAttempts ?? 3),
-      backoffBaseMs: config.backoffBaseMs ?? 100,
-      backoffCapMs: config.backoffCapMs ?? 2_000,
-      retryAfterCapMs: config.retryAfterCapMs ?? 5_000,
-      maxBodyBytes: config.maxBodyBytes ?? 16 * 1024 * 1024,
+      ...config,
+      maxAttempts: Math.max(1, config.maxAttempts),
       random: config.random ?? Math.random,
       sleep: config.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
     };
     this.breakers = new CircuitBreakers(
-      config.breaker ?? { failures: 5, cooldownMs: 10_000 },
+      config.breaker,
       {
         // No answer at all, or a server error; a refusal of our request (4xx) or our own abort says nothing about health.
         error: (error) => TRANSIENT_CODES.has(errorCode(error) ?? ''),
@@ -247,8 +238,8 @@ export class ProviderHttpClient {
       config.dispatcher ??
       new Agent({
         connections: this.settings.connectionsPerOrigin,
-        keepAliveTimeout: this.settings.keepAliveTimeoutMs,
-        keepAliveMaxTimeout: this.settings.keepAliveTimeoutMs,
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        keepAliveMaxTimeout: KEEP_ALIVE_TIMEOUT_MS,
         connect: { timeout: this.settings.connectTimeoutMs },
         headersTimeout: this.settings.headersTimeoutMs,
         bodyTimeout: this.settings.bodyTimeoutMs,

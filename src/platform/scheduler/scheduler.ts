@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger';
 import { traceJob, type Telemetry } from '../observability/telemetry';
 import type { Leases } from './lease';
-import { DEFAULT_STATUS_WATCH, StatusWatchers, type StatusWatchDeps, type StatusWatchSettings, type WatchedStatus } from './status-watcher';
+import { StatusWatchers, type StatusWatchDeps, type StatusWatchSettings, type WatchedStatus } from './status-watcher';
 
 /** What a pass is given: its logger, whether the scheduler is closing (stop early), and where repairs are counted. */
 export interface PassRun {
@@ -68,7 +68,7 @@ export class Scheduler {
   }
 
   /** Per-id watches of one kind of thing (a feature's WatchedStatus); closed with the scheduler. */
-  watches<T>(subject: WatchedStatus<T>, settings: StatusWatchSettings = DEFAULT_STATUS_WATCH): StatusWatchers<T> {
+  watches<T>(subject: WatchedStatus<T>, settings: StatusWatchSettings): StatusWatchers<T> {
     const watchers = new StatusWatchers<T>(subject, this.deps.watches, settings);
     this.watchers.push(watchers);
     return watchers;

@@ -3,16 +3,14 @@ import { traceJob, type Telemetry } from '../observability/telemetry';
 import type { Leases } from './lease';
 
 export interface StatusWatchSettings {
-  /** First read after a subscriber arrives, and again after every change. Default 500 ms. */
+  /** First read after a subscriber arrives, and again after every change. */
   initialDelayMs: number;
-  /** Reads back off by `factor` while nothing changes, up to this. Default 10 s. */
+  /** Reads back off by `factor` while nothing changes, up to this. */
   maxDelayMs: number;
   factor: number;
-  /** The watcher lease's lifetime; renewed on every read, so it must exceed maxDelayMs. Default 30 s. */
+  /** The watcher lease's lifetime; renewed on every read, so it must exceed maxDelayMs. */
   leaseTtlMs: number;
 }
-
-export const DEFAULT_STATUS_WATCH: StatusWatchSettings = { initialDelayMs: 500, maxDelayMs: 10_000, factor: 2, leaseTtlMs: 30_000 };
 
 /** What a kind of watched thing is: how it is read, what of a read is news, and when it can no longer change. */
 export interface WatchedStatus<T> {
@@ -66,7 +64,7 @@ export class StatusWatchers<T> {
   constructor(
     private readonly subject: WatchedStatus<T>,
     private readonly deps: StatusWatchDeps,
-    private readonly settings: StatusWatchSettings = DEFAULT_STATUS_WATCH,
+    private readonly settings: StatusWatchSettings,
   ) {
     if (settings.leaseTtlMs <= settings.maxDelayMs) throw new Error(`${subject.kind} watch leaseTtlMs must exceed maxDelayMs`);
   }

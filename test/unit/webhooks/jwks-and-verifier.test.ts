@@ -2,6 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { JwksKeyCache, JwksUnavailableError } from '../../../src/webhooks/jwks-cache';
 import { WebhookVerifier } from '../../../src/webhooks/webhook-verifier';
 import { signJws, toJwk } from '../../../src/sandbox/signing';
+import { DEFAULT_WEBHOOKS } from '../../helpers/config-defaults';
 
 const JKU = 'https://provider.example/.well-known/jwks';
 
@@ -115,7 +116,7 @@ describe('JwksKeyCache', () => {
     ];
     expect((await cache.keyFor(JKU, 'good'))?.equals(first.publicKey)).toBe(true);
     for (const kid of ['enc', 'rsa', 'p256', 'x', 'broken']) expect(await cache.keyFor(JKU, kid)).toBeUndefined();
-    const keyless = new JwksKeyCache([JKU], async () => ({}));
+    const keyless = new JwksKeyCache([JKU], async () => ({}), { minRefetchIntervalMs: DEFAULT_WEBHOOKS.jwksMinRefetchIntervalMs });
     await expect(keyless.keyFor(JKU, 'good')).rejects.toBeInstanceOf(JwksUnavailableError);
   });
 });
@@ -129,7 +130,9 @@ describe('WebhookVerifier', () => {
 
   beforeEach(() => {
     now = Date.parse('2024-05-01T12:00:00.000Z');
-    const cache = new JwksKeyCache([JKU], async () => ({ keys: [toJwk(provider.publicKey, 'k1')] }));
+    const cache = new JwksKeyCache([JKU], async () => ({ keys: [toJwk(provider.publicKey, 'k1')] }), {
+      minRefetchIntervalMs: DEFAULT_WEBHOOKS.jwksMinRefetchIntervalMs,
+    });
     verifier = new WebhookVerifier(cache, { maxSkewMs: 5 * 60 * 1000, now: () => now });
   });
 
@@ -187,10 +190,14 @@ describe('WebhookVerifier', () => {
 
   it('answers 503 when the keys cannot be fetched, so the provider retries', async () => {
     const down = new WebhookVerifier(
-      new JwksKeyCache([JKU], async () => {
-        throw new Error('down');
-      }),
-      { now: () => now },
+      new JwksKeyCache(
+        [JKU],
+        async () => {
+          throw new Error('down');
+        },
+        { minRefetchIntervalMs: DEFAULT_WEBHOOKS.jwksMinRefetchIntervalMs },
+      ),
+      { maxSkewMs: DEFAULT_WEBHOOKS.maxSkewMs, now: () => now },
     );
     expect(await down.verify({ path, headers: headersFor(), body })).toMatchObject({ ok: false, status: 503 });
   });

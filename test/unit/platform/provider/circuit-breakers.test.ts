@@ -1,10 +1,11 @@
 import { CircuitBreakers, type ConnectionCircuitChange } from '../../../../src/platform/provider/circuit-breakers';
+import { DEFAULT_PROVIDER_CALLS } from '../../../helpers/config-defaults';
 
 describe('the connection circuits kept per route', () => {
   it('are bounded: past 1,000 connections the oldest circuit is forgotten, and an open one is counted closed', async () => {
     const changes: ConnectionCircuitChange[] = [];
     const breakers = new CircuitBreakers(
-      { failures: 1, cooldownMs: 60_000 },
+      { ...DEFAULT_PROVIDER_CALLS.breaker, failures: 1, cooldownMs: 60_000 },
       { error: () => true, answer: (answer) => (answer as { status: number }).status >= 500 },
       undefined,
       (change) => changes.push(change),
@@ -23,7 +24,7 @@ describe('the connection circuits kept per route', () => {
   it('keep the circuit of a connection still calling, forgetting the one used longest ago instead', async () => {
     const changes: ConnectionCircuitChange[] = [];
     const breakers = new CircuitBreakers(
-      { failures: 1, cooldownMs: 60_000 },
+      { ...DEFAULT_PROVIDER_CALLS.breaker, failures: 1, cooldownMs: 60_000 },
       { error: () => true, answer: (answer) => (answer as { status: number }).status >= 500 },
       undefined,
       (change) => changes.push(change),

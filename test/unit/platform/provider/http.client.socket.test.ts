@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ProviderHttpClient, type AttemptEvent, type HttpClientConfig } from '../../../../src/platform/provider/http.client';
 import { operationDeadline } from '../../../../src/platform/provider/operation-deadline';
 import { GatewayError, UpstreamError, UpstreamUnavailableError } from '../../../../src/platform/errors/gateway-errors';
+import { DEFAULT_PROVIDER_CALLS } from '../../../helpers/config-defaults';
 
 // Real sockets: what a mock dispatcher cannot show (connection reuse, resets, timeouts).
 
@@ -29,8 +30,8 @@ async function start(handler: Handler): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function newClient(config: HttpClientConfig = {}): ProviderHttpClient {
-  client = new ProviderHttpClient({ backoffBaseMs: 1, backoffCapMs: 5, ...config });
+function newClient(config: Partial<HttpClientConfig> = {}): ProviderHttpClient {
+  client = new ProviderHttpClient({ ...DEFAULT_PROVIDER_CALLS, backoffBaseMs: 1, backoffCapMs: 5, ...config });
   return client;
 }
 
