@@ -59,16 +59,13 @@ describe('the rules of @defer and @stream', () => {
 });
 
 describe('the payloads of a deferred operation', () => {
-  // `a` and `b` answer on timers that expire together, as provider answers read in one turn; `c` when the test says.
-  let releaseC: () => void = () => undefined;
+  // Each item's deferred `ready` answers when the test releases it, as a provider answer would come in.
+  const release = new Map<string, () => void>();
   const Item = new GraphQLObjectType<{ id: string }>({
     name: 'Item',
     fields: {
       id: { type: new GraphQLNonNull(GraphQLID) },
-      ready: {
-        type: GraphQLID,
-        resolve: ({ id }) => new Promise((resolve) => (id === 'c' ? (releaseC = () => resolve(id)) : setTimeout(() => resolve(id), 5))),
-      },
+      ready: { type: GraphQLID, resolve: ({ id }) => new Promise((resolve) => release.set(id, () => resolve(id))) },
     },
   });
   const schema = new GraphQLSchema({
@@ -82,7 +79,13 @@ describe('the payloads of a deferred operation', () => {
     const payloads: IncrementalPayload[] = [];
     for await (const payload of result) {
       payloads.push(payload);
-      if (payloads.length === 2) releaseC();
+      if (payloads.length === 1) {
+        while (release.size < 3) await new Promise(setImmediate);
+        // `a` now and `b` in a callback of its own later in the same turn, as two sockets' answers read together.
+        release.get('a')!();
+        setImmediate(release.get('b')!);
+      }
+      if (payloads.length === 2) release.get('c')!();
     }
     expect(payloads[0]).toEqual({ data: { items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, hasNext: true });
     expect(payloads.slice(1).map((payload) => (payload.incremental ?? []).map((part) => part.data))).toEqual([
