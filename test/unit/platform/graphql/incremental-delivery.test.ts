@@ -59,13 +59,16 @@ describe('the rules of @defer and @stream', () => {
 });
 
 describe('the payloads of a deferred operation', () => {
-  // Each item's deferred `ready` answers when the test releases it, as a provider answer would come in.
-  const release = new Map<string, () => void>();
+  // `a` and `b` answer on timers that expire together, as provider answers read in one turn; `c` when the test says.
+  let releaseC: () => void = () => undefined;
   const Item = new GraphQLObjectType<{ id: string }>({
     name: 'Item',
     fields: {
       id: { type: new GraphQLNonNull(GraphQLID) },
-      ready: { type: GraphQLID, resolve: ({ id }) => new Promise((resolve) => release.set(id, () => resolve(id))) },
+      ready: {
+        type: GraphQLID,
+        resolve: ({ id }) => new Promise((resolve) => (id === 'c' ? (releaseC = () => resolve(id)) : setTimeout(() => resolve(id), 5))),
+      },
     },
   });
   const schema = new GraphQLSchema({
@@ -79,13 +82,7 @@ describe('the payloads of a deferred operation', () => {
     const payloads: IncrementalPayload[] = [];
     for await (const payload of result) {
       payloads.push(payload);
-      if (payloads.length === 1) {
-        while (release.size < 3) await new Promise(setImmediate);
-        // `a` now and `b` in a callback of its own later in the same turn, as two sockets' answers read together.
-        release.get('a')!();
-        setImmediate(release.get('b')!);
-      }
-      if (payloads.length === 2) release.get('c')!();
+      if (payloads.length === 2) releaseC();
     }
     expect(payloads[0]).toEqual({ data: { items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, hasNext: true });
     expect(payloads.slice(1).map((payload) => (payload.incremental ?? []).map((part) => part.data))).toEqual([
