@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, parse, specifiedDirectives } from 'graphql';
+import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, parse, specifiedDirectives } from 'graphql';
 import { buildAppSchema } from '../../../../src/app/schema';
 import { DocumentCache } from '../../../../src/platform/graphql/document-cache';
 import {
@@ -59,35 +59,41 @@ describe('the rules of @defer and @stream', () => {
 });
 
 describe('the payloads of a deferred operation', () => {
-  // `a` and `b` answer on timers that expire together, as provider answers read in one turn; `c` when the test says.
-  let releaseC: () => void = () => undefined;
-  const Item = new GraphQLObjectType<{ id: string }>({
+  // Each item's deferred `ready` answers after its own delay, as a provider call would.
+  const Item = new GraphQLObjectType<{ id: string; delayMs: number }>({
     name: 'Item',
     fields: {
       id: { type: new GraphQLNonNull(GraphQLID) },
-      ready: {
-        type: GraphQLID,
-        resolve: ({ id }) => new Promise((resolve) => (id === 'c' ? (releaseC = () => resolve(id)) : setTimeout(() => resolve(id), 5))),
-      },
+      ready: { type: GraphQLInt, resolve: ({ delayMs }) => new Promise((resolve) => setTimeout(() => resolve(delayMs), delayMs)) },
     },
   });
   const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields: { items: { type: new GraphQLList(Item), resolve: () => [{ id: 'a' }, { id: 'b' }, { id: 'c' }] } } }),
+    query: new GraphQLObjectType({ name: 'Query', fields: { items: { type: new GraphQLList(Item), resolve: () => ITEMS } } }),
     directives: [...specifiedDirectives, ...INCREMENTAL_DIRECTIVES],
   });
+  const ITEMS = [
+    { id: 'a', delayMs: 5 },
+    { id: 'b', delayMs: 5 },
+    { id: 'c', delayMs: 80 },
+  ];
 
-  it('sends the parts that finish in the same turn of the event loop as one payload, and a later part on its own', async () => {
-    const result = await executeIncrementally({ schema, document: parse('{ items { id ... @defer(label: "ready") { ready } } }') }, () => undefined);
+  const payloadsOf = async (query: string): Promise<IncrementalPayload[]> => {
+    const result = await executeIncrementally({ schema, document: parse(query) }, () => undefined);
     if (!(Symbol.asyncIterator in result)) throw new Error(`one result, not payloads: ${JSON.stringify(result)}`);
     const payloads: IncrementalPayload[] = [];
-    for await (const payload of result) {
-      payloads.push(payload);
-      if (payloads.length === 2) releaseC();
-    }
+    for await (const payload of result) payloads.push(payload);
+    return payloads;
+  };
+
+  it('sends the parts that finish in the same turn of the event loop as one payload, and a later part on its own', async () => {
+    const payloads = await payloadsOf('{ items { id ... @defer(label: "ready") { ready } } }');
     expect(payloads[0]).toEqual({ data: { items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, hasNext: true });
-    expect(payloads.slice(1).map((payload) => (payload.incremental ?? []).map((part) => part.data))).toEqual([
-      [{ ready: 'a' }, { ready: 'b' }],
-      [{ ready: 'c' }],
+    expect(payloads.slice(1).map((payload) => (payload.incremental ?? []).map((part) => part.path))).toEqual([
+      [
+        ['items', 0],
+        ['items', 1],
+      ],
+      [['items', 2]],
     ]);
     expect(payloads.at(-1)?.hasNext).toBe(false);
   });
