@@ -31,6 +31,12 @@ export function ancestorsOf(span: SeenSpan, spans: readonly SeenSpan[]): SeenSpa
   return chain;
 }
 
+/**
+ * The SDK stamps a span's start with Date.now(), in whole milliseconds, and measures its end from that start, so two
+ * spans' clocks can disagree by up to a millisecond: "after" between two spans allows that much.
+ */
+export const SPAN_CLOCK_SLACK_MS = 1;
+
 /** True when some instant lies inside every one of the spans. */
 export function allOverlap(spans: readonly SeenSpan[]): boolean {
   return Math.max(...spans.map((span) => span.startMs)) < Math.min(...spans.map((span) => span.endMs));
@@ -56,8 +62,8 @@ export function expectColdViewerTrace(spans: readonly SeenSpan[], accounts: numb
   const perAccount = [...named('data.accountBalance'), ...named('data.accountTransactions')];
   const perCard = named('data.cardBalance');
   expect([perAccount.length, perCard.length]).toEqual([accounts * 2, cards]);
-  for (const call of perAccount) expect(call.startMs).toBeGreaterThanOrEqual(accountList[0]!.endMs);
-  for (const call of perCard) expect(call.startMs).toBeGreaterThanOrEqual(cardList[0]!.endMs);
+  for (const call of perAccount) expect(call.startMs).toBeGreaterThanOrEqual(accountList[0]!.endMs - SPAN_CLOCK_SLACK_MS);
+  for (const call of perCard) expect(call.startMs).toBeGreaterThanOrEqual(cardList[0]!.endMs - SPAN_CLOCK_SLACK_MS);
   expect(allOverlap([...perAccount, ...perCard])).toBe(true);
   expect(provider).toHaveLength(2 + accounts * 2 + cards);
 }
