@@ -1,7 +1,13 @@
 import 'reflect-metadata';
+import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, parse, specifiedDirectives } from 'graphql';
 import { buildAppSchema } from '../../../../src/app/schema';
 import { DocumentCache } from '../../../../src/platform/graphql/document-cache';
-import { asksForIncrementalDelivery } from '../../../../src/platform/graphql/incremental-delivery';
+import {
+  asksForIncrementalDelivery,
+  executeIncrementally,
+  INCREMENTAL_DIRECTIVES,
+  type IncrementalPayload,
+} from '../../../../src/platform/graphql/incremental-delivery';
 import { OperationLimits } from '../../../../src/platform/graphql/operation-limits';
 
 const LIMITS = { maxDepth: 12, maxAliases: 5, maxDirectives: 10, maxTokens: 1000, maxCost: 10_000, maxBodyBytes: 100_000 };
@@ -49,5 +55,46 @@ describe('the rules of @defer and @stream', () => {
     const plain = cache.check('query { viewer { accounts { id } } }');
     expect('document' in asks && asksForIncrementalDelivery(asks.document)).toBe(true);
     expect('document' in plain && asksForIncrementalDelivery(plain.document)).toBe(false);
+  });
+});
+
+describe('the payloads of a deferred operation', () => {
+  // Each item's deferred `ready` answers after its own delay, as a provider call would.
+  const Item = new GraphQLObjectType<{ id: string; delayMs: number }>({
+    name: 'Item',
+    fields: {
+      id: { type: new GraphQLNonNull(GraphQLID) },
+      ready: { type: GraphQLInt, resolve: ({ delayMs }) => new Promise((resolve) => setTimeout(() => resolve(delayMs), delayMs)) },
+    },
+  });
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: { items: { type: new GraphQLList(Item), resolve: () => ITEMS } } }),
+    directives: [...specifiedDirectives, ...INCREMENTAL_DIRECTIVES],
+  });
+  const ITEMS = [
+    { id: 'a', delayMs: 5 },
+    { id: 'b', delayMs: 5 },
+    { id: 'c', delayMs: 80 },
+  ];
+
+  const payloadsOf = async (query: string): Promise<IncrementalPayload[]> => {
+    const result = await executeIncrementally({ schema, document: parse(query) }, () => undefined);
+    if (!(Symbol.asyncIterator in result)) throw new Error(`one result, not payloads: ${JSON.stringify(result)}`);
+    const payloads: IncrementalPayload[] = [];
+    for await (const payload of result) payloads.push(payload);
+    return payloads;
+  };
+
+  it('sends the parts that finish in the same turn of the event loop as one payload, and a later part on its own', async () => {
+    const payloads = await payloadsOf('{ items { id ... @defer(label: "ready") { ready } } }');
+    expect(payloads[0]).toEqual({ data: { items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, hasNext: true });
+    expect(payloads.slice(1).map((payload) => (payload.incremental ?? []).map((part) => part.path))).toEqual([
+      [
+        ['items', 0],
+        ['items', 1],
+      ],
+      [['items', 2]],
+    ]);
+    expect(payloads.at(-1)?.hasNext).toBe(false);
   });
 });
