@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { GraphQLID, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, parse, specifiedDirectives } from 'graphql';
+import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, parse, specifiedDirectives } from 'graphql';
 import { buildAppSchema } from '../../../../src/app/schema';
 import { DocumentCache } from '../../../../src/platform/graphql/document-cache';
 import {
@@ -59,41 +59,38 @@ describe('the rules of @defer and @stream', () => {
 });
 
 describe('the payloads of a deferred operation', () => {
-  // Each item's deferred `ready` answers after its own delay, as a provider call would.
-  const Item = new GraphQLObjectType<{ id: string; delayMs: number }>({
+  // Each item's deferred `ready` answers when the test releases it, as a provider answer would come in.
+  const release = new Map<string, () => void>();
+  const Item = new GraphQLObjectType<{ id: string }>({
     name: 'Item',
     fields: {
       id: { type: new GraphQLNonNull(GraphQLID) },
-      ready: { type: GraphQLInt, resolve: ({ delayMs }) => new Promise((resolve) => setTimeout(() => resolve(delayMs), delayMs)) },
+      ready: { type: GraphQLID, resolve: ({ id }) => new Promise((resolve) => release.set(id, () => resolve(id))) },
     },
   });
   const schema = new GraphQLSchema({
-    query: new GraphQLObjectType({ name: 'Query', fields: { items: { type: new GraphQLList(Item), resolve: () => ITEMS } } }),
+    query: new GraphQLObjectType({ name: 'Query', fields: { items: { type: new GraphQLList(Item), resolve: () => [{ id: 'a' }, { id: 'b' }, { id: 'c' }] } } }),
     directives: [...specifiedDirectives, ...INCREMENTAL_DIRECTIVES],
   });
-  const ITEMS = [
-    { id: 'a', delayMs: 5 },
-    { id: 'b', delayMs: 5 },
-    { id: 'c', delayMs: 80 },
-  ];
-
-  const payloadsOf = async (query: string): Promise<IncrementalPayload[]> => {
-    const result = await executeIncrementally({ schema, document: parse(query) }, () => undefined);
-    if (!(Symbol.asyncIterator in result)) throw new Error(`one result, not payloads: ${JSON.stringify(result)}`);
-    const payloads: IncrementalPayload[] = [];
-    for await (const payload of result) payloads.push(payload);
-    return payloads;
-  };
 
   it('sends the parts that finish in the same turn of the event loop as one payload, and a later part on its own', async () => {
-    const payloads = await payloadsOf('{ items { id ... @defer(label: "ready") { ready } } }');
+    const result = await executeIncrementally({ schema, document: parse('{ items { id ... @defer(label: "ready") { ready } } }') }, () => undefined);
+    if (!(Symbol.asyncIterator in result)) throw new Error(`one result, not payloads: ${JSON.stringify(result)}`);
+    const payloads: IncrementalPayload[] = [];
+    for await (const payload of result) {
+      payloads.push(payload);
+      if (payloads.length === 1) {
+        while (release.size < 3) await new Promise(setImmediate);
+        // `a` now and `b` in a callback of its own later in the same turn, as two sockets' answers read together.
+        release.get('a')!();
+        setImmediate(release.get('b')!);
+      }
+      if (payloads.length === 2) release.get('c')!();
+    }
     expect(payloads[0]).toEqual({ data: { items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, hasNext: true });
-    expect(payloads.slice(1).map((payload) => (payload.incremental ?? []).map((part) => part.path))).toEqual([
-      [
-        ['items', 0],
-        ['items', 1],
-      ],
-      [['items', 2]],
+    expect(payloads.slice(1).map((payload) => (payload.incremental ?? []).map((part) => part.data))).toEqual([
+      [{ ready: 'a' }, { ready: 'b' }],
+      [{ ready: 'c' }],
     ]);
     expect(payloads.at(-1)?.hasNext).toBe(false);
   });
