@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { MultipartReader, multipartBoundary } from './multipart-reader';
 
 /** What a client of @defer asks for: the payloads as multipart parts, or else one JSON answer. */
 export const DEFER_ACCEPT = 'multipart/mixed;deferSpec=20220824,application/json';
@@ -17,126 +18,13 @@ export interface TimedPayload {
   payload: IncrementalPayload;
 }
 
-const enum Parse {
-  /** Before the first delimiter (RFC 2046 5.1.1: a preamble, which may be empty). */
-  Preamble,
-  /** Just after a delimiter: `--` closes the body, CRLF opens a part. */
-  AfterDelimiter,
-  Part,
-  /** After the close delimiter: nothing more may come but an epilogue, which is ignored. */
-  Closed,
-}
-
-/**
- * Reads a multipart/mixed body of incremental payloads in whatever pieces it arrives: each part (headers, a blank
- * line, JSON) is handed on once the delimiter after it has come, as Apollo Client reads them. A part that is not
- * application/json or not a JSON object, and a delimiter followed by neither CRLF nor `--`, throw.
- */
-export class MultipartPayloadReader {
-  private readonly delimiter: Buffer;
-  private parse = Parse.Preamble;
-  private pending = Buffer.alloc(0);
-
-  constructor(boundary: string) {
-    this.delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
-  }
-
-  /** True once the close delimiter has been read. */
-  get closed(): boolean {
-    return this.parse === Parse.Closed;
-  }
-
-  /** The payloads whose parts `bytes` completed. */
-  push(bytes: Uint8Array): IncrementalPayload[] {
-    if (this.parse === Parse.Closed) return [];
-    const data = this.pending.length === 0 ? Buffer.from(bytes) : Buffer.concat([this.pending, bytes]);
-    const payloads: IncrementalPayload[] = [];
-    let offset = 0;
-    while (offset < data.length && !this.closed) {
-      const used = this.step(data, offset, payloads);
-      if (used === 0) break;
-      offset += used;
-    }
-    this.pending = this.closed ? Buffer.alloc(0) : Buffer.from(data.subarray(offset));
-    return payloads;
-  }
-
-  /** Parses what starts at `offset`: the bytes it took, or 0 when more must arrive first. */
-  private step(data: Buffer, offset: number, payloads: IncrementalPayload[]): number {
-    const { delimiter } = this;
-    switch (this.parse) {
-      case Parse.Preamble: {
-        // The first delimiter may open the body, without the CRLF before it.
-        const dashes = delimiter.subarray(2);
-        if (data.length - offset >= dashes.length && data.subarray(offset, offset + dashes.length).equals(dashes)) {
-          this.parse = Parse.AfterDelimiter;
-          return dashes.length;
-        }
-        const at = data.indexOf(delimiter, offset);
-        if (at < 0) return 0;
-        this.parse = Parse.AfterDelimiter;
-        return at + delimiter.length - offset;
-      }
-      case Parse.AfterDelimiter: {
-        if (data.length - offset < 2) return 0;
-        if (data[offset] === 0x2d && data[offset + 1] === 0x2d) {
-          this.parse = Parse.Closed;
-          return 2;
-        }
-        if (data[offset] !== 0x0d || data[offset + 1] !== 0x0a) throw new Error('multipart body: a delimiter followed by neither CRLF nor --');
-        this.parse = Parse.Part;
-        return 2;
-      }
-      case Parse.Part: {
-        const at = data.indexOf(delimiter, offset);
-        if (at < 0) return 0;
-        payloads.push(partPayload(data, offset, at));
-        this.parse = Parse.AfterDelimiter;
-        return at + delimiter.length - offset;
-      }
-      case Parse.Closed:
-        return data.length - offset;
-    }
-  }
-}
-
-/** One part, `data[start, end)`: headers, a blank line, a JSON object. */
-function partPayload(data: Buffer, start: number, end: number): IncrementalPayload {
-  const headersEnd = data[start] === 0x0d && data[start + 1] === 0x0a ? start : data.indexOf('\r\n\r\n', start);
-  if (headersEnd < 0 || headersEnd >= end) throw new Error('multipart body: a part without a blank line after its headers');
-  let contentType: string | undefined;
-  for (const line of headersEnd > start ? data.toString('latin1', start, headersEnd).split('\r\n') : []) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) throw new Error(`multipart body: a malformed part header: ${line.slice(0, 100)}`);
-    if (line.slice(0, colon).trim().toLowerCase() === 'content-type') contentType = line.slice(colon + 1).trim();
-  }
-  if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType))
-    throw new Error(`multipart body: a part of content type "${contentType ?? 'none'}", not application/json`);
-  const text = data.toString('utf8', headersEnd === start ? start + 2 : headersEnd + 4, end);
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    throw new Error(`multipart body: a part that is not JSON: ${text.slice(0, 200)}`);
-  }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
-    throw new Error(`multipart body: a part that is not a JSON object: ${text.slice(0, 200)}`);
-  return payload as IncrementalPayload;
-}
-
-/** The boundary a multipart/mixed Content-Type names; undefined for any other content type. */
-export function multipartBoundary(contentType: string): string | undefined {
-  if (!/^multipart\/mixed\s*(;|$)/i.test(contentType)) return undefined;
-  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  return boundary ? (boundary[1] ?? boundary[2]) : undefined;
-}
-
 /** Every payload of a whole multipart answer; it must be a 200 and end with the close delimiter. */
 export function payloadsOfBody(status: number, contentType: string, body: string): IncrementalPayload[] {
   const boundary = multipartBoundary(contentType);
   if (status !== 200 || boundary === undefined) throw notMultipart(status, contentType, body);
-  const reader = new MultipartPayloadReader(boundary);
-  const payloads = reader.push(Buffer.from(body, 'utf8'));
+  const payloads: IncrementalPayload[] = [];
+  const reader = new MultipartReader(boundary, (part) => payloads.push(part as IncrementalPayload));
+  reader.push(Buffer.from(body, 'utf8'));
   if (!reader.closed) throw new Error(`the multipart answer ended without its close delimiter after ${payloads.length} payload(s)`);
   return payloads;
 }
@@ -160,12 +48,13 @@ export async function postDeferred(url: string, body: string, headers: Record<st
   const contentType = response.headers.get('content-type') ?? '';
   const boundary = multipartBoundary(contentType);
   if (response.status !== 200 || boundary === undefined || !response.body) throw notMultipart(response.status, contentType, await response.text());
-  const reader = new MultipartPayloadReader(boundary);
   const timed: TimedPayload[] = [];
+  let atMs = 0;
+  const reader = new MultipartReader(boundary, (part) => timed.push({ atMs, payload: part as IncrementalPayload }));
   for await (const chunk of response.body) {
     // Timed before parsing: the part had arrived whole once this chunk had.
-    const atMs = performance.now() - started;
-    for (const payload of reader.push(chunk)) timed.push({ atMs, payload });
+    atMs = performance.now() - started;
+    reader.push(chunk);
   }
   if (!reader.closed) throw new Error(`${url}: the multipart answer ended without its close delimiter after ${timed.length} payload(s)`);
   return timed;
