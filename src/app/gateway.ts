@@ -26,6 +26,7 @@ import { SubscriptionCaps } from '../platform/live/subscription-caps';
 import { WebSocketOriginPolicy } from '../platform/live/websocket-origin';
 import { WsOperationGuard } from '../platform/live/ws-operation-guard';
 import { HttpStreams } from '../platform/live/http-streams';
+import { liveStages, OperationStages } from '../platform/live/operation-stages';
 import { MultipartSubscriptions } from '../platform/live/multipart-subscriptions';
 import { SseHandler } from '../platform/live/sse.server';
 import { fanOutFor } from '../platform/live/fan-out';
@@ -121,7 +122,6 @@ export async function createGateway(config: ResolvedConfig, options: GatewayOpti
   const graphql = new GraphqlHttpHandler(apollo, graphqlHttpDeps(parts, pipeline, httpGuard, recorder, live.streams));
   const sse = new SseHandler({
     streams: live.streams,
-    pipeline,
     guard: httpGuard,
     maxBodyBytes: config.limits.operation.maxBodyBytes,
     lookupPrincipal: lookupPrincipal(identity),
@@ -297,30 +297,25 @@ function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter:
     logger,
   });
   const caps = new SubscriptionCaps(config.live.maxSubscriptionsPerSocket, config.live.maxSubscriptionsPerPrincipal);
+  const stageDeps = { pipeline, limiter, caps, recorder, metrics, logger, operationTimeoutMs: config.limits.operationTimeoutMs, telemetry: parts.telemetry };
+  const stages = new OperationStages(liveStages(stageDeps), pipeline, logger);
   const guard = new WsOperationGuard({
     pipeline,
-    limiter,
-    recorder,
-    metrics,
-    logger,
+    stages,
     principals: identity.principals,
     sockets,
     revocations: identity.revocations,
-    caps,
+    createContext: (principal, requestId) => createOperationContext({ principal, requestId, cacheMode: 'use', logger }),
   });
   const streams = new HttpStreams({
     pipeline,
-    caps,
+    stages,
     sockets,
-    recorder,
-    metrics,
     logger,
     originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
     heartbeatMs: config.live.streamHeartbeatMs,
     fanOut: fanOutFor(config.server.fastPaths),
-    operationTimeoutMs: config.limits.operationTimeoutMs,
     createContext: (principal, requestId, cacheMode) => createOperationContext({ principal, requestId, cacheMode, logger }),
-    telemetry: parts.telemetry,
   });
   return { sockets, guard, streams };
 }
@@ -328,19 +323,14 @@ function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter:
 /** graphql-ws on the HTTP server, its operations through the pipeline, guarded as HTTP's are. */
 function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline, guard: WsOperationGuard) {
   const { config, logger, metrics } = parts;
-  const { principals } = parts.features.identity;
   const graphqlWs = startGraphqlWs(httpServer, {
     pipeline,
-    createContext: (principal, requestId) => createOperationContext({ principal, requestId, cacheMode: 'use', logger }),
-    resolvePrincipal: (credentials) => principals.resolve(credentials),
+    operations: guard,
     logger,
     maxPayloadBytes: config.limits.operation.maxBodyBytes,
-    operationTimeoutMs: config.limits.operationTimeoutMs,
     production: config.server.nodeEnv === 'production',
     originPolicy: new WebSocketOriginPolicy(config.server.corsOrigins, () => parts.publicUrl.value),
-    telemetry: parts.telemetry,
     fanOut: fanOutFor(config.server.fastPaths),
-    wrap: (serverOptions) => guard.wrap(serverOptions),
   });
   // Upgraded connections, for /metrics (a refused upgrade counts for the instant it lasts).
   // One listener function for every socket (`on`: a socket closes once; `once` would wrap it for each socket).

@@ -1,4 +1,4 @@
-import { addressKey, rateLimitKey } from '../../src/platform/http/principal-key';
+import { addressKey, principalKey } from '../../src/platform/http/principal-key';
 import { RateLimiter, type SharedBuckets } from '../../src/platform/http/rate-limiter';
 
 describe('RateLimiter (token bucket)', () => {
@@ -95,15 +95,15 @@ describe('RateLimiter with shared buckets', () => {
 
 describe('whose allowance', () => {
   it('keys a user by the user, whichever session or token they came with', () => {
-    expect(rateLimitKey({ kind: 'user', userId: 'u1', sessionKey: 'session-a' }, () => '10.0.0.1')).toBe('user:u1');
-    expect(rateLimitKey({ kind: 'user', userId: 'u1', sessionKey: 'session-b' }, () => '10.0.0.2')).toBe('user:u1');
-    expect(rateLimitKey({ kind: 'user', userId: 'u1', expiresAtMs: 1 }, () => '10.0.0.3')).toBe('user:u1');
+    expect(principalKey({ kind: 'user', userId: 'u1', sessionKey: 'session-a' }, () => '10.0.0.1')).toBe('user:u1');
+    expect(principalKey({ kind: 'user', userId: 'u1', sessionKey: 'session-b' }, () => '10.0.0.2')).toBe('user:u1');
+    expect(principalKey({ kind: 'user', userId: 'u1', expiresAtMs: 1 }, () => '10.0.0.3')).toBe('user:u1');
   });
 
   it('keys sessions, merchant keys, and anyone else by address', () => {
-    expect(rateLimitKey({ kind: 'merchant', keyId: 'merchant-1' }, () => '10.0.0.1')).toBe('merchant:merchant-1');
-    expect(rateLimitKey({ kind: 'anonymous' }, () => '10.0.0.1')).toBe('ip:10.0.0.1');
-    expect(rateLimitKey({ kind: 'invalid', reason: 'x' }, () => '::ffff:10.0.0.1')).toBe('ip:10.0.0.1');
+    expect(principalKey({ kind: 'merchant', keyId: 'merchant-1' }, () => '10.0.0.1')).toBe('merchant:merchant-1');
+    expect(principalKey({ kind: 'anonymous' }, () => '10.0.0.1')).toBe('ip:10.0.0.1');
+    expect(principalKey({ kind: 'invalid', reason: 'x' }, () => '::ffff:10.0.0.1')).toBe('ip:10.0.0.1');
   });
 
   it('groups an IPv6 client by its /64', () => {

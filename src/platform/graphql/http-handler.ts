@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { Principal } from '../access/principal';
 import { describePrincipal, type AgentLabel, type OperationContext } from './operation-context';
+import { withRequestIdOnAnswer } from './operation-errors';
 import type { OperationPipeline } from './operation-pipeline';
 import { isOwnPage, type DocumentRequest } from './persisted/persisted-documents';
 import { GatewayError } from '../errors/gateway-errors';
@@ -10,8 +11,7 @@ import { asksForIncrementalDelivery } from './incremental-delivery';
 import { AnswerCache, type CachedAnswer } from '../http/answer-cache';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
-import { rateLimitKey } from '../http/principal-key';
-import { withRequestIdOnErrors } from '../http/request-id-on-errors';
+import { principalKey } from '../http/principal-key';
 import { requestUrl } from '../http/request-url';
 import type { GatewayMetrics } from '../observability/gateway-metrics';
 import type { OperationRecorder } from '../observability/operation-recorder';
@@ -220,7 +220,7 @@ export class GraphqlHttpHandler {
       res.end();
       return;
     }
-    const text = withRequestIdOnErrors(result.body.string, requestId);
+    const text = withRequestIdOnAnswer(result.body.string, requestId);
     // Written as one Buffer, encoded once: a string given to the socket is joined to the response head and
     // encoded there, and for a large answer that join is a fresh copy on V8's large-object pages every time.
     const bytes = Buffer.from(text);
@@ -252,7 +252,7 @@ export class GraphqlHttpHandler {
     const transport = agent ? 'mcp' : 'http';
     let query: string | undefined;
     try {
-      query = await this.deps.pipeline.resolveDocument(request, false, rateLimitKey(lookup.principal, remoteAddress));
+      query = await this.deps.pipeline.resolveDocument(request, false, principalKey(lookup.principal, remoteAddress));
     } catch (error) {
       if (error instanceof GatewayError) {
         this.deps.recorder.record({
@@ -290,7 +290,7 @@ export class GraphqlHttpHandler {
         body: { errors: [{ message: 'Subscriptions and incremental delivery are not served here.', extensions: { code: 'BAD_USER_INPUT' } }] },
       };
     }
-    return { status: result.status ?? 200, body: JSON.parse(withRequestIdOnErrors(result.body.string, requestId)) as OperationAnswer['body'] };
+    return { status: result.status ?? 200, body: JSON.parse(withRequestIdOnAnswer(result.body.string, requestId)) as OperationAnswer['body'] };
   }
 
   /** The text to run (undefined: none given), or false when the request was refused and answered. */
@@ -299,7 +299,7 @@ export class GraphqlHttpHandler {
       return await this.deps.pipeline.resolveDocument(
         document,
         isOwnPage(req.headers),
-        rateLimitKey(principal, () => req.socket.remoteAddress),
+        principalKey(principal, () => req.socket.remoteAddress),
       );
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;

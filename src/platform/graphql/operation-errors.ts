@@ -25,3 +25,24 @@ export function withRequestId(errors: readonly GraphQLFormattedError[], requestI
   if (requestId === undefined) return [...errors];
   return errors.map((error) => (error.extensions?.requestId ? error : { ...error, extensions: { ...error.extensions, requestId } }));
 }
+
+/**
+ * The request id on the errors of an answer Apollo wrote before any plugin ran (a CSRF refusal, a batch, an empty
+ * body, `variables` as a string, an unsupported method), which the errors plugin never sees. Such answers carry no
+ * `data`, so tagging them cannot touch a result (and the decimals it keeps as written).
+ */
+export function withRequestIdOnAnswer(body: string, requestId: string): string {
+  // An answer with data is left as it is (below); Apollo writes `errors` before `data`, so one that starts with
+  // data is known without searching the whole (often large) text for "errors".
+  if (body.startsWith('{"data"') || !body.includes('"errors"') || body.includes('"requestId"')) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (typeof parsed !== 'object' || parsed === null || 'data' in parsed) return body;
+  const { errors } = parsed as { errors?: unknown };
+  if (!Array.isArray(errors)) return body;
+  return JSON.stringify({ ...parsed, errors: withRequestId(errors as GraphQLFormattedError[], requestId) });
+}

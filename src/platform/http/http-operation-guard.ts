@@ -7,7 +7,7 @@ import { sendError } from './respond';
 import type { OperationRecorder } from '../observability/operation-recorder';
 import type { Transport } from '../observability/gateway-metrics';
 import { operationLimitError } from '../graphql/operation-limits';
-import { rateLimitKey } from './principal-key';
+import { principalKey } from './principal-key';
 import type { RateLimiter } from './rate-limiter';
 import { formattedRefusal, rateLimitedError, sendGraphQLRefusal } from '../graphql/refusals';
 
@@ -32,7 +32,7 @@ export class HttpOperationGuard {
     started: number,
     transport: Extract<Transport, 'http' | 'mcp'> = 'http',
   ): Promise<boolean> {
-    const decision = await this.limiter.admit(rateLimitKey(principal, () => req.socket.remoteAddress));
+    const decision = await this.limiter.admit(principalKey(principal, () => req.socket.remoteAddress));
     if (decision.allowed) return true;
     const error = rateLimitedError(decision.retryAfterSeconds);
     sendGraphQLRefusal(req, res, 429, formattedRefusal(error), requestId, { 'retry-after': String(decision.retryAfterSeconds) });
@@ -45,7 +45,7 @@ export class HttpOperationGuard {
    * so a flood would fill the store): past it, 429 in those routes' error shape.
    */
   async admitSignIn(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<boolean> {
-    const decision = await this.limiter.admit(`sign-in:${rateLimitKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
+    const decision = await this.limiter.admit(`sign-in:${principalKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
     if (decision.allowed) return true;
     sendError(res, 429, 'FORBIDDEN', `Too many requests from this client; retry after ${decision.retryAfterSeconds} s.`, requestId, {
       'retry-after': String(decision.retryAfterSeconds),
@@ -58,7 +58,7 @@ export class HttpOperationGuard {
    * ES512 verification (and may fetch the provider's keys), which anyone could otherwise make the gateway do at will.
    */
   async admitWebhook(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<boolean> {
-    const decision = await this.webhookLimiter.admit(`webhook:${rateLimitKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
+    const decision = await this.webhookLimiter.admit(`webhook:${principalKey({ kind: 'anonymous' }, () => req.socket.remoteAddress)}`);
     if (decision.allowed) return true;
     sendError(res, 429, 'FORBIDDEN', `Too many webhook deliveries from this address; retry after ${decision.retryAfterSeconds} s.`, requestId, {
       'retry-after': String(decision.retryAfterSeconds),

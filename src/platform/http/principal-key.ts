@@ -2,12 +2,13 @@ import { isIPv6 } from 'node:net';
 import type { Principal } from '../access/principal';
 
 /**
- * Whose allowance an operation spends: the user (whichever of their sessions or app tokens it came with, else
+ * Whose allowance an operation spends (the rate limit, the APQ quota) and whose live work it is (the subscription
+ * caps): the user (whichever of their sessions or app tokens it came with, else
  * signing in again would mint a fresh bucket), the merchant key, or — for anyone not signed in, including callers
  * with a bad token (else inventing tokens would mint fresh buckets) — the client's address, asked for only then
  * (reading a socket's peer address is a system call).
  */
-export function rateLimitKey(principal: Principal, remoteAddress: () => string | undefined): string {
+export function principalKey(principal: Principal, remoteAddress: () => string | undefined): string {
   switch (principal.kind) {
     case 'user':
       return `user:${principal.userId}`;

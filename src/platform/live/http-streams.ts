@@ -4,22 +4,17 @@ import type { Principal } from '../access/principal';
 import { ForbiddenError, UnauthenticatedError } from '../errors/gateway-errors';
 import type { IncrementalPayload } from '../graphql/incremental-delivery';
 import { describePrincipal, type OperationContext } from '../graphql/operation-context';
-import { logErrorDetail } from '../graphql/operation-observer.plugin';
-import type { ClientResult, OperationPipeline } from '../graphql/operation-pipeline';
+import type { ClientResult, OperationPipeline, OperationResults } from '../graphql/operation-pipeline';
+import { isOwnPage, type DocumentRequest } from '../graphql/persisted/persisted-documents';
 import { sendGraphQLRefusal } from '../graphql/refusals';
-import type { GatewayMetrics } from '../observability/gateway-metrics';
-import type { Logger } from '../observability/logger';
-import { outcomeOf, type OperationRecorder } from '../observability/operation-recorder';
-import { traceOperationResults } from '../observability/operation-span';
-import { Telemetry } from '../observability/telemetry';
-import { operationDeadline } from '../provider/operation-deadline';
-import type { CacheMode } from '../provider/response-cache';
 import { cacheModeOf } from '../graphql/http-handler';
-import { admitOperation, liveWorkKey } from './operation-admission';
+import type { Logger } from '../observability/logger';
+import type { CacheMode } from '../provider/response-cache';
+import { principalKey } from '../http/principal-key';
+import type { LiveOperation, OperationStages } from './operation-stages';
 import { UNAUTHORIZED_CLOSE_CODE, type PrincipalSockets } from './principal-sockets';
 import type { SharedNext } from './next-frame';
 import type { FanOut } from './fan-out';
-import type { SubscriptionCaps } from './subscription-caps';
 import type { WebSocketOriginPolicy } from './websocket-origin';
 
 /** Marks the result that ends a stream because its principal may no longer read it (multipart sends it as a transport error). */
@@ -41,24 +36,18 @@ export const CROSS_SITE_REQUEST_MESSAGE =
 
 export interface HttpStreamsDeps {
   pipeline: OperationPipeline;
-  /** The same caps as the WebSocket's: one principal's subscriptions count once whatever carries them. */
-  caps: SubscriptionCaps;
+  /** The stage list every live operation runs (operation-stages.ts), the same as the WebSocket's. */
+  stages: OperationStages;
   /** The same registry as the WebSockets': a revocation anywhere ends the principal's streams too. */
   sockets: PrincipalSockets;
-  recorder: OperationRecorder;
-  metrics: GatewayMetrics;
   logger: Logger;
   originPolicy: WebSocketOriginPolicy;
   /** How often an idle stream gets a heartbeat (STREAM_HEARTBEAT_MS). */
   heartbeatMs: number;
-  /** The deadline of a query or mutation sent over SSE, as over HTTP. */
-  operationTimeoutMs: number;
   /** `cacheMode` is the request's: `Cache-Control: no-cache` skips the response cache, as on plain HTTP. */
   createContext(principal: Principal, requestId: string, cacheMode: CacheMode): OperationContext;
   /** How an event's result reaches the subscribers: the fast paths, or the ordinary path (FAST_PATHS=off). */
   fanOut: FanOut;
-  /** Queries and mutations streamed over HTTP get an operation span, as over plain HTTP and WebSocket. */
-  telemetry?: Telemetry;
 }
 
 export interface StreamOperation {
@@ -69,7 +58,10 @@ export interface StreamOperation {
   transport: 'sse' | 'multipart';
   /** The request's lookup: its principal, as far as the revocations heard since allow, asked as the stream registers; then ended. */
   lookup: { trusted(): Principal; end(): void };
-  query: string;
+  /** What the client named to run: a text, a persisted document's id or an APQ hash. */
+  document: DocumentRequest;
+  /** The text to run, when the transport resolved the document itself (/graphql must, to know it streams). */
+  query?: string;
   operationName?: string | null;
   variables?: Readonly<Record<string, unknown>> | null;
   /** False on GET: a mutation must not run from a link or an image. */
@@ -79,9 +71,9 @@ export interface StreamOperation {
 }
 
 /**
- * Subscriptions (and, over SSE, queries and mutations) streamed over HTTP, under the WebSocket path's rules: the
- * operation admitted by the same function (operation-admission.ts: limits, cost, caps), its results masked with the
- * bank connections' partial failures and the request id by the same pipeline, the stream registered with the
+ * Subscriptions (and, over SSE, queries and mutations; over multipart, @defer and @stream payloads) streamed over
+ * HTTP: the adapter of SSE and multipart onto the stage list the WebSocket runs too (operation-stages.ts), the stream
+ * registered with the
  * WebSockets' PrincipalSockets so that a logout, a revoked user or bank, an expired credential or a failed recheck
  * ends it on every instance, and ended cleanly when the gateway closes.
  */
@@ -109,21 +101,18 @@ export class HttpStreams {
     return true;
   }
 
-  /** A refusal before the operation is known (a persisted document's), as the stream's only result. */
-  refusal(error: unknown, requestId: string): StreamedResult {
-    return { errors: this.deps.pipeline.clientErrors([this.deps.pipeline.refusal(error)], undefined, requestId) };
-  }
-
-  /** The operation's results as the client gets them; the stream ends when the operation, the principal or the gateway does. */
+  /** The operation's results as the client gets it; the stream ends when the operation, the principal or the gateway does. */
   async *run(operation: StreamOperation): AsyncGenerator<StreamedResult> {
     const handle = new StreamHandle(operation.res);
+    const principal = operation.lookup.trusted();
+    const live = this.liveOperation(operation, principal, handle);
     this.open.add(handle);
-    const record = new StreamRecord(operation);
+    let completed = false;
     try {
-      yield* this.execute(operation, handle, record);
+      completed = yield* this.execute(operation, principal, handle, live);
     } finally {
       this.open.delete(handle);
-      this.deps.recorder.record(record.entry(handle.peerGone && !record.completed ? 'aborted' : undefined));
+      this.deps.stages.finish(live, handle.peerGone && !completed ? 'aborted' : undefined);
     }
   }
 
@@ -133,98 +122,60 @@ export class HttpStreams {
     while (this.open.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
-  private async *execute(operation: StreamOperation, handle: StreamHandle, record: StreamRecord): AsyncGenerator<StreamedResult> {
-    const { pipeline } = this.deps;
+  private liveOperation(operation: StreamOperation, principal: Principal, handle: StreamHandle): LiveOperation {
+    return {
+      requestId: operation.requestId,
+      transport: operation.transport,
+      started: operation.started,
+      principal: describePrincipal(principal),
+      principalKey: principalKey(principal, () => operation.req.socket.remoteAddress),
+      document: operation.document,
+      query: operation.query,
+      fromOwnPage: isOwnPage(operation.req.headers),
+      operationName: operation.operationName,
+      variables: operation.variables,
+      // The HTTP guard spent the allowance before the body was read.
+      rateLimited: true,
+      onConnection: 0,
+      mutationsAllowed: operation.mutationsAllowed,
+      endedBecause: () => handle.endedError(this.deps.pipeline),
+    };
+  }
+
+  /** Yields the operation's results; true when it ran to its end (not cut short by the client's going). */
+  private async *execute(operation: StreamOperation, principal: Principal, handle: StreamHandle, live: LiveOperation): AsyncGenerator<StreamedResult, boolean> {
+    const { pipeline, stages } = this.deps;
     const give = (result: StreamedResult): StreamedResult => {
       operation.direct.gave();
-      return record.sent(result);
+      return result;
     };
-    const principal = operation.lookup.trusted();
-    record.principal = describePrincipal(principal);
+    const lastWords = (reason: GraphQLError): StreamedResult => ({ ...stages.refused(live, [reason]), [TERMINAL]: true });
     // Registered before anything runs: a revocation from here on ends the stream; one heard during the lookup, now.
     this.deps.sockets.add(principal, handle);
     operation.lookup.end();
-    const capKey = liveWorkKey(principal, () => operation.req.socket.remoteAddress);
-    const admitted = admitOperation(this.deps, { ...operation, capKey, onConnection: 0, endedBecause: () => handle.endedError(pipeline) });
-    if ('errors' in admitted) return yield give(this.refused(admitted.errors, operation.requestId));
-    record.operationName = admitted.operation.name?.value;
-    record.operationType = admitted.operation.operation;
-    const context = this.deps.createContext(principal, operation.requestId, cacheModeOf(operation.req));
+    const admitted = await stages.admit(live);
+    if ('errors' in admitted) {
+      yield give(stages.refused(live, admitted.errors));
+      return true;
+    }
+    const context = stages.context(live, this.deps.createContext(principal, operation.requestId, cacheModeOf(operation.req)));
     const args = { ...admitted.args, contextValue: context };
-    if (admitted.subscriptionField === undefined) {
-      if (admitted.operation.operation === 'mutation' && !operation.mutationsAllowed) {
-        return yield give(this.refused([pipeline.refusal(new ForbiddenError('A mutation is not run from a GET request: POST it.'))], operation.requestId));
-      }
-      context.deadline = operationDeadline(this.deps.operationTimeoutMs);
-      const named = { operationName: record.operationName, operationType: record.operationType };
-      // Multipart answers on /graphql, as plain HTTP does; SSE has its own path.
-      const transport = operation.transport === 'multipart' ? 'http' : 'sse';
-      const telemetry = this.deps.telemetry ?? Telemetry.off;
-      const results = await traceOperationResults(telemetry, transport, operation.requestId, named, outcomeOf, () => pipeline.execute(args));
-      if (!(Symbol.asyncIterator in results)) return yield give(this.format(results, context));
-      // Ended from outside (a revocation, the gateway closing) as a subscription is; the client going away ends it too.
-      const payloads = new EndableResults<IncrementalPayload | StreamedResult>(results);
-      handle.attach(payloads, (reason) => ({ ...this.refused([reason], operation.requestId), [TERMINAL]: true }), pipeline);
-      for await (const payload of payloads) yield give(TERMINAL in payload ? payload : this.format(payload as IncrementalPayload, context));
-      record.completed = !handle.peerGone;
-      return;
+    let source: OperationResults | AsyncIterableIterator<ExecutionResult>;
+    if (live.subscriptionField === undefined) {
+      source = await stages.execute(live, args);
+    } else {
+      this.deps.fanOut.deliverDirectly(context, (shared) => handle.readyState === 1 && operation.direct.write(shared));
+      source = await this.deps.fanOut.subscribe(args);
     }
-    this.deps.metrics.subscriptionStarted(admitted.subscriptionField);
-    const { fanOut } = this.deps;
-    fanOut.deliverDirectly(context, (shared) => handle.readyState === 1 && operation.direct.write(shared));
-    try {
-      const source = await fanOut.subscribe(args);
-      if (!(Symbol.asyncIterator in source)) return yield give(this.format(source, context));
-      const results = new EndableResults<ExecutionResult | StreamedResult>(source);
-      handle.attach(results, (reason) => ({ ...this.refused([reason], operation.requestId), [TERMINAL]: true }), pipeline);
-      for await (const result of results) yield give(TERMINAL in result ? result : this.format(result as ExecutionResult, context));
-      record.completed = !handle.peerGone;
-    } finally {
-      this.deps.caps.release(capKey);
-      this.deps.metrics.subscriptionEnded(admitted.subscriptionField);
+    if (!(Symbol.asyncIterator in source)) {
+      yield give(stages.format(live, source, context));
+      return true;
     }
-  }
-
-  private refused(errors: readonly GraphQLError[], requestId: string): StreamedResult {
-    for (const error of errors) logErrorDetail(this.deps.logger, error, requestId);
-    return { errors: this.deps.pipeline.clientErrors(errors, undefined, requestId) };
-  }
-
-  private format(result: ExecutionResult | IncrementalPayload, context: OperationContext): StreamedResult {
-    for (const error of result.errors ?? []) logErrorDetail(this.deps.logger, error, context.requestId);
-    if ('incremental' in result)
-      for (const part of result.incremental ?? []) for (const error of part.errors ?? []) logErrorDetail(this.deps.logger, error, context.requestId);
-    return this.deps.pipeline.clientResult(result, context);
-  }
-}
-
-/** The operation's one log line and metrics, as the WebSocket guard records them. */
-class StreamRecord {
-  principal = 'anonymous';
-  operationName: string | undefined;
-  operationType: string | undefined;
-  completed = false;
-  private outcome: ReturnType<typeof outcomeOf> | undefined;
-
-  constructor(private readonly operation: StreamOperation) {
-    this.operationName = operation.operationName ?? undefined;
-  }
-
-  sent(result: StreamedResult): StreamedResult {
-    if (result.errors || !this.outcome) this.outcome = outcomeOf(result.data, result.errors);
-    return result;
-  }
-
-  entry(forced: 'aborted' | undefined): Parameters<OperationRecorder['record']>[0] {
-    return {
-      requestId: this.operation.requestId,
-      principal: this.principal,
-      transport: this.operation.transport,
-      operationName: this.operationName,
-      operationType: this.operationType,
-      durationMs: performance.now() - this.operation.started,
-      ...(this.outcome && this.outcome.outcome !== 'success' ? this.outcome : { outcome: forced ?? 'success' }),
-    };
+    // Ended from outside (a revocation, the gateway closing) as a subscription is; the client going away ends it too.
+    const results = new EndableResults<ExecutionResult | IncrementalPayload | StreamedResult>(source);
+    handle.attach(results, lastWords, pipeline);
+    for await (const result of results) yield give(TERMINAL in result ? result : stages.format(live, result as ExecutionResult, context));
+    return !handle.peerGone;
   }
 }
 

@@ -105,6 +105,7 @@ export class MultipartSubscriptions {
       started,
       transport: 'multipart',
       lookup,
+      document: { query: request.query },
       query: request.query,
       operationName: request.operationName,
       variables: request.variables,

@@ -1,14 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { ExecutionResult as SseResult, RequestParams } from 'graphql-sse';
-import { GatewayError } from '../errors/gateway-errors';
 import type { PrincipalLookup } from '../graphql/http-handler';
-import type { OperationPipeline } from '../graphql/operation-pipeline';
-import { isOwnPage } from '../graphql/persisted/persisted-documents';
 import { sendGraphQLRefusal } from '../graphql/refusals';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
-import { rateLimitKey } from '../http/principal-key';
 import { DirectWrites, writeChunk, type HttpStreams, type StreamedResult } from './http-streams';
 
 /** The path of GraphQL over Server-Sent Events. */
@@ -16,7 +12,6 @@ export const SSE_PATH = '/graphql/stream';
 
 export interface SseDeps {
   streams: HttpStreams;
-  pipeline: OperationPipeline;
   /** The HTTP path's rate limit and refusals (429, 413, unreadable JSON). */
   guard: HttpOperationGuard;
   maxBodyBytes: number;
@@ -53,7 +48,7 @@ export class SseHandler {
     // No stream tokens: only the distinct connections mode, whose streams need no state between requests.
     authenticate: () => null,
     // Results leave formatted (masked, request ids), which graphql-sse only serialises.
-    onSubscribe: (req, params) => this.subscribe(req, params) as Promise<unknown> as Promise<AsyncGenerator<SseResult>>,
+    onSubscribe: (req, params) => this.subscribe(req, params) as AsyncGenerator<unknown> as AsyncGenerator<SseResult>,
   });
 
   constructor(private readonly deps: SseDeps) {}
@@ -138,39 +133,22 @@ export class SseHandler {
     return false;
   }
 
-  private async subscribe(req: SseRequest<IncomingMessage, SseContext>, params: RequestParams): Promise<AsyncGenerator<StreamedResult>> {
+  private subscribe(req: SseRequest<IncomingMessage, SseContext>, params: RequestParams): AsyncGenerator<StreamedResult> {
     const { res, requestId, started, lookup, documentId, direct } = req.context;
-    const raw = req.raw;
-    let query: string | undefined;
-    try {
-      query = await this.deps.pipeline.resolveDocument(
-        { query: params.query, documentId, extensions: params.extensions },
-        isOwnPage(raw.headers),
-        rateLimitKey(lookup.principal, () => raw.socket.remoteAddress),
-      );
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error;
-      direct.gave();
-      return once(this.deps.streams.refusal(error, requestId));
-    }
     return this.deps.streams.run({
-      req: raw,
+      req: req.raw,
       res,
       requestId,
       started,
       transport: 'sse',
       lookup,
-      query: query ?? '',
+      document: { query: params.query, documentId, extensions: params.extensions },
       operationName: params.operationName,
       variables: params.variables,
       mutationsAllowed: req.method === 'POST',
       direct,
     });
   }
-}
-
-async function* once(result: StreamedResult): AsyncGenerator<StreamedResult> {
-  yield result;
 }
 
 function headerValue(req: IncomingMessage, key: string): string | undefined {
