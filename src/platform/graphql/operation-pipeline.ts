@@ -146,10 +146,25 @@ export class OperationPipeline {
     context: OperationContext | undefined,
     requestId = context?.requestId,
   ): GraphQLFormattedError[] | undefined {
+    return this.joinedErrors(
+      errors?.map((error) => this.maskError(error.toJSON(), error)),
+      context,
+      requestId,
+    );
+  }
+
+  /**
+   * The error stage after masking, for every transport (Apollo masks in its formatError, then its errors plugin
+   * calls this): the bank connections' failures joined, and the request id on every error.
+   */
+  joinedErrors(
+    masked: readonly GraphQLFormattedError[] | undefined,
+    context: OperationContext | undefined,
+    requestId = context?.requestId,
+  ): GraphQLFormattedError[] | undefined {
     const partial = takePartialFailures(context);
-    if (!errors?.length && partial.length === 0) return undefined;
-    const masked = (errors ?? []).map((error) => this.maskError(error.toJSON(), error));
-    return withRequestId([...masked, ...partial], requestId);
+    if (!masked?.length && partial.length === 0) return undefined;
+    return withRequestId([...(masked ?? []), ...partial], requestId);
   }
 
   /**
@@ -199,7 +214,11 @@ export class OperationPipeline {
       validationRules: this.deps.limits.validationRules,
       parseOptions: this.deps.limits.parseOptions,
       formatError: this.maskError,
-      plugins: pipelinePlugins(this.deps.limits, this.deps.recorder, this.deps.logger),
+      plugins: pipelinePlugins(
+        { limits: this.deps.limits, joinedErrors: (masked, context) => this.joinedErrors(masked, context) },
+        this.deps.recorder,
+        this.deps.logger,
+      ),
     };
   }
 }

@@ -181,7 +181,12 @@ export class WsOperationGuard {
       const resolving = this.deps.principals.resolve(credentials);
       const resolved: Promise<Principal> = resolving.then(
         (found) => {
-          this.deps.sockets.add(found, connection.socket, principalKey(found, () => connection.remoteAddress), lookup);
+          this.deps.sockets.add(
+            found,
+            connection.socket,
+            principalKey(found, () => connection.remoteAddress),
+            lookup,
+          );
           this.deps.revocations.end(lookup);
           return found;
         },

@@ -71,7 +71,10 @@ describe('OperationStages: the stage list every live transport runs', () => {
     const live = operation('{ hello }');
     const admitted = await stages.admit(live);
     if ('errors' in admitted) throw new Error('refused');
-    const context = stages.context(live, createOperationContext({ principal: { kind: 'anonymous' }, requestId: live.requestId, cacheMode: 'use', logger: silent }));
+    const context = stages.context(
+      live,
+      createOperationContext({ principal: { kind: 'anonymous' }, requestId: live.requestId, cacheMode: 'use', logger: silent }),
+    );
     const result = await stages.execute(live, { ...admitted.args, contextValue: context } as ExecutionArgs);
     if (Symbol.asyncIterator in result) throw new Error('streamed');
     expect(stages.format(live, result, context)).toEqual({ data: { hello: 'world' } });
