@@ -11,7 +11,7 @@ import {
 } from 'graphql';
 import { CompiledExecutor } from './compiled-executor';
 import { withAnswerExtensions } from './answer-extensions';
-import { asksForIncrementalDelivery, executeIncrementally, type IncrementalPayload } from './incremental-delivery';
+import type { IncrementalPayload } from './incremental-delivery';
 import { DocumentCache, requestError, type CheckedDocument } from './document-cache';
 import { createErrorMasker, type ErrorMasker } from './error-masking';
 import type { OperationContext } from './operation-context';
@@ -123,14 +123,11 @@ export class OperationPipeline {
   }
 
   /**
-   * The execute stage: a query runs compiled (graphql-jit) from its second run and mutations on graphql-js, each
-   * answering one result; an operation that uses @defer or @stream runs on the incremental executor and answers
-   * its payloads as they become ready, and its client going away cancels the provider calls still running for it.
+   * The execute stage: a query runs compiled (graphql-jit) from its second run and mutations on graphql-js. The live
+   * transports' stage list puts incremental delivery (@defer, @stream) in front of it (operation-stages.ts).
    */
   execute(args: ExecutionArgs): Promise<OperationResults> {
-    if (!asksForIncrementalDelivery(args.document)) return this.executor.executeArgs(args);
-    const context = args.contextValue as OperationContext | undefined;
-    return executeIncrementally(args, () => context?.deadline?.cancel());
+    return this.executor.executeArgs(args);
   }
 
   /** The cost limit, once the operation and its variables are known. */

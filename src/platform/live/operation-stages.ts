@@ -1,6 +1,6 @@
 import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { ForbiddenError, GatewayError } from '../errors/gateway-errors';
-import type { IncrementalPayload } from '../graphql/incremental-delivery';
+import { asksForIncrementalDelivery, executeIncrementally, type IncrementalPayload } from '../graphql/incremental-delivery';
 import type { OperationContext } from '../graphql/operation-context';
 import { logErrorDetail } from '../graphql/operation-observer.plugin';
 import type { ClientResult, OperationPipeline, OperationResults, PreparedOperation } from '../graphql/operation-pipeline';
@@ -57,8 +57,8 @@ export interface OperationStage {
   admit?(operation: LiveOperation): readonly GraphQLError[] | undefined | Promise<readonly GraphQLError[] | undefined>;
   /** The operation's context once built, before it executes. */
   context?(operation: LiveOperation, context: OperationContext): void;
-  /** Around a query's or mutation's execution (a subscription's events come through the fan-out). */
-  execute?(operation: LiveOperation, run: () => Promise<OperationResults>): Promise<OperationResults>;
+  /** Around a query's or mutation's execution (a subscription's events come through the fan-out): `run` is the rest. */
+  execute?(operation: LiveOperation, args: ExecutionArgs, run: () => Promise<OperationResults>): Promise<OperationResults>;
   /** Each result or payload as the client gets it. */
   sent?(operation: LiveOperation, result: ClientResult): void;
   /** Once, however the operation ended; `forced` is the transport's word when it was cut short. */
@@ -93,6 +93,7 @@ export function liveStages(deps: LiveStagesDeps): OperationStage[] {
     useSubscriptionCaps(deps.caps, deps.metrics),
     useOperationDeadline(deps.operationTimeoutMs),
     useOperationSpan(deps.telemetry ?? Telemetry.off),
+    useIncrementalDelivery(),
     useOperationRecord(deps.recorder),
   ];
 }
@@ -202,10 +203,25 @@ function useOperationDeadline(timeoutMs: number): OperationStage {
 function useOperationSpan(telemetry: Telemetry): OperationStage {
   if (!telemetry.enabled) return {};
   return {
-    execute(operation, run) {
+    execute(operation, _args, run) {
       // Multipart answers on /graphql, as plain HTTP does.
       const transport = operation.transport === 'multipart' ? 'http' : operation.transport;
       return traceOperationResults(telemetry, transport, operation.requestId, named(operation), outcomeOf, run);
+    },
+  };
+}
+
+/**
+ * @defer and @stream: a document that uses them runs on the incremental executor and answers its payloads as they
+ * become ready; the client going away cancels the provider calls still running for later payloads. Any other
+ * query keeps the pipeline's compiled executor.
+ */
+function useIncrementalDelivery(): OperationStage {
+  return {
+    execute(_operation, args, run) {
+      if (!asksForIncrementalDelivery(args.document)) return run();
+      const context = args.contextValue as OperationContext | undefined;
+      return executeIncrementally(args, () => context?.deadline?.cancel());
     },
   };
 }
@@ -282,7 +298,7 @@ export class OperationStages {
     let run = (): Promise<OperationResults> => this.pipeline.execute(args);
     for (const stage of this.executing) {
       const inner = run;
-      run = () => stage.execute!(operation, inner);
+      run = () => stage.execute!(operation, args, inner);
     }
     return run();
   }

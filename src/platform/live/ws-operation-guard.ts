@@ -75,10 +75,8 @@ export class WsOperationGuard {
         return admitted.args;
       },
       // Queries and mutations only: subscriptions go through `subscribe` (the fan-out).
-      execute: (args: ExecutionArgs): Promise<OperationResults> => {
-        const live = this.byContext.get(args.contextValue as object);
-        return live ? stages.execute(live, args) : this.deps.pipeline.execute(args);
-      },
+      // graphql-ws builds the context (contextFor) before it executes.
+      execute: (args: ExecutionArgs): Promise<OperationResults> => stages.execute(this.byContext.get(args.contextValue as object)!, args),
       onNext: (ctx, id, _payload, args, result) => {
         const live = this.stateOf(ctx).get(id)?.live;
         const context = args.contextValue as OperationContext | undefined;

@@ -53,7 +53,7 @@ function noting(name: string, seen: string[], refuse = false): OperationStage {
       return refuse ? [new GraphQLError(`${name} says no`, { extensions: { code: 'FORBIDDEN' } })] : undefined;
     },
     context: () => void seen.push(`${name}.context`),
-    execute: async (_live, run) => {
+    execute: async (_live, _args, run) => {
       seen.push(`${name}.execute:before`);
       const result = await run();
       seen.push(`${name}.execute:after`);
