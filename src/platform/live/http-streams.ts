@@ -135,7 +135,7 @@ export class HttpStreams {
       operationName: operation.operationName,
       variables: operation.variables,
       // The HTTP guard spent the allowance before the body was read.
-      rateLimited: true,
+      allowanceSpent: true,
       onConnection: 0,
       mutationsAllowed: operation.mutationsAllowed,
       endedBecause: () => handle.endedError(this.deps.pipeline),

@@ -31,7 +31,7 @@ export interface LiveOperation {
   readonly operationName?: string | null;
   readonly variables?: Readonly<Record<string, unknown>> | null;
   /** The transport already spent the allowance (HTTP does, before it reads the body). */
-  readonly rateLimited: boolean;
+  readonly allowanceSpent: boolean;
   /** Subscriptions already active on this connection (a WebSocket's; an HTTP stream carries one). */
   readonly onConnection: number;
   /** False on GET: a mutation must not run from a link or an image. */
@@ -102,7 +102,7 @@ export function liveStages(deps: LiveStagesDeps): OperationStage[] {
 function useRateLimit(limiter: RateLimiter): OperationStage {
   return {
     async admit(operation) {
-      if (operation.rateLimited) return undefined;
+      if (operation.allowanceSpent) return undefined;
       const decision = await limiter.admit(operation.principalKey);
       return decision.allowed ? undefined : [rateLimitedError(decision.retryAfterSeconds)];
     },

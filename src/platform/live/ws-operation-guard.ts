@@ -125,7 +125,7 @@ export class WsOperationGuard {
       fromOwnPage: isOwnPage(extra.headers),
       operationName: payload.operationName,
       variables: payload.variables,
-      rateLimited: false,
+      allowanceSpent: false,
       onConnection: this.activeSubscriptions(ctx),
       mutationsAllowed: true,
       endedBecause: () => {

@@ -33,7 +33,7 @@ function operation(query: string): LiveOperation {
     principalKey: principalKey(principal, () => '127.0.0.1'),
     document: { query },
     fromOwnPage: false,
-    rateLimited: true,
+    allowanceSpent: true,
     onConnection: 0,
     mutationsAllowed: true,
     endedBecause: () => undefined,
