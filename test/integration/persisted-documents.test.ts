@@ -36,6 +36,19 @@ async function post(gatewayUrl: string, body: Body, headers: Record<string, stri
   return { status: response.status, cacheControl: response.headers.get('cache-control'), ...((await response.json()) as object) };
 }
 
+/** The first result of an operation over SSE (graphql-sse's distinct connections mode). */
+async function overSse(gatewayUrl: string, method: 'GET' | 'POST', params: Record<string, string>): Promise<Pick<Answer, 'data' | 'errors'>> {
+  const search = method === 'GET' ? `?${new URLSearchParams(params)}` : '';
+  const response = await fetch(`${gatewayUrl}/graphql/stream${search}`, {
+    method,
+    headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${MERCHANT_KEY}` },
+    ...(method === 'POST' ? { body: JSON.stringify(params) } : {}),
+  });
+  expect(response.status).toBe(200);
+  const next = /event: next\ndata: (.*)\n/.exec(await response.text())?.[1];
+  return JSON.parse(next ?? '{}') as Pick<Answer, 'data' | 'errors'>;
+}
+
 async function get(gatewayUrl: string, params: Record<string, string>): Promise<Answer> {
   // The header is what Apollo's CSRF prevention wants of a GET; real APQ clients send one too.
   const response = await fetch(`${gatewayUrl}/graphql?${new URLSearchParams(params)}`, {
@@ -141,6 +154,13 @@ describe('persisted documents', () => {
       });
       expect(await overWs(stack.gateway.url, { query: '', documentId: 'relay-providers-1' })).toEqual({ data: { __type: { name: 'Provider' } } });
       expect(codeOf(await overWs(stack.gateway.url, { query: '', documentId: 'no-such-id' }))).toBe('PERSISTED_QUERY_NOT_FOUND');
+    });
+
+    it('runs a manifest document named by documentId alone over SSE, GET and POST', async () => {
+      const providers = { data: { __type: { name: 'Provider' } } };
+      expect(await overSse(stack.gateway.url, 'GET', { documentId: 'relay-providers-1' })).toEqual(providers);
+      expect(await overSse(stack.gateway.url, 'POST', { documentId: 'relay-providers-1' })).toEqual(providers);
+      expect(codeOf(await overSse(stack.gateway.url, 'POST', { documentId: 'no-such-id' }))).toBe('PERSISTED_QUERY_NOT_FOUND');
     });
 
     it('says what a malformed hash should look like', async () => {

@@ -4,8 +4,8 @@ import { closeHttpStreams, streamOverHttp } from '../helpers/http-stream-client'
 import { startStack, type Stack } from '../helpers/stack';
 import { waitFor } from '../helpers/wait-for';
 
-/** The README promises a requestId on every error; these are the ones Apollo produces before any plugin runs. */
-describe('requestId on errors Apollo itself produces', () => {
+/** The README promises a requestId on every error; these are the ones Apollo and graphql-sse produce before any plugin or hook runs. */
+describe('requestId on errors the GraphQL libraries produce themselves', () => {
   let stack: Stack;
 
   beforeAll(async () => {
@@ -16,7 +16,7 @@ describe('requestId on errors Apollo itself produces', () => {
     await stack?.close();
   });
 
-  const cases: [string, RequestInit & { search?: string }][] = [
+  const cases: [string, RequestInit & { search?: string; path?: string }][] = [
     ['a CSRF refusal (GET without a preflight header)', { method: 'GET', search: '?query=%7B__typename%7D' }],
     [
       'a batch',
@@ -30,8 +30,17 @@ describe('requestId on errors Apollo itself produces', () => {
     ['PUT', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) }],
   ];
 
-  it.each(cases)('%s', async (_name, { search = '', ...init }) => {
-    const response = await fetch(`${stack.gateway.url}/graphql${search}`, init);
+  const sse = (body: unknown): RequestInit & { path: string } => ({
+    path: '/graphql/stream',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify(body),
+  });
+  // graphql-sse answers these itself, before the stream's operation begins.
+  cases.push(['an SSE request without a query', sse({ variables: {} })], ['an SSE request with a query that is not a string', sse({ query: 1 })]);
+
+  it.each(cases)('%s', async (_name, { search = '', path = '/graphql', ...init }: RequestInit & { search?: string; path?: string }) => {
+    const response = await fetch(`${stack.gateway.url}${path}${search}`, init);
     expect(response.status).toBeGreaterThanOrEqual(400);
     const requestId = response.headers.get('x-request-id');
     const body = (await response.json()) as { errors: { message: string; extensions: Record<string, unknown> }[] };
@@ -111,6 +120,24 @@ describe("a client's X-Request-Id", () => {
     const theirs = lines.filter((entry) => ids.includes(entry.requestId as string));
     expect(theirs.length).toBeGreaterThanOrEqual(3);
     for (const entry of theirs) expect(entry.clientRequestId).toBe('reconciler');
+  });
+
+  it('names an SSE stream refused for its persisted document, in its error and in the operation line', async () => {
+    const response = await fetch(`${stack.gateway.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-request-id': 'reconciler' },
+      body: JSON.stringify({ documentId: 'no-such-id' }),
+    });
+    const text = await response.text();
+    const next = /event: next\ndata: (.*)\n/.exec(text)?.[1];
+    const result = JSON.parse(next ?? 'null') as { errors: { extensions: { code: string; requestId: unknown } }[] };
+    expect(result.errors[0]!.extensions.code).toBe('PERSISTED_QUERY_NOT_SUPPORTED');
+    const requestId = await gatewayId(
+      response.headers.get('x-request-id'),
+      result.errors.map((error) => error.extensions.requestId),
+    );
+    const line = lines.find((entry) => entry.msg === 'graphql operation' && entry.requestId === requestId);
+    expect(line).toMatchObject({ transport: 'sse', outcome: 'error', errorCodes: ['PERSISTED_QUERY_NOT_SUPPORTED'] });
   });
 
   it('is left out of the logs when it does not look like an id, and a request without one has none', async () => {

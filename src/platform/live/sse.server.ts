@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHandler, type Request as SseRequest } from 'graphql-sse';
 import type { ExecutionResult as SseResult, RequestParams } from 'graphql-sse';
 import type { PrincipalLookup } from '../graphql/http-handler';
+import { withRequestIdOnAnswer } from '../graphql/operation-errors';
 import { sendGraphQLRefusal } from '../graphql/refusals';
 import { PayloadTooLargeError, readBody } from '../http/body';
 import type { HttpOperationGuard } from '../http/http-operation-guard';
@@ -65,22 +66,28 @@ export class SseHandler {
     if (!(await this.deps.guard.admit(req, res, lookup.principal, requestId, started))) return;
     const body = req.method === 'POST' ? await this.readJson(req, res, lookup, requestId, started) : null;
     if (body === false) return;
-    const documentId = req.method === 'POST' ? body?.documentId : new URLSearchParams(req.url?.split('?')[1] ?? '').get('documentId');
+    const search = new URLSearchParams(req.url?.split('?')[1] ?? '');
+    const documentId = req.method === 'POST' ? body?.documentId : search.get('documentId');
+    // graphql-sse asks every request for a `query`; one naming a persisted document by `documentId` alone (as
+    // GraphQL over HTTP sends it) is given an empty one, which the persisted-documents stage replaces.
+    const url = req.method === 'GET' && documentId !== null && !search.has('query') ? `${SSE_PATH}?${withEmptyQuery(search)}` : (req.url ?? SSE_PATH);
+    const params = body && body.documentId !== undefined && body.query === undefined ? { ...body, query: '' } : body;
     const direct = new DirectWrites(res, nextEvent);
     const [answer, init] = await this.handler({
       method: req.method,
-      url: req.url ?? SSE_PATH,
+      url,
       headers: {
         // graphql-sse compares Accept whole; a browser's EventSource may list more than the one type.
         get: (key) => (key === 'accept' ? 'text/event-stream' : headerValue(req, key)),
       },
-      body,
+      body: params,
       raw: req,
       context: { res, requestId, started, lookup, documentId, direct },
     });
     res.writeHead(init.status, init.statusText, init.headers);
     if (answer === null || typeof answer === 'string') {
-      res.end(answer ?? undefined);
+      // graphql-sse's own refusals (no query, a body it cannot read) carry the request id like every other error.
+      res.end(answer === null ? undefined : withRequestIdOnAnswer(answer, requestId));
       return;
     }
     await this.write(res, answer, direct);
@@ -149,6 +156,12 @@ export class SseHandler {
       direct,
     });
   }
+}
+
+function withEmptyQuery(search: URLSearchParams): URLSearchParams {
+  const given = new URLSearchParams(search);
+  given.set('query', '');
+  return given;
 }
 
 function headerValue(req: IncomingMessage, key: string): string | undefined {
