@@ -73,9 +73,8 @@ export interface StreamOperation {
 /**
  * Subscriptions (and, over SSE, queries and mutations; over multipart, @defer and @stream payloads) streamed over
  * HTTP: the adapter of SSE and multipart onto the stage list the WebSocket runs too (operation-stages.ts), the stream
- * registered with the
- * WebSockets' PrincipalSockets so that a logout, a revoked user or bank, an expired credential or a failed recheck
- * ends it on every instance, and ended cleanly when the gateway closes.
+ * registered with the WebSockets' PrincipalSockets so that a logout, a revoked user or bank, an expired credential or
+ * a failed recheck ends it on every instance, and ended cleanly when the gateway closes.
  */
 export class HttpStreams {
   private readonly open = new Set<StreamHandle>();
@@ -101,7 +100,7 @@ export class HttpStreams {
     return true;
   }
 
-  /** The operation's results as the client gets it; the stream ends when the operation, the principal or the gateway does. */
+  /** The operation's results as the client gets them; the stream ends when the operation, the principal or the gateway does. */
   async *run(operation: StreamOperation): AsyncGenerator<StreamedResult> {
     const handle = new StreamHandle(operation.res);
     const principal = operation.lookup.trusted();
