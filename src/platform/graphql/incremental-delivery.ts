@@ -62,19 +62,18 @@ export function asksForIncrementalDelivery(document: DocumentNode): boolean {
  * Runs an operation that uses @defer or @stream on @graphql-tools/executor (graphql-js 16 has no incremental
  * delivery; GraphQL Yoga and Hive Gateway run it the same way): one result when nothing ended up deferred (every
  * `if: false`), otherwise the payloads as they become ready. `cancel` is called when the client stops reading, so
- * the work its later payloads needed stops too (the executor stops at its signal; provider calls at the deadline's).
+ * the work its later payloads needed stops: the provider calls at the deadline's signal, and the payload awaited
+ * then ends at once. The executor gets no signal: given one, it races it for every object it completes (promises
+ * and CPU that BENCHMARKS.md measures), and a resolver it still runs after a cancellation sends nothing to the
+ * provider, as the cancelled deadline aborts each call before it is sent.
  */
 export async function executeIncrementally(
   args: ExecutionArgs,
   cancel: (reason: Error) => void,
 ): Promise<ExecutionResult | AsyncGenerator<IncrementalPayload>> {
-  const controller = new AbortController();
-  const result = await execute({ ...args, signal: controller.signal });
+  const result = await execute(args);
   if (!isIncrementalResults(result)) return result as ExecutionResult;
-  return payloads(result.initialResult as IncrementalPayload, result.subsequentResults as AsyncGenerator<IncrementalPayload>, (reason) => {
-    controller.abort(reason);
-    cancel(reason);
-  });
+  return payloads(result.initialResult as IncrementalPayload, result.subsequentResults as AsyncGenerator<IncrementalPayload>, cancel);
 }
 
 function payloads(
@@ -84,18 +83,26 @@ function payloads(
 ): AsyncGenerator<IncrementalPayload> {
   let finished = false;
   let cancelled = false;
+  let abandon: (reason: Error) => void = () => undefined;
+  // Rejects when the client stops reading: the payload being awaited ends with it, whatever the executor still waits for.
+  const abandoned = new Promise<never>((_resolve, reject) => {
+    abandon = reject;
+  });
+  abandoned.catch(() => undefined);
   const stop = (): void => {
     if (finished || cancelled) return;
     cancelled = true;
-    cancel(new Error('the client stopped reading the operation before its last payload'));
+    const reason = new Error('the client stopped reading the operation before its last payload');
+    abandon(reason);
+    cancel(reason);
   };
   const generator = (async function* () {
     try {
       yield initial;
-      for await (const payload of joinedWithinATurn(subsequent)) yield payload;
+      for await (const payload of joinedWithinATurn(subsequent, abandoned)) yield payload;
       finished = true;
     } catch (error) {
-      // Cancelled, the executor ends the payload it was awaiting with the cancellation: nobody is left to read it.
+      // Cancelled, the payload awaited ends with the cancellation: nobody is left to read it.
       if (!cancelled) throw error;
     } finally {
       stop();
@@ -116,10 +123,10 @@ const NEXT_TURN = Symbol('the next turn of the event loop');
  * The executor's later payloads, with those that become ready in the same turn of the event loop (provider answers
  * read together) joined into one: a client gets the same parts in fewer payloads, and the gateway writes fewer frames.
  */
-async function* joinedWithinATurn(subsequent: AsyncGenerator<IncrementalPayload>): AsyncGenerator<IncrementalPayload> {
-  // A pull still pending when the reader leaves rejects when the executor is cancelled; nobody is left to hear it.
+async function* joinedWithinATurn(subsequent: AsyncGenerator<IncrementalPayload>, abandoned: Promise<never>): AsyncGenerator<IncrementalPayload> {
+  // A pull still pending when the reader leaves rejects with `abandoned`; nobody is left to hear it.
   const pull = (): Promise<IteratorResult<IncrementalPayload>> => {
-    const pulled = subsequent.next();
+    const pulled = Promise.race([subsequent.next(), abandoned]);
     pulled.catch(() => undefined);
     return pulled;
   };

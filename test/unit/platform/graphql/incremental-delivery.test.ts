@@ -94,4 +94,18 @@ describe('the payloads of a deferred operation', () => {
     ]);
     expect(payloads.at(-1)?.hasNext).toBe(false);
   });
+
+  it('ends at once, and cancels the operation once, when the client stops reading while a deferred part waits', async () => {
+    const cancelled: Error[] = [];
+    const result = await executeIncrementally({ schema, document: parse('{ items { id ... @defer { ready } } }') }, (reason) => cancelled.push(reason));
+    if (!(Symbol.asyncIterator in result)) throw new Error(`one result, not payloads: ${JSON.stringify(result)}`);
+    expect((await result.next()).value).toEqual({ data: { items: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }, hasNext: true });
+    // The deferred parts are never released: only the client leaving ends the payload awaited.
+    const awaited = result.next();
+    await new Promise(setImmediate);
+    await expect(result.return(undefined)).resolves.toEqual({ done: true, value: undefined });
+    await expect(awaited).resolves.toEqual({ done: true, value: undefined });
+    expect(cancelled).toHaveLength(1);
+    expect(cancelled[0]).toBeInstanceOf(Error);
+  });
 });
