@@ -284,7 +284,8 @@ function createRoutes(parts: Parts, handlers: Pick<RoutesDeps, 'graphql' | 'sse'
 
 /**
  * What live work shares whatever carries it: the principals' connections (so a revocation closes WebSockets and
- * HTTP streams alike), the subscription caps, the WebSocket guard and the HTTP streams (SSE, multipart).
+ * HTTP streams alike), the subscription caps, the stage list every live operation runs, and its two adapters: the
+ * WebSocket guard and the HTTP streams (SSE, multipart).
  */
 function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter: RateLimiter, recorder: OperationRecorder) {
   const { config, logger, metrics } = parts;
@@ -320,7 +321,7 @@ function createLiveTransport(parts: Parts, pipeline: OperationPipeline, limiter:
   return { sockets, guard, streams };
 }
 
-/** graphql-ws on the HTTP server, its operations through the pipeline, guarded as HTTP's are. */
+/** graphql-ws on the HTTP server, each operation through the live stage list (the guard's hooks). */
 function startLive(parts: Parts, httpServer: Server, pipeline: OperationPipeline, guard: WsOperationGuard) {
   const { config, logger, metrics } = parts;
   const graphqlWs = startGraphqlWs(httpServer, {
