@@ -37,8 +37,9 @@ async function post(gatewayUrl: string, body: Body, headers: Record<string, stri
 }
 
 /** The first result of an operation over SSE (graphql-sse's distinct connections mode). */
-async function overSse(gatewayUrl: string, method: 'GET' | 'POST', params: Record<string, string>): Promise<Pick<Answer, 'data' | 'errors'>> {
-  const search = method === 'GET' ? `?${new URLSearchParams(params)}` : '';
+async function overSse(gatewayUrl: string, method: 'GET' | 'POST', params: Record<string, unknown>): Promise<Pick<Answer, 'data' | 'errors'>> {
+  const asText = Object.entries(params).map(([name, value]): [string, string] => [name, typeof value === 'string' ? value : JSON.stringify(value)]);
+  const search = method === 'GET' ? `?${new URLSearchParams(asText)}` : '';
   const response = await fetch(`${gatewayUrl}/graphql/stream${search}`, {
     method,
     headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${MERCHANT_KEY}` },
@@ -156,11 +157,14 @@ describe('persisted documents', () => {
       expect(codeOf(await overWs(stack.gateway.url, { query: '', documentId: 'no-such-id' }))).toBe('PERSISTED_QUERY_NOT_FOUND');
     });
 
-    it('runs a manifest document named by documentId alone over SSE, GET and POST', async () => {
+    it('runs a manifest document named by documentId or its hash alone over SSE, GET and POST', async () => {
       const providers = { data: { __type: { name: 'Provider' } } };
       expect(await overSse(stack.gateway.url, 'GET', { documentId: 'relay-providers-1' })).toEqual(providers);
       expect(await overSse(stack.gateway.url, 'POST', { documentId: 'relay-providers-1' })).toEqual(providers);
       expect(codeOf(await overSse(stack.gateway.url, 'POST', { documentId: 'no-such-id' }))).toBe('PERSISTED_QUERY_NOT_FOUND');
+      const apq = { extensions: { persistedQuery: { version: 1, sha256Hash: sha256(TYPENAME) } } };
+      expect(await overSse(stack.gateway.url, 'GET', apq)).toEqual({ data: { __typename: 'Query' } });
+      expect(await overSse(stack.gateway.url, 'POST', apq)).toEqual({ data: { __typename: 'Query' } });
     });
 
     it('says what a malformed hash should look like', async () => {

@@ -47,6 +47,7 @@ describe('requestId on errors the GraphQL libraries produce themselves', () => {
     expect(body.errors.length).toBeGreaterThan(0);
     for (const error of body.errors) {
       expect(error.message.length).toBeGreaterThan(10);
+      expect(error.extensions.code).toEqual(expect.any(String));
       expect(error.extensions.requestId).toBe(requestId);
     }
   });

@@ -27,11 +27,12 @@ export function withRequestId(errors: readonly GraphQLFormattedError[], requestI
 }
 
 /**
- * The request id on the errors of an answer Apollo wrote before any plugin ran (a CSRF refusal, a batch, an empty
- * body, `variables` as a string, an unsupported method), which the errors plugin never sees. Such answers carry no
- * `data`, so tagging them cannot touch a result (and the decimals it keeps as written).
+ * The request id on the errors of an answer a library wrote before any hook of ours ran (Apollo: a CSRF refusal, a
+ * batch, an empty body, `variables` as a string, an unsupported method; graphql-sse: a query that is not a string),
+ * and `codeWhenNone` on those without a code. Such answers carry no `data`, so tagging them cannot touch a result
+ * (and the decimals it keeps as written).
  */
-export function withRequestIdOnAnswer(body: string, requestId: string): string {
+export function withRequestIdOnAnswer(body: string, requestId: string, codeWhenNone?: string): string {
   // An answer with data is left as it is (below); Apollo writes `errors` before `data`, so one that starts with
   // data is known without searching the whole (often large) text for "errors".
   if (body.startsWith('{"data"') || !body.includes('"errors"') || body.includes('"requestId"')) return body;
@@ -44,5 +45,10 @@ export function withRequestIdOnAnswer(body: string, requestId: string): string {
   if (typeof parsed !== 'object' || parsed === null || 'data' in parsed) return body;
   const { errors } = parsed as { errors?: unknown };
   if (!Array.isArray(errors)) return body;
-  return JSON.stringify({ ...parsed, errors: withRequestId(errors as GraphQLFormattedError[], requestId) });
+  const coded = codeWhenNone === undefined ? (errors as GraphQLFormattedError[]) : errors.map((error: GraphQLFormattedError) => withCode(error, codeWhenNone));
+  return JSON.stringify({ ...parsed, errors: withRequestId(coded, requestId) });
+}
+
+function withCode(error: GraphQLFormattedError, code: string): GraphQLFormattedError {
+  return error.extensions?.code === undefined ? { ...error, extensions: { ...error.extensions, code } } : error;
 }

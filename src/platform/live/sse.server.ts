@@ -66,12 +66,12 @@ export class SseHandler {
     if (!(await this.deps.guard.admit(req, res, lookup.principal, requestId, started))) return;
     const body = req.method === 'POST' ? await this.readJson(req, res, lookup, requestId, started) : null;
     if (body === false) return;
-    const search = new URLSearchParams(req.url?.split('?')[1] ?? '');
-    const documentId = req.method === 'POST' ? body?.documentId : search.get('documentId');
-    // graphql-sse asks every request for a `query`; one naming a persisted document by `documentId` alone (as
-    // GraphQL over HTTP sends it) is given an empty one, which the persisted-documents stage replaces.
-    const url = req.method === 'GET' && documentId !== null && !search.has('query') ? `${SSE_PATH}?${withEmptyQuery(search)}` : (req.url ?? SSE_PATH);
-    const params = body && body.documentId !== undefined && body.query === undefined ? { ...body, query: '' } : body;
+    const request = graphqlSseRequest(req, body);
+    if (request === undefined) {
+      sendGraphQLRefusal(req, res, 400, { message: MISSING_QUERY_MESSAGE, extensions: { code: 'BAD_USER_INPUT' } }, requestId);
+      return;
+    }
+    const { url, params, documentId } = request;
     const direct = new DirectWrites(res, nextEvent);
     const [answer, init] = await this.handler({
       method: req.method,
@@ -86,8 +86,8 @@ export class SseHandler {
     });
     res.writeHead(init.status, init.statusText, init.headers);
     if (answer === null || typeof answer === 'string') {
-      // graphql-sse's own refusals (no query, a body it cannot read) carry the request id like every other error.
-      res.end(answer === null ? undefined : withRequestIdOnAnswer(answer, requestId));
+      // graphql-sse's own refusals (a query that is not a string, a body it cannot read) carry a code and the request id, as every other error does.
+      res.end(answer === null ? undefined : withRequestIdOnAnswer(answer, requestId, 'BAD_USER_INPUT'));
       return;
     }
     await this.write(res, answer, direct);
@@ -158,10 +158,32 @@ export class SseHandler {
   }
 }
 
-function withEmptyQuery(search: URLSearchParams): URLSearchParams {
-  const given = new URLSearchParams(search);
-  given.set('query', '');
-  return given;
+/** Said (400) to a request naming no operation at all. */
+export const MISSING_QUERY_MESSAGE =
+  'No operation: send its text as `query`, or name a persisted document with `documentId` (or an APQ hash in `extensions.persistedQuery`).';
+
+/**
+ * The request as graphql-sse is to read it. graphql-sse asks every request for a `query`: one naming a persisted
+ * document by `documentId` or an APQ hash alone (as GraphQL over HTTP sends it) is given an empty one, which the
+ * persisted-documents stage replaces. Undefined when the request names no operation at all.
+ */
+function graphqlSseRequest(
+  req: IncomingMessage,
+  body: Record<string, unknown> | null,
+): { url: string; params: Record<string, unknown> | null; documentId: unknown } | undefined {
+  const url = req.url ?? SSE_PATH;
+  if (req.method === 'POST') {
+    // A body graphql-sse cannot read (not JSON) is its own to refuse.
+    if (body === null || body.query !== undefined) return { url, params: body, documentId: body?.documentId };
+    if (body.documentId === undefined && body.extensions === undefined) return undefined;
+    return { url, params: { ...body, query: '' }, documentId: body.documentId };
+  }
+  const search = new URLSearchParams(url.split('?')[1] ?? '');
+  const documentId = search.get('documentId');
+  if (search.has('query')) return { url, params: null, documentId };
+  if (documentId === null && !search.has('extensions')) return undefined;
+  search.set('query', '');
+  return { url: `${SSE_PATH}?${search}`, params: null, documentId };
 }
 
 function headerValue(req: IncomingMessage, key: string): string | undefined {
