@@ -68,7 +68,7 @@ export class SseHandler {
     if (body === false) return;
     const request = graphqlSseRequest(req, body);
     if (request === undefined) {
-      sendGraphQLRefusal(req, res, 400, { message: MISSING_QUERY_MESSAGE, extensions: { code: 'BAD_USER_INPUT' } }, requestId);
+      sendGraphQLRefusal(req, res, 400, { message: MISSING_QUERY_MESSAGE, extensions: { code: 'BAD_USER_INPUT', reason: 'BAD_REQUEST' } }, requestId);
       return;
     }
     const { url, params, documentId } = request;
