@@ -316,14 +316,14 @@ export class OperationStages {
     return this.sent(operation, { errors: this.pipeline.clientErrors(errors, undefined, operation.requestId) });
   }
 
-  /** A result the transport made itself (a stream's last words), counted as sent. */
-  sent<R extends ClientResult>(operation: LiveOperation, result: R): R {
-    for (const stage of this.sending) stage.sent!(operation, result);
-    return result;
-  }
-
   finish(operation: LiveOperation, forced?: OperationOutcome): void {
     for (const stage of this.finishing) stage.finish!(operation, forced);
+  }
+
+  /** Every stage that looks at results sees this one as sent. */
+  private sent<R extends ClientResult>(operation: LiveOperation, result: R): R {
+    for (const stage of this.sending) stage.sent!(operation, result);
+    return result;
   }
 
   private logDetail(operation: LiveOperation, errors: readonly GraphQLError[] | undefined): void {
